@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Log-linear histogram shared by the suite's modules.
+ *
+ * Values below HIST_SUB are counted exactly. Above, every power of two is
+ * split into HIST_SUB buckets, so a bucket spans at most 1/HIST_SUB (6.25 %)
+ * of its lower bound. Values of 2^HIST_MAX_BITS and more share the last
+ * bucket; the exact minimum and maximum are kept beside the buckets.
+ * Recording a value costs one fls64(), a shift and four stores.
+ */
+#ifndef IPISTORM_HIST_H
+#define IPISTORM_HIST_H
+
+#include <linux/bitops.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/seq_buf.h>
+#include <linux/types.h>
+
+#define HIST_SUB_BITS	4
+#define HIST_SUB	(1U << HIST_SUB_BITS)
+#define HIST_MAX_BITS	40
+#define HIST_BUCKETS	((HIST_MAX_BITS - HIST_SUB_BITS + 1) * HIST_SUB)
+
+struct hist {
+	u64 n;
+	u64 sum;
+	u64 min;
+	u64 max;
+	u64 count[HIST_BUCKETS];
+};
+
+static inline void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = U64_MAX;
+}
+
+static inline unsigned int hist_index(u64 v)
+{
+	unsigned int msb;
+
+	if (v < HIST_SUB)
+		return v;
+	msb = fls64(v) - 1;
+	if (msb >= HIST_MAX_BITS)
+		return HIST_BUCKETS - 1;
+	return (msb - HIST_SUB_BITS + 1) * HIST_SUB +
+	       ((v >> (msb - HIST_SUB_BITS)) & (HIST_SUB - 1));
+}
+
+/* Lowest value that lands in bucket @i. */
+static inline u64 hist_lower(unsigned int i)
+{
+	unsigned int group = i / HIST_SUB;
+
+	if (!group)
+		return i;
+	return (u64)(HIST_SUB + i % HIST_SUB) << (group - 1);
+}
+
+static inline u64 hist_width(unsigned int i)
+{
+	unsigned int group = i / HIST_SUB;
+
+	return group ? 1ULL << (group - 1) : 1;
+}
+
+static inline void hist_add(struct hist *h, u64 v)
+{
+	h->count[hist_index(v)]++;
+	h->n++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+static inline void hist_merge(struct hist *dst, const struct hist *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < HIST_BUCKETS; i++)
+		dst->count[i] += src->count[i];
+	dst->n += src->n;
+	dst->sum += src->sum;
+	dst->min = min(dst->min, src->min);
+	dst->max = max(dst->max, src->max);
+}
+
+/*
+ * Value at quantile @q / 1000 (p99.9 is q = 999): the middle of the bucket
+ * holding that rank, clamped to the exact minimum and maximum.
+ */
+static inline u64 hist_quantile(const struct hist *h, unsigned int q)
+{
+	u64 rank, seen = 0, v;
+	unsigned int i;
+
+	if (!h->n)
+		return 0;
+	rank = div_u64(h->n * q + 999, 1000);
+	if (!rank)
+		rank = 1;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->count[i];
+		if (seen >= rank)
+			break;
+	}
+	if (i == HIST_BUCKETS)
+		return h->max;
+	v = hist_lower(i) + hist_width(i) / 2;
+	return clamp(v, h->min, h->max);
+}
+
+static inline unsigned int hist_used(const struct hist *h)
+{
+	unsigned int i, used = 0;
+
+	for (i = 0; i < HIST_BUCKETS; i++)
+		used += !!h->count[i];
+	return used;
+}
+
+/*
+ * Emit the summary keys of @h as "<pfx><name>_<stat>_ns=<value>" lines and,
+ * when @buckets, one "<pfx><name>_hist_ns.<lower>=<count>" line per used
+ * bucket.
+ */
+static inline void hist_emit(struct seq_buf *s, const char *pfx,
+			     const char *name, const struct hist *h,
+			     bool buckets)
+{
+	static const struct { const char *key; unsigned int q; } qs[] = {
+		{ "p50", 500 }, { "p90", 900 }, { "p99", 990 }, { "p999", 999 },
+	};
+	unsigned int i;
+
+	seq_buf_printf(s, "%s%s_n=%llu\n", pfx, name, h->n);
+	if (!h->n)
+		return;
+	seq_buf_printf(s, "%s%s_min_ns=%llu\n", pfx, name, h->min);
+	seq_buf_printf(s, "%s%s_mean_ns=%llu\n", pfx, name,
+		       div64_u64(h->sum, h->n));
+	for (i = 0; i < ARRAY_SIZE(qs); i++)
+		seq_buf_printf(s, "%s%s_%s_ns=%llu\n", pfx, name, qs[i].key,
+			       hist_quantile(h, qs[i].q));
+	seq_buf_printf(s, "%s%s_max_ns=%llu\n", pfx, name, h->max);
+	if (!buckets)
+		return;
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (h->count[i])
+			seq_buf_printf(s, "%s%s_hist_ns.%llu=%llu\n", pfx, name,
+				       hist_lower(i), h->count[i]);
+}
+
+#endif /* IPISTORM_HIST_H */

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Result text shared by the suite's modules: key=value lines built once at
+ * the end of a run, printed to the kernel log and kept readable in
+ * /sys/kernel/debug/<module>/result (root only) until the module is removed.
+ * Include after defining pr_fmt.
+ */
+#ifndef IPISTORM_RESULT_H
+#define IPISTORM_RESULT_H
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/printk.h>
+#include <linux/seq_buf.h>
+#include <linux/vmalloc.h>
+
+/* Version of the suite; every result names it as "suite=". */
+#define IPISTORM_SUITE_VERSION "1.0"
+
+struct result {
+	char *buf;
+	size_t len;
+	struct dentry *dir;
+};
+
+/* Per-second rate of @n events in @ns nanoseconds, without overflow. */
+static inline u64 result_rate(u64 n, u64 ns)
+{
+	if (!ns)
+		return 0;
+	if (n <= U64_MAX / NSEC_PER_SEC)
+		return div64_u64(n * NSEC_PER_SEC, ns);
+	return div64_u64(n, max_t(u64, div64_u64(ns, NSEC_PER_SEC), 1));
+}
+
+/* Print "<pfx><key>=" and @num/@den with one decimal: "1114.3". */
+static inline void result_ratio(struct seq_buf *s, const char *pfx,
+				const char *key, u64 num, u64 den)
+{
+	u64 tenths = 0;
+
+	if (den)
+		tenths = div64_u64(num * 10 + den / 2, den);
+	seq_buf_printf(s, "%s%s=%llu.%llu\n", pfx, key, tenths / 10,
+		       tenths % 10);
+}
+
+/* Print @part/@whole as a percentage with one decimal: "97.3". */
+static inline void result_pct(struct seq_buf *s, const char *pfx,
+			      const char *key, u64 part, u64 whole)
+{
+	result_ratio(s, pfx, key, part * 100, whole);
+}
+
+/* Print each line of @text to the kernel log. */
+static inline void result_log(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl;
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		pr_info("%.*s\n", (int)(nl - p), p);
+		p = nl + 1;
+	}
+}
+
+static ssize_t result_read(struct file *file, char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	const struct result *r = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, r->buf, r->len);
+}
+
+static const struct file_operations result_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= result_read,
+	.llseek	= default_llseek,
+};
+
+/* Take ownership of @buf (vmalloc'ed) and expose it in debugfs. */
+static inline void result_publish(struct result *r, const char *dir,
+				  char *buf, size_t len)
+{
+	r->buf = buf;
+	r->len = len;
+	r->dir = debugfs_create_dir(dir, NULL);
+	debugfs_create_file("result", 0400, r->dir, r, &result_fops);
+}
+
+/* Remove the debugfs file (waiting for readers) before freeing the text. */
+static inline void result_free(struct result *r)
+{
+	debugfs_remove_recursive(r->dir);
+	r->dir = NULL;
+	vfree(r->buf);
+	r->buf = NULL;
+	r->len = 0;
+}
+
+#endif /* IPISTORM_RESULT_H */

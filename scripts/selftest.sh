@@ -1,0 +1,151 @@
+#!/bin/sh
+# selftest.sh: the suite's test runner. Run it as root from the top of the
+# tree after `make` (or from /suite inside the test bed's guest): it loads
+# the modules, checks what they measure and prints KTAP.
+#
+#   selftest.sh [-l] [-k] [PATTERN...]
+#     -l  list the tests and exit
+#     -k  keep going after a kernel splat (default: fail the test that
+#         caused it and every later one)
+#     PATTERN  shell patterns on test names (default: every test)
+#
+# Tests live beside what they test, in <module>/tests/*.sh, as functions
+# named test_<name>. A test fails through fail(), skips through skip(), and
+# also fails when the kernel log gains a WARNING, BUG, Oops, lockup, stall
+# or hung-task report while it runs.
+#
+# Exit status (kselftest's): 0 all ran tests passed, 1 a test failed,
+# 4 every test was skipped.
+set -eu
+
+SUITE=$(cd "$(dirname "$0")/.." && pwd)
+MODDIR=${IPISTORM_MODDIR:-$SUITE}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+SPLAT='WARNING:|BUG:|Oops|Call Trace|soft lockup|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
+
+list=0
+keep=0
+while getopts lk opt; do
+	case $opt in
+	l) list=1 ;;
+	k) keep=1 ;;
+	*) echo "usage: $0 [-l] [-k] [PATTERN...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+# ---- helpers for the tests ------------------------------------------------
+
+note() { echo "# $*"; }
+fail() { echo "# FAIL: $*" >&2; exit 1; }
+skip() { echo "# SKIP: $*"; exit 4; }
+
+ncpus() { grep -c '^processor' /proc/cpuinfo; }
+need_cpus() { [ "$(ncpus)" -ge "$1" ] || skip "needs $1 online CPUs, have $(ncpus)"; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+cmdline_has() { tr ' ' '\n' </proc/cmdline | grep -qx "$1"; }
+
+loaded() { grep -q "^$1 " /proc/modules; }
+ko() { echo "$MODDIR/$1/$1.ko"; }
+
+# load MODULE PARAMS...: insmod; the module's result lands in $TMP/MODULE.
+load() {
+	_m=$1
+	shift
+	insmod "$(ko "$_m")" "$@" || fail "insmod $_m $* failed"
+	cat "/sys/kernel/debug/$_m/result" >"$TMP/$_m" ||
+		fail "no /sys/kernel/debug/$_m/result"
+}
+
+unload() { ! loaded "$1" || rmmod "$1" || fail "rmmod $1 failed"; }
+
+# val MODULE KEY: one key of the last result of MODULE.
+val() {
+	_v=$(sed -n "s/^$2=//p" "$TMP/$1")
+	[ -n "$_v" ] || fail "$1: no $2 in the result"
+	echo "$_v"
+}
+
+# has MODULE KEY: whether the last result of MODULE has KEY.
+has() { grep -q "^$2=" "$TMP/$1"; }
+
+# check EXPR MESSAGE: fail unless the awk expression EXPR is true.
+check() {
+	awk "BEGIN { exit !($1) }" </dev/null || fail "$2 ($1)"
+}
+
+# dmesg_since MARK: kernel log lines after the line count MARK.
+dmesg_mark() { dmesg | wc -l; }
+dmesg_since() { dmesg | tail -n +"$(($1 + 1))"; }
+
+# No thread named NAME/... may be left.
+no_threads() {
+	if ps -o comm 2>/dev/null | grep -q "^$1/"; then
+		fail "$1 threads left running"
+	fi
+}
+
+# ---- the runner ------------------------------------------------------------
+
+tests=""
+for f in "$SUITE"/*/tests/*.sh; do
+	[ -f "$f" ] || continue
+	# shellcheck disable=SC1090 # test files are found at run time
+	. "$f"
+	tests="$tests $(sed -n 's/^\(test_[A-Za-z0-9_]*\)().*/\1/p' "$f")"
+done
+
+selected=""
+for t in $tests; do
+	n=${t#test_}
+	if [ $# -eq 0 ]; then
+		selected="$selected $n"
+		continue
+	fi
+	for p in "$@"; do
+		# shellcheck disable=SC2254 # the patterns are meant to match
+		case $n in $p) selected="$selected $n"; break ;; esac
+	done
+done
+
+if [ "$list" = 1 ]; then
+	for n in $selected; do echo "$n"; done
+	exit 0
+fi
+
+total=$(echo "$selected" | wc -w)
+echo "KTAP version 1"
+echo "1..$total"
+echo "# kernel $(uname -r), $(ncpus) CPUs, cmdline: $(cat /proc/cmdline)"
+
+i=0 pass=0 failed=0 skipped=0 splatted=0
+for n in $selected; do
+	i=$((i + 1))
+	mark=$(dmesg_mark)
+	start=$(date +%s)
+	set +e
+	(set -e; "test_$n") >"$TMP/out" 2>&1
+	rc=$?
+	set -e
+	sed 's/^\([^#]\)/# \1/' "$TMP/out"
+	if dmesg_since "$mark" | grep -E "$SPLAT" >"$TMP/splat"; then
+		sed 's/^/# kernel: /' "$TMP/splat"
+		rc=1
+		[ "$keep" = 1 ] || splatted=1
+	elif [ "$splatted" = 1 ]; then
+		echo "# an earlier test left a kernel splat"
+		rc=1
+	fi
+	echo "# $n: $(($(date +%s) - start)) s"
+	case $rc in
+	0) echo "ok $i $n"; pass=$((pass + 1)) ;;
+	4) echo "ok $i $n # SKIP"; skipped=$((skipped + 1)) ;;
+	*) echo "not ok $i $n"; failed=$((failed + 1)) ;;
+	esac
+done
+
+echo "# totals: pass:$pass fail:$failed skip:$skipped"
+[ "$failed" -eq 0 ] || exit 1
+[ "$pass" -gt 0 ] || [ "$total" -eq 0 ] || exit 4
+exit 0

@@ -1,0 +1,97 @@
+#!/bin/bash
+# boot.sh [options] NAME [-- RUNNER ARGS]: boot matrix kernel NAME under QEMU
+# with single-threaded TCG and the initramfs of mkinitramfs.sh, run the
+# suite's runner inside with RUNNER ARGS, print its output (KTAP) and exit
+# with its status. The kernel console goes to the log file; a console that
+# shows a kernel splat fails the boot whatever the runner said.
+#
+#   -c N        vCPUs (default 4)
+#   -s N        sockets, one NUMA node each (default 1)
+#   -t N        threads per core (default 1)
+#   -m MB       memory (default 1024)
+#   -p          idle=poll: idle CPUs poll with TIF_POLLING_NRFLAG set
+#   -i          instruction counting (-icount shift=0): guest time follows
+#               the instructions executed; boots with maxcpus=1 and the
+#               guest onlines the other CPUs (SMP bring-up hangs otherwise)
+#   -a ARGS     more kernel command-line arguments
+#   -T SEC      hard timeout (default 900)
+#   -l FILE     console log (default build/NAME/console-<pid>.log)
+#
+# Exit: the runner's status (0 pass, 1 fail, 4 skip), 2 for a splat,
+# 3 when the guest never reported (hang, timeout or crash).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cpus=4 sockets=1 threads=1 mem=1024 poll=0 icount=0 extra="" tmo=900 logf=""
+while getopts c:s:t:m:pia:T:l: opt; do
+	case $opt in
+	c) cpus=$OPTARG ;;
+	s) sockets=$OPTARG ;;
+	t) threads=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	p) poll=1 ;;
+	i) icount=1 ;;
+	a) extra="$extra $OPTARG" ;;
+	T) tmo=$OPTARG ;;
+	l) logf=$OPTARG ;;
+	*) die "bad option (see the head of $0)" ;;
+	esac
+done
+shift $((OPTIND - 1))
+name=${1:?usage: boot.sh [options] NAME [-- runner args]}
+shift
+[ "${1:-}" = -- ] && shift
+
+env=$("$VM_DIR/fetch-kernel.sh" "$name")
+vmlinuz=$(kv vmlinuz <(printf '%s\n' "$env"))
+initrd=$BUILD/$name/initramfs.gz
+[ -f "$initrd" ] || die "no $initrd: run mkinitramfs.sh $name"
+[ -n "$logf" ] || logf=$BUILD/$name/console-$$.log
+out=${logf%.log}.out
+
+per_socket=$((cpus / sockets))
+cores=$((per_socket / threads))
+[ $((cores * threads * sockets)) -eq "$cpus" ] ||
+	die "-c $cpus does not split into $sockets sockets of $threads-thread cores"
+smp=(-smp "$cpus,sockets=$sockets,cores=$cores,threads=$threads")
+numa=()
+if [ "$sockets" -gt 1 ]; then
+	for ((n = 0; n < sockets; n++)); do
+		numa+=(-object "memory-backend-ram,id=m$n,size=$((mem / sockets))M"
+			-numa "node,nodeid=$n,memdev=m$n,cpus=$((n * per_socket))-$(((n + 1) * per_socket - 1))")
+	done
+fi
+
+accel=(-accel tcg,thread=single)
+cmdline="console=ttyS0 panic=-1 tsc=reliable watchdog_thresh=2"
+cmdline="$cmdline rcupdate.rcu_cpu_stall_timeout=5"
+if [ "$icount" = 1 ]; then
+	accel+=(-icount shift=0)
+	cmdline="$cmdline maxcpus=1"
+fi
+[ "$poll" = 1 ] && cmdline="$cmdline idle=poll"
+cmdline="$cmdline$extra -- $*"
+
+rm -f "$logf" "$out"
+rc=0
+timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -cpu max -m "${mem}M" \
+	"${smp[@]}" "${numa[@]}" -kernel "$vmlinuz" -initrd "$initrd" \
+	-append "$cmdline" -display none -monitor none -no-reboot \
+	-serial "file:$logf" -serial "file:$out" </dev/null || rc=$?
+
+grep -v '^IPISTORM_EXIT=' "$out" 2>/dev/null || true
+status=$(sed -n 's/^IPISTORM_EXIT=\([0-9]*\).*/\1/p' "$out" 2>/dev/null | tail -n 1)
+
+splat='WARNING:|BUG:|Oops|Call Trace|soft lockup|rcu: INFO|detected stall'
+splat="$splat|blocked for more than|Kernel panic|general protection fault"
+splat="$splat|UBSAN:|KASAN:|possible circular locking|possible recursive locking"
+if grep -E -n "$splat" "$logf" >&2; then
+	log "$name: kernel splat in $logf"
+	exit 2
+fi
+if [ -z "$status" ]; then
+	log "$name: the guest did not report (qemu exit $rc); tail of $logf:"
+	tail -n 30 "$logf" >&2 || true
+	exit 3
+fi
+exit "$status"

@@ -1,0 +1,48 @@
+#!/bin/bash
+# build-modules.sh NAME [make arguments]: build the suite's modules against
+# the headers of matrix kernel NAME into build/NAME, with W=1, and fail on
+# any compiler, sparse or modpost warning. Prints the output directory.
+# Extra arguments go to make (C=1 runs sparse on every file).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+name=${1:?usage: build-modules.sh NAME [make args]}
+shift
+env=$("$VM_DIR/fetch-kernel.sh" "$name")
+kdir=$(kv kdir <(printf '%s\n' "$env"))
+builder=$(kv builder <(printf '%s\n' "$env"))
+out=$BUILD/$name
+
+# A fresh copy of the module sources: kbuild writes its objects beside them.
+rm -rf "$out"
+mkdir -p "$out"
+dirs=$(awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' "$TOP/Kbuild")
+# shellcheck disable=SC2086 # one word per module folder
+(cd "$TOP" && cp -r Kbuild common $dirs "$out/")
+find "$out" -name '*.sh' -path '*/tests/*' -delete
+
+cmd=(make -C "$kdir" M="$out" W=1 "$@" modules)
+if [ "$builder" = trixie ]; then
+	# Debian builds this kernel with trixie's gcc-14 and pahole: build in
+	# the trixie tree, with the cache and build folders bind-mounted at
+	# the same paths, in a private mount namespace that dies with it.
+	root=$(trixie_root)
+	kroot=$(kernel_dir "$name")
+	mkdir -p "$root$kroot" "$root$out"
+	unshare --mount --propagation private sh -c '
+		mount --bind "$1" "$2$1" && mount --bind "$3" "$2$3" &&
+		mount -t proc proc "$2/proc" &&
+		shift 3 && exec chroot "$0" "$@"' \
+		"$root" "$kroot" "$root" "$out" "${cmd[@]}" >"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "$name: build failed"; }
+else
+	"${cmd[@]}" >"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "$name: build failed"; }
+fi
+
+# Debian's headers carry no vmlinux before 7.x: BTF is skipped, not wrong.
+if grep -v 'Skipping BTF generation' "$out/build.log" |
+	grep -E -i 'warning|error:' >&2; then
+	die "$name: the build is not warning-free (see $out/build.log)"
+fi
+printf '%s\n' "$out"

@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Shared by the host-side test bed scripts: the kernel matrix, the cache and
+# a few helpers. Sourced, not run.
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$VM_DIR/.." && pwd)
+CACHE=${IPISTORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipistorm}
+BUILD=${IPISTORM_BUILD:-$TOP/build}
+
+# name  suite               builder
+KERNEL_MATRIX="
+6.1	bookworm		host
+6.12	bookworm-backports	host
+7.3	trixie-backports	trixie
+"
+
+KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }')
+
+log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+# matrix_field NAME COLUMN
+matrix_field() {
+	printf '%s\n' "$KERNEL_MATRIX" |
+		awk -v n="$1" -v c="$2" '$1 == n { print $c; found = 1 }
+			END { exit !found }' ||
+		die "unknown kernel '$1' (known: $KERNELS_DEFAULT)"
+}
+
+kernel_dir() { printf '%s/kernels/%s\n' "$CACHE" "$1"; }
+trixie_root() { printf '%s/trixie-root\n' "$CACHE"; }
+
+# Print KEY's value from a "KEY=value" file.
+kv() { sed -n "s/^$1=//p" "$2" | tail -n 1; }
+
+# The mirror already configured for bookworm (deb822 or one-line format).
+apt_mirror() {
+	{
+		awk '/^URIs:/ { u = $2 }
+		     /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") print u }' \
+			/etc/apt/sources.list.d/*.sources 2>/dev/null
+		awk '$1 == "deb" && $3 == "bookworm" { print $2 }' \
+			/etc/apt/sources.list 2>/dev/null
+	} | head -n 1 || true
+}
