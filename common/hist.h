@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define HIST_SUB_BITS	4
-#define HIST_SUB	(1U << HIST_SUB_BITS)
+#define HIST_SUB	BIT(HIST_SUB_BITS)
 #define HIST_MAX_BITS	40
 #define HIST_BUCKETS	((HIST_MAX_BITS - HIST_SUB_BITS + 1) * HIST_SUB)
 

@@ -61,9 +61,9 @@ static char *pairs;
 module_param(pairs, charp, 0444);
 MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset)");
 
-static int single;
+static int single = -1;
 module_param(single, int, 0444);
-MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (default 0)");
+MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (default 1 with pairs, 0 with cpulist)");
 
 static int wait = 1;
 module_param(wait, int, 0444);
@@ -171,7 +171,8 @@ static int ipistorm_thread(void *arg)
 
 	wait_for_completion(&storm.go);
 	s->start_ns = ktime_get_ns();
-	deadline = jiffies + (unsigned long)timeout * HZ;
+	/* One more jiffy: the current one has partly gone already. */
+	deadline = jiffies + (unsigned long)timeout * HZ + 1;
 
 	while (!READ_ONCE(storm.stop)) {
 		if (numipi ? sent >= numipi : time_after_eq(jiffies, deadline))
@@ -374,6 +375,8 @@ static int __init ipistorm_parse(void)
 		       MAX_DELAY_US);
 		return -EINVAL;
 	}
+	if (single == -1)
+		single = !!pairs;
 	ret = ipistorm_check_flag("single", single) ?:
 	      ipistorm_check_flag("wait", wait) ?:
 	      ipistorm_check_flag("timing", timing);

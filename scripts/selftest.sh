@@ -16,6 +16,8 @@
 #
 # Exit status (kselftest's): 0 all ran tests passed, 1 a test failed,
 # 4 every test was skipped.
+# The helpers below are called by the sourced test files.
+# shellcheck disable=SC2317
 set -eu
 
 SUITE=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,7 +83,7 @@ dmesg_since() { dmesg | tail -n +"$(($1 + 1))"; }
 
 # No thread named NAME/... may be left.
 no_threads() {
-	if ps -o comm 2>/dev/null | grep -q "^$1/"; then
+	if pgrep "^$1/" >/dev/null; then
 		fail "$1 threads left running"
 	fi
 }

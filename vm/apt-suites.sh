@@ -4,6 +4,7 @@
 # trixie is pinned low, so nothing comes from it unless named with -t.
 # Idempotent; run as root.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 list=/etc/apt/sources.list.d/ipistorm-suites.sources

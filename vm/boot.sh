@@ -20,6 +20,7 @@
 # Exit: the runner's status (0 pass, 1 fail, 4 skip), 2 for a splat,
 # 3 when the guest never reported (hang, timeout or crash).
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 cpus=4 sockets=1 threads=1 mem=1024 poll=0 icount=0 extra="" tmo=900 logf=""
@@ -62,7 +63,7 @@ if [ "$sockets" -gt 1 ]; then
 	done
 fi
 
-accel=(-accel tcg,thread=single)
+accel=(-accel "tcg,thread=single")
 cmdline="console=ttyS0 panic=-1 tsc=reliable watchdog_thresh=2"
 cmdline="$cmdline rcupdate.rcu_cpu_stall_timeout=5"
 if [ "$icount" = 1 ]; then
@@ -79,8 +80,10 @@ timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -cpu max -m "${mem}M" \
 	-append "$cmdline" -display none -monitor none -no-reboot \
 	-serial "file:$logf" -serial "file:$out" </dev/null || rc=$?
 
+# The guest's tty turns \n into \r\n.
+[ -f "$out" ] && sed -i 's/\r$//' "$out"
 grep -v '^IPISTORM_EXIT=' "$out" 2>/dev/null || true
-status=$(sed -n 's/^IPISTORM_EXIT=\([0-9]*\).*/\1/p' "$out" 2>/dev/null | tail -n 1)
+status=$(sed -n 's/^IPISTORM_EXIT=\([0-9]*\)$/\1/p' "$out" 2>/dev/null | tail -n 1)
 
 splat='WARNING:|BUG:|Oops|Call Trace|soft lockup|rcu: INFO|detected stall'
 splat="$splat|blocked for more than|Kernel panic|general protection fault"

@@ -4,6 +4,7 @@
 # any compiler, sparse or modpost warning. Prints the output directory.
 # Extra arguments go to make (C=1 runs sparse on every file).
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: build-modules.sh NAME [make args]}
@@ -29,6 +30,7 @@ if [ "$builder" = trixie ]; then
 	root=$(trixie_root)
 	kroot=$(kernel_dir "$name")
 	mkdir -p "$root$kroot" "$root$out"
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation private sh -c '
 		mount --bind "$1" "$2$1" && mount --bind "$3" "$2$3" &&
 		mount -t proc proc "$2/proc" &&

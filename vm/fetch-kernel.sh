@@ -4,6 +4,7 @@
 # dpkg-deb into the cache and print the entry's kernel.env. Idempotent.
 # Kernels built by the trixie toolchain also get the trixie build root.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: fetch-kernel.sh NAME}
@@ -31,16 +32,16 @@ image=$(deps linux-image-amd64 "$suite" '^linux-image-[0-9]' | head -n 1)
 [ -n "$image" ] || die "$suite: no linux-image-amd64 dependency found"
 abi=${image#linux-image-}
 headers=linux-headers-$abi
-pkgs="$image $headers $(deps "$image" "$suite" '^linux-binary-')
-	$(deps "$headers" "$suite" '^linux-(headers-.*-common|kbuild-|base-[0-9])')"
+mapfile -t pkgs < <(printf '%s\n' "$image" "$headers"
+	deps "$image" "$suite" '^linux-binary-'
+	deps "$headers" "$suite" '^linux-(headers-.*-common|kbuild-|base-[0-9])')
 
 tmp=$dir.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp/debs" "$tmp/root"
-log "$name: downloading $(echo $pkgs) from $suite"
-# shellcheck disable=SC2086 # word splitting of the package list is wanted
-(cd "$tmp/debs" && apt-get download -q -t "$suite" $pkgs 2>&1 |
-	grep -v -e 'unsandboxed' -e '^Get:' -e '^Fetched' >&2 || true)
+log "$name: downloading ${pkgs[*]} from $suite"
+(cd "$tmp/debs" && apt-get download -q -t "$suite" "${pkgs[@]}") 2>&1 |
+	{ grep -v -e 'unsandboxed' -e '^Get:' -e '^Fetched' || true; } >&2
 
 for deb in "$tmp"/debs/*.deb; do
 	case ${deb##*/} in

@@ -5,6 +5,7 @@
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$VM_DIR/.." && pwd)
 CACHE=${IPISTORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipistorm}
+# shellcheck disable=SC2034 # used by the scripts that source this
 BUILD=${IPISTORM_BUILD:-$TOP/build}
 
 # name  suite               builder

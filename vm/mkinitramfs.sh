@@ -3,6 +3,7 @@
 # modules built for matrix kernel NAME (build/NAME) into build/NAME/initramfs.gz,
 # laid out as in the source tree under /suite. Prints the image's path.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: mkinitramfs.sh NAME}

@@ -4,6 +4,7 @@
 # toolchain (bookworm's gcc-12 and pahole 1.24 cannot). Made once with
 # debootstrap from the mirror configured in /etc/apt; idempotent.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 root=$(trixie_root)

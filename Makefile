@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make [KDIR=...]   build every module against KDIR (W=1)
+# make check        checkpatch --strict, shellcheck, W=1 + sparse builds
+#                   against the test bed's kernels
+# make test         the tests, in QEMU, on every kernel of the matrix
+# make bench        ipistorm's overhead against a bare call loop (icount)
+# make clean
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KERNELS ?= 6.1 6.12 7.3
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+clean:
+	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf build
+
+check:
+	KERNELS="$(KERNELS)" scripts/check.sh
+
+test:
+	vm/test.sh $(KERNELS)
+
+bench:
+	vm/bench.sh $(KERNELS)
+
+.PHONY: all modules clean check test bench

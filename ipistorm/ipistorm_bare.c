@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ipistorm_bare - the reference for ipistorm's overhead benchmark: a bare
+ * loop of smp_call_function_single(target, nop, NULL, wait) from one bound
+ * kthread, with nothing but two clock reads around the whole loop.
+ *
+ *   insmod ipistorm_bare.ko numipi=20000 cpu=0 target=1 wait=1
+ *
+ * Prints "ipistorm_bare: runtime_ns=<ns> ..."; rmmod before the next run.
+ * Not for production use: it exists to be compared with ipistorm.ko in the
+ * same machine.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+
+static unsigned long numipi = 20000;
+module_param(numipi, ulong, 0444);
+MODULE_PARM_DESC(numipi, "Calls (count, default 20000, max 1000000)");
+
+static int cpu;
+module_param(cpu, int, 0444);
+MODULE_PARM_DESC(cpu, "Sender CPU (default 0)");
+
+static int target = 1;
+module_param(target, int, 0444);
+MODULE_PARM_DESC(target, "Target CPU (default 1)");
+
+static int wait = 1;
+module_param(wait, int, 0444);
+MODULE_PARM_DESC(wait, "Wait for each callback, 0 or 1 (default 1)");
+
+static struct completion done;
+static u64 runtime_ns;
+static int error;
+
+static void bare_nop(void *info)
+{
+}
+
+static int bare_thread(void *arg)
+{
+	unsigned long i;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < numipi; i++) {
+		error = smp_call_function_single(target, bare_nop, NULL, wait);
+		if (error)
+			break;
+		cond_resched();
+	}
+	runtime_ns = ktime_get_ns() - t0;
+	/* Nothing may stay queued when the module goes. */
+	smp_call_function_single(target, bare_nop, NULL, 1);
+	smp_call_function_single(target, bare_nop, NULL, 1);
+	complete(&done);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static int __init bare_init(void)
+{
+	struct task_struct *t;
+
+	if (!numipi || numipi > 1000000UL) {
+		pr_err("numipi=%lu: must be 1 to 1000000\n", numipi);
+		return -EINVAL;
+	}
+	if (wait != 0 && wait != 1) {
+		pr_err("wait=%d: must be 0 or 1\n", wait);
+		return -EINVAL;
+	}
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu) ||
+	    target < 0 || target >= nr_cpu_ids || !cpu_online(target) ||
+	    cpu == target) {
+		pr_err("cpu=%d target=%d: need two different online CPUs\n",
+		       cpu, target);
+		return -EINVAL;
+	}
+
+	init_completion(&done);
+	t = kthread_create(bare_thread, NULL, "ipistorm_bare");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&done);
+	kthread_stop(t);
+	if (error) {
+		pr_err("target=%d: call failed with %d\n", target, error);
+		return error;
+	}
+	pr_info("runtime_ns=%llu numipi=%lu cpu=%d target=%d wait=%d\n",
+		runtime_ns, numipi, cpu, target, wait);
+	return 0;
+}
+
+static void __exit bare_exit(void)
+{
+}
+
+module_init(bare_init);
+module_exit(bare_exit);
+
+MODULE_DESCRIPTION("Bare smp_call_function_single loop, ipistorm's overhead reference");
+MODULE_AUTHOR("The ipistorm authors");
+MODULE_LICENSE("GPL");

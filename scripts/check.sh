@@ -1,0 +1,69 @@
+#!/bin/bash
+# check.sh: the suite's static checks, all of which must be clean:
+#   - checkpatch.pl --strict on every C file and header
+#   - shellcheck on every shell script
+#   - W=1 and sparse (C=1) builds against every kernel of the test bed's
+#     matrix (sparse where the kernel's headers can run it)
+# CHECKPATCH=path/to/checkpatch.pl uses that one; otherwise it is taken
+# from Debian's linux-source package into the cache. KERNELS= limits the
+# matrix (default: all); KERNELS=none skips the builds.
+set -euo pipefail
+# shellcheck source=../vm/lib.sh
+. "$(dirname "$0")/../vm/lib.sh"
+
+cd "$TOP"
+failed=0
+
+checkpatch=${CHECKPATCH:-}
+if [ -z "$checkpatch" ]; then
+	dir=$CACHE/checkpatch
+	checkpatch=$dir/scripts/checkpatch.pl
+	if [ ! -x "$checkpatch" ]; then
+		"$VM_DIR/apt-suites.sh"
+		tmp=$(mktemp -d)
+		(cd "$tmp" && apt-get download -q -t bookworm-backports \
+			linux-source-6.12) 2>&1 | { grep -v unsandboxed || true; } >&2
+		mkdir -p "$dir"
+		dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.12_*.deb |
+			tar -xO --wildcards '*/linux-source-6.12.tar.xz' |
+			tar -xJ -C "$dir" --strip-components=1 \
+				linux-source-6.12/scripts/checkpatch.pl \
+				linux-source-6.12/scripts/spelling.txt \
+				linux-source-6.12/scripts/const_structs.checkpatch
+		rm -rf "$tmp"
+	fi
+fi
+
+echo "== checkpatch --strict"
+mapfile -t csrc < <(git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]' -not -path './build/*')
+if ! "$checkpatch" --strict --no-tree --quiet --terse --show-types \
+	--ignore SPDX_LICENSE_TAG -f "${csrc[@]}"; then
+	failed=1
+fi
+
+echo "== shellcheck"
+mapfile -t shsrc < <(
+	{ git ls-files -co --exclude-standard 2>/dev/null || find . -type f -not -path './build/*'; } |
+		while read -r f; do
+			case $f in
+			*.sh | *.bats | .ci/run | vm/init) echo "$f" ;;
+			esac
+		done)
+shellcheck -x -P SCRIPTDIR "${shsrc[@]}" || failed=1
+
+for k in ${KERNELS:-$KERNELS_DEFAULT}; do
+	[ "$k" = none ] && continue
+	builder=$(matrix_field "$k" 3)
+	echo "== build against $k (W=1$([ "$builder" = host ] && echo ', sparse'))"
+	if [ "$builder" = host ]; then
+		"$VM_DIR/build-modules.sh" "$k" C=1 >/dev/null || failed=1
+	else
+		"$VM_DIR/build-modules.sh" "$k" >/dev/null || failed=1
+	fi
+done
+
+if [ "$failed" != 0 ]; then
+	echo "check: FAILED"
+	exit 1
+fi
+echo "check: clean"
