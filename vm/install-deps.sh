@@ -1,0 +1,16 @@
+#!/bin/bash
+# install-deps.sh: install what building, checking and testing the suite
+# needs on a Debian 12 machine, as root. Every package is pinned to its
+# suite with -t; the extra suites reuse the mirror configured in /etc/apt.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || die "run as root"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+"$VM_DIR/apt-suites.sh"
+apt-get install -y -q --no-install-recommends -t bookworm \
+	make gcc libc6-dev libelf-dev bc file cpio gzip xz-utils tar \
+	busybox-static qemu-system-x86 debootstrap dwarves sparse shellcheck \
+	git perl
