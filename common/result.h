@@ -83,17 +83,28 @@ static const struct file_operations result_fops = {
 	.llseek	= default_llseek,
 };
 
+/* Create the module's debugfs folder, for files beside the result. */
+static inline struct dentry *result_dir(struct result *r, const char *dir)
+{
+	if (!r->dir)
+		r->dir = debugfs_create_dir(dir, NULL);
+	return r->dir;
+}
+
 /* Take ownership of @buf (vmalloc'ed) and expose it in debugfs. */
 static inline void result_publish(struct result *r, const char *dir,
 				  char *buf, size_t len)
 {
 	r->buf = buf;
 	r->len = len;
-	r->dir = debugfs_create_dir(dir, NULL);
-	debugfs_create_file("result", 0400, r->dir, r, &result_fops);
+	debugfs_create_file("result", 0400, result_dir(r, dir), r,
+			    &result_fops);
 }
 
-/* Remove the debugfs file (waiting for readers) before freeing the text. */
+/*
+ * Remove the debugfs folder, waiting for readers and writers of its files,
+ * before freeing the text.
+ */
 static inline void result_free(struct result *r)
 {
 	debugfs_remove_recursive(r->dir);

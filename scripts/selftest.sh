@@ -3,8 +3,9 @@
 # tree after `make` (or from /suite inside the test bed's guest): it loads
 # the modules, checks what they measure and prints KTAP.
 #
-#   selftest.sh [-l] [-k] [PATTERN...]
+#   selftest.sh [-l] [-k] [-b] [PATTERN...]
 #     -l  list the tests and exit
+#     -b  run the benchmarks (functions bench_<name>) instead of the tests
 #     -k  keep going after a kernel splat (default: fail the test that
 #         caused it and every later one)
 #     PATTERN  shell patterns on test names (default: every test)
@@ -28,11 +29,13 @@ SPLAT='WARNING:|BUG:|Oops|Call Trace|soft lockup|rcu: INFO|detected stall|blocke
 
 list=0
 keep=0
-while getopts lk opt; do
+kind="test"
+while getopts lkb opt; do
 	case $opt in
 	l) list=1 ;;
 	k) keep=1 ;;
-	*) echo "usage: $0 [-l] [-k] [PATTERN...]" >&2; exit 2 ;;
+	b) kind=bench ;;
+	*) echo "usage: $0 [-l] [-k] [-b] [PATTERN...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -95,12 +98,11 @@ for f in "$SUITE"/*/tests/*.sh; do
 	[ -f "$f" ] || continue
 	# shellcheck disable=SC1090 # test files are found at run time
 	. "$f"
-	tests="$tests $(sed -n 's/^\(test_[A-Za-z0-9_]*\)().*/\1/p' "$f")"
+	tests="$tests $(sed -n "s/^${kind}_\\([A-Za-z0-9_]*\\)().*/\\1/p" "$f")"
 done
 
 selected=""
-for t in $tests; do
-	n=${t#test_}
+for n in $tests; do
 	if [ $# -eq 0 ]; then
 		selected="$selected $n"
 		continue
@@ -127,7 +129,7 @@ for n in $selected; do
 	mark=$(dmesg_mark)
 	start=$(date +%s)
 	set +e
-	(set -e; "test_$n") >"$TMP/out" 2>&1
+	(set -e; "${kind}_$n") >"$TMP/out" 2>&1
 	rc=$?
 	set -e
 	sed 's/^\([^#]\)/# \1/' "$TMP/out"

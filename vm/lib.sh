@@ -8,11 +8,11 @@ CACHE=${IPISTORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipistorm}
 # shellcheck disable=SC2034 # used by the scripts that source this
 BUILD=${IPISTORM_BUILD:-$TOP/build}
 
-# name  suite               builder
+# name  suite               builder  SM_IDLE
 KERNEL_MATRIX="
-6.1	bookworm		host
-6.12	bookworm-backports	host
-7.3	trixie-backports	trixie
+6.1	bookworm		host	0
+6.12	bookworm-backports	host	1
+7.3	trixie-backports	trixie	1
 "
 
 KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }')

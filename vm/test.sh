@@ -9,7 +9,9 @@
 #   functional  4 vCPUs, idle CPUs halt: every test
 #   poll        2 vCPUs, idle=poll: callbacks reach a polling idle task
 #   icount      2 vCPUs, idle=poll, instruction counting: nearly every
-#               callback takes the polling path
+#               callback takes the polling path; re-entry timing
+# Every boot gets IPISTORM_SM_IDLE from the matrix: whether the kernel has
+# SM_IDLE, which idle_reentry_fast_path asserts.
 #   published   18 vCPUs on 2 sockets: the published command line as is
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -17,8 +19,8 @@ set -euo pipefail
 
 BOOTS="
 functional|-c 4|
-poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1
-icount|-c 2 -p -i -a IPISTORM_MIN_POLL_PCT=99|ipistorm_delivery_poll ipistorm_single_wait*
+poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 idle_reentry_*
+icount|-c 2 -p -i -a IPISTORM_MIN_POLL_PCT=99|ipistorm_delivery_poll ipistorm_single_wait* idle_reentry_fast_path
 published|-c 18 -s 2|ipistorm_published_exact
 "
 
@@ -28,6 +30,7 @@ t_start=$(date +%s)
 
 for k in $kernels; do
 	echo "# === kernel $k"
+	sm_idle=$(matrix_field "$k" 4)
 	if ! "$VM_DIR/build-modules.sh" "$k" >/dev/null ||
 		! "$VM_DIR/mkinitramfs.sh" "$k" >/dev/null; then
 		echo "not ok $k build"
@@ -40,7 +43,8 @@ for k in $kernels; do
 		logf=$BUILD/$k/console-$boot.log
 		rc=0
 		# shellcheck disable=SC2086 # options and test names are words
-		"$VM_DIR/boot.sh" $opts -l "$logf" "$k" -- $args \
+		"$VM_DIR/boot.sh" $opts -a "IPISTORM_SM_IDLE=$sm_idle" \
+			-l "$logf" "$k" -- $args \
 			>"$BUILD/$k/$boot.ktap" 2>"$BUILD/$k/$boot.err" || rc=$?
 		sed "s/^/    /" "$BUILD/$k/$boot.ktap"
 		p=$(grep -c '^ok .*[^P]$' "$BUILD/$k/$boot.ktap" || true)

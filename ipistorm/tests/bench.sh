@@ -1,0 +1,41 @@
+# shellcheck shell=sh
+# Benchmarks of ipistorm.ko, run by `scripts/selftest.sh -b` (vm/bench.sh
+# runs them under instruction counting, where a run repeats to ~0.1 %).
+# Uses cpu() and storm() from ipistorm.sh.
+
+# bare N A B: runtime in ns of a bare loop of N waited calls from A to B.
+bare() {
+	mark=$(dmesg_mark)
+	insmod "$MODDIR/ipistorm/ipistorm_bare.ko" numipi="$1" cpu="$2" target="$3" ||
+		fail "ipistorm_bare did not run"
+	rmmod ipistorm_bare
+	dmesg_since "$mark" | sed -n 's/.*ipistorm_bare: runtime_ns=\([0-9]*\) .*/\1/p' |
+		tail -n 1 | grep . || fail "ipistorm_bare printed no runtime"
+}
+
+median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+
+# ipistorm's runtime against a bare smp_call_function_single() loop, with
+# and without per-call timing; three interleaved rounds, medians.
+bench_ipistorm_overhead() {
+	need_cpus 2
+	a=$(cpu 0) b=$(cpu 1) n=${IPISTORM_BENCH_NUMIPI:-20000}
+	bare "$n" "$a" "$b" >/dev/null
+	storm numipi="$n" pairs="$a:$b" timing=0
+	rb="" rt="" ru=""
+	for _ in 1 2 3; do
+		rb="$rb $(bare "$n" "$a" "$b")"
+		storm numipi="$n" pairs="$a:$b" timing=1
+		rt="$rt $(val ipistorm runtime_ns)"
+		storm numipi="$n" pairs="$a:$b" timing=0
+		ru="$ru $(val ipistorm runtime_ns)"
+	done
+	# shellcheck disable=SC2086 # three numbers each
+	mb=$(median3 $rb) mt=$(median3 $rt) mu=$(median3 $ru)
+	note "runs (ns): bare$rb; timing=1$rt; timing=0$ru"
+	awk -v k="$(uname -r)" -v n="$n" -v b="$mb" -v t="$mt" -v u="$mu" 'BEGIN {
+		printf "bench kernel=%s numipi=%d bare_ns_per_ipi=%.1f", k, n, b / n
+		printf " timing1_ns_per_ipi=%.1f timing0_ns_per_ipi=%.1f", t / n, u / n
+		printf " ratio_timing1=%.4f ratio_timing0=%.4f\n", t / b, u / b }'
+	check "$mb > 0 && $mt > 0 && $mu > 0" "a run reported no time"
+}
