@@ -14,6 +14,8 @@
 #include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/seq_buf.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 /* Version of the suite; every result names it as "suite=". */
@@ -23,6 +25,8 @@ struct result {
 	char *buf;
 	size_t len;
 	struct dentry *dir;
+	struct dentry *control;
+	void (*stop)(void);
 };
 
 /* Per-second rate of @n events in @ns nanoseconds, without overflow. */
@@ -99,6 +103,48 @@ static inline void result_publish(struct result *r, const char *dir,
 	r->len = len;
 	debugfs_create_file("result", 0400, result_dir(r, dir), r,
 			    &result_fops);
+}
+
+static ssize_t result_control_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	const struct result *r = file->private_data;
+	char cmd[8] = {};
+
+	if (copy_from_user(cmd, ubuf, min(count, sizeof(cmd) - 1)))
+		return -EFAULT;
+	if (strcmp(strim(cmd), "stop"))
+		return -EINVAL;
+	r->stop();
+	return count;
+}
+
+static const struct file_operations result_control_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= result_control_write,
+	.llseek	= noop_llseek,
+};
+
+/*
+ * A root-only "control" file beside the result: writing "stop" to it calls
+ * @stop, which ends a measurement running in the background and publishes
+ * its result.
+ */
+static inline void result_control(struct result *r, const char *dir,
+				  void (*stop)(void))
+{
+	r->stop = stop;
+	r->control = debugfs_create_file("control", 0200, result_dir(r, dir),
+					 r, &result_control_fops);
+}
+
+/* Remove the control file, waiting for a write in progress to return. */
+static inline void result_control_remove(struct result *r)
+{
+	debugfs_remove(r->control);
+	r->control = NULL;
 }
 
 /*

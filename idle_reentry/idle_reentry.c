@@ -33,7 +33,6 @@
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
-#include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 
@@ -281,7 +280,6 @@ static bool ir_running;
 static u64 ir_start_ns, ir_stop_ns;
 static u64 ir_hook_ps;		/* measured cost of one hook hit, ps */
 static struct result result;
-static struct dentry *ir_control;
 
 static void ir_unhook(void)
 {
@@ -545,27 +543,12 @@ static void ir_stop(bool interrupted)
 	result_publish(&result, KBUILD_MODNAME, buf, seq_buf_used(&sb));
 }
 
-static ssize_t ir_control_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
+static void ir_stop_request(void)
 {
-	char cmd[8] = {};
-
-	if (copy_from_user(cmd, ubuf, min(count, sizeof(cmd) - 1)))
-		return -EFAULT;
-	if (strcmp(strim(cmd), "stop"))
-		return -EINVAL;
 	mutex_lock(&ir_lock);
 	ir_stop(false);
 	mutex_unlock(&ir_lock);
-	return count;
 }
-
-static const struct file_operations ir_control_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.write	= ir_control_write,
-	.llseek	= noop_llseek,
-};
 
 static void ir_free_state(void)
 {
@@ -647,10 +630,7 @@ static int __init ir_init(void)
 	ir_start_ns = ktime_get_ns();
 
 	if (!duration) {
-		ir_control = debugfs_create_file("control", 0200,
-						 result_dir(&result,
-							    KBUILD_MODNAME),
-						 NULL, &ir_control_fops);
+		result_control(&result, KBUILD_MODNAME, ir_stop_request);
 		return 0;
 	}
 
@@ -662,19 +642,15 @@ static int __init ir_init(void)
 		ir_free_state();
 		return -EINTR;
 	}
-	mutex_lock(&ir_lock);
-	ir_stop(false);
-	mutex_unlock(&ir_lock);
+	ir_stop_request();
 	return 0;
 }
 
 static void __exit ir_exit(void)
 {
 	/* No control write can be running once this returns. */
-	debugfs_remove(ir_control);
-	mutex_lock(&ir_lock);
-	ir_stop(false);
-	mutex_unlock(&ir_lock);
+	result_control_remove(&result);
+	ir_stop_request();
 	result_free(&result);
 	ir_free_state();
 }

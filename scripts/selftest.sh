@@ -86,7 +86,7 @@ dmesg_since() { dmesg | tail -n +"$(($1 + 1))"; }
 
 # No thread named NAME/... may be left.
 no_threads() {
-	if pgrep "^$1/" >/dev/null; then
+	if cat /proc/[0-9]*/comm 2>/dev/null | grep -q "^$1/"; then
 		fail "$1 threads left running"
 	fi
 }

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * polling_idle - TEST AID, not for production machines: a cpuidle driver
+ * whose deep state spins with TIF_POLLING_NRFLAG set, the way an MWAIT
+ * C-state keeps it set on a real server.
+ *
+ * QEMU's TCG offers no such state (no cpuidle driver, HLT clears the
+ * polling flag), and idle=poll keeps the tick running, so an idle CPU never
+ * joins nohz.idle_cpus_mask and no idle-balance kick reaches it. With this
+ * driver the governor picks the "POLLTIF" state for long idle periods and
+ * stops the tick, and kicks to that CPU arrive through the polling path.
+ *
+ * The state ends on need_resched() or on any interrupt, as MWAIT does;
+ * otherwise a timer queued by an interrupt handler could wait for the next
+ * wake-up. Its enter() runs with RCU not watching: it stays in .cpuidle.text
+ * and calls nothing.
+ *
+ * Load it once per boot: cpuidle_register() fails when another driver owns
+ * the CPUs, and unloading depends on cpuidle_unregister() waking every CPU
+ * out of the state (exit waits for that).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuidle.h>
+#include <linux/delay.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/kernel_stat.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched/idle.h>
+
+static unsigned int residency_us = 100;
+module_param(residency_us, uint, 0444);
+MODULE_PARM_DESC(residency_us, "Target residency of the POLLTIF state (microseconds, default 100, 1 to 100000)");
+
+static DEFINE_PER_CPU(int, pi_inside);
+
+/*
+ * Interrupts taken on this CPU so far: local timer, call-function and
+ * reschedule IPIs, device interrupts. x86 keeps the first three in
+ * irq_stat, as named members before 7.0 and as an array since (which
+ * brought inc_perf_irq_stat()).
+ */
+#ifdef inc_perf_irq_stat
+#define PI_TIMER	irq_stat.counts[IRQ_COUNT_APIC_TIMER]
+#define PI_CALL		irq_stat.counts[IRQ_COUNT_CALL_FUNCTION]
+#define PI_RESCHED	irq_stat.counts[IRQ_COUNT_RESCHEDULE]
+#else
+#define PI_TIMER	irq_stat.apic_timer_irqs
+#define PI_CALL		irq_stat.irq_call_count
+#define PI_RESCHED	irq_stat.irq_resched_count
+#endif
+
+static __always_inline unsigned long pi_irqs(void)
+{
+	return this_cpu_read(PI_TIMER) + this_cpu_read(PI_CALL) +
+	       this_cpu_read(PI_RESCHED) + this_cpu_read(kstat.irqs_sum);
+}
+
+static int __cpuidle pi_enter(struct cpuidle_device *dev,
+			      struct cpuidle_driver *drv, int index)
+{
+	unsigned long irqs;
+
+	this_cpu_write(pi_inside, 1);
+	irqs = pi_irqs();
+	raw_local_irq_enable();
+	if (!current_set_polling_and_test()) {
+		while (!need_resched() && pi_irqs() == irqs)
+			cpu_relax();
+	}
+	raw_local_irq_disable();
+	current_clr_polling();
+	this_cpu_write(pi_inside, 0);
+	return index;
+}
+
+static struct cpuidle_driver pi_driver = {
+	.name = "polling_idle",
+	/* No .owner: it would pin the module while the driver is in use. */
+};
+
+static int __init pi_init(void)
+{
+	struct cpuidle_state *s;
+	int ret;
+
+	if (!residency_us || residency_us > 100000) {
+		pr_err("residency_us=%u: must be 1 to 100000\n", residency_us);
+		return -EINVAL;
+	}
+	cpuidle_poll_state_init(&pi_driver);
+	s = &pi_driver.states[1];
+	strscpy(s->name, "POLLTIF", sizeof(s->name));
+	strscpy(s->desc, "spin with TIF_POLLING_NRFLAG set (test aid)",
+		sizeof(s->desc));
+	s->exit_latency = 1;
+	s->target_residency = residency_us;
+	s->enter = pi_enter;
+	pi_driver.state_count = 2;
+
+	ret = cpuidle_register(&pi_driver, NULL);
+	if (ret) {
+		pr_err("cpuidle_register failed (%d): another cpuidle driver owns the CPUs?\n",
+		       ret);
+		return ret;
+	}
+	pr_info("registered: idle CPUs now poll with TIF_POLLING_NRFLAG set and the tick stopped (test aid)\n");
+	return 0;
+}
+
+static void __exit pi_exit(void)
+{
+	int cpu;
+
+	/* Wakes every CPU out of its state; no new entry after this. */
+	cpuidle_unregister(&pi_driver);
+	for_each_possible_cpu(cpu)
+		while (READ_ONCE(per_cpu(pi_inside, cpu)))
+			usleep_range(1000, 2000);
+	/* The last instructions of pi_enter() after the flag was cleared. */
+	usleep_range(10000, 20000);
+}
+
+module_init(pi_init);
+module_exit(pi_exit);
+
+MODULE_DESCRIPTION("Test aid: cpuidle driver with a TIF_POLLING deep state, like MWAIT");
+MODULE_AUTHOR("The ipistorm authors");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,181 @@
+# shellcheck shell=sh
+# Tests of nohz_csd.ko, sourced by scripts/selftest.sh. The polling aid
+# (polling_idle.ko) stays loaded once a test loaded it, so the tests that
+# need plain halting idle come first in this file.
+
+# nc_run PARAMS...: a timed run that must load, its result in $TMP.
+nc_run() {
+	unload nohz_csd
+	load nohz_csd "$@"
+	unload nohz_csd
+}
+
+cpuidle_driver() {
+	cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none
+}
+
+# The checks every result must pass.
+check_nc() {
+	[ "$(val nohz_csd format)" = nohz_csd/1 ] || fail "unknown result format"
+	for p in $(sed -n 's/^\(cpu[0-9]*\)\.kicks=.*/\1/p' "$TMP/nohz_csd") total; do
+		k=$(val nohz_csd "$p.kicks")
+		check "$(val nohz_csd "$p.kick_poll") + $(val nohz_csd "$p.kick_irq") + $(val nohz_csd "$p.kick_other") == $k" \
+			"$p: delivery counts do not sum to $k kicks"
+		check "$(val nohz_csd "$p.raised") + $(val nohz_csd "$p.dropped") == $k" \
+			"$p: raised + dropped is not the $k kicks"
+		check "$(val nohz_csd "$p.balanced") <= $(val nohz_csd "$p.raised")" \
+			"$p: more balances than raised kicks"
+		check "$(val nohz_csd "$p.delay_n") == $(val nohz_csd "$p.balanced")" \
+			"$p: one delay per balance"
+	done
+}
+
+nc_summary() {
+	note "kicks $(val nohz_csd total.kicks) (poll $(val nohz_csd total.kick_poll)," \
+		"irq $(val nohz_csd total.kick_irq)), raised $(val nohz_csd total.raised)," \
+		"dropped $(val nohz_csd total.dropped_idle)+$(val nohz_csd total.dropped_busy), softirqs $(val nohz_csd total.softirqs), balanced $(val nohz_csd total.balanced)," \
+		"ksoftirqd $(val nohz_csd total.ksoftirqd_wakeups)," \
+		"delay p50 $(val nohz_csd total.delay_p50_ns 2>/dev/null || echo -) ns" \
+		"p99 $(val nohz_csd total.delay_p99_ns 2>/dev/null || echo -) ns" \
+		"max $(val nohz_csd total.delay_max_ns 2>/dev/null || echo -) ns"
+}
+
+# Halting idle (no cpuidle driver): the tick stops, kicks arrive as real
+# IPIs and are acted on.
+test_nohz_csd_halt() {
+	need_cpus 3
+	cmdline_has idle=poll && skip "booted with idle=poll"
+	[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) loaded"
+	nc_run load_cpus="$(cpu 0)" duration=4
+	check_nc
+	nc_summary
+	k=$(val nohz_csd total.kicks)
+	check "$k > 0" "no kick reached an idle CPU"
+	check "$(val nohz_csd total.kick_irq) >= $k * 0.9" "kicks to halted CPUs did not come as IPIs"
+	check "$(val nohz_csd total.raised) >= $k * 0.95" "kicks dropped"
+	check "$(val nohz_csd total.balanced) >= $(val nohz_csd total.raised) * 0.5" \
+		"raised kicks did not lead to a nohz idle balance"
+}
+
+# Under idle=poll the tick never stops, so no CPU is kicked: the module
+# must say why instead of printing zeros.
+test_nohz_csd_idle_poll_explains() {
+	need_cpus 2
+	cmdline_has idle=poll || skip "boot with idle=poll"
+	nc_run load_cpus="$(cpu 0)" duration=3
+	check_nc
+	check "$(val nohz_csd total.kicks) == 0" "kicks under idle=poll"
+	check "$(val nohz_csd total.tick_stops) == 0" "the tick stopped under idle=poll"
+	case $(val nohz_csd reason) in
+	*"tick never stopped"*) ;;
+	*) fail "no reason given for zero kicks" ;;
+	esac
+}
+
+# Without load there is nothing to balance, and the result says so.
+test_nohz_csd_passive() {
+	need_cpus 2
+	nc_run duration=2
+	check_nc
+	m=$(val nohz_csd measured_ns)
+	check "$m >= 2e9 && $m < 3e9" "a 2 s run lasted $m ns"
+	if [ "$(val nohz_csd total.kicks)" = 0 ]; then
+		has nohz_csd reason || fail "zero kicks without a reason"
+	fi
+}
+
+test_nohz_csd_hostile_params() {
+	need_cpus 2
+	bad=0 count=0
+	while IFS='|' read -r key params; do
+		[ -n "$key" ] || continue
+		count=$((count + 1))
+		mark=$(dmesg_mark)
+		# shellcheck disable=SC2086 # params are split on purpose
+		if err=$(insmod "$(ko nohz_csd)" $params 2>&1); then
+			note "accepted: $params"
+			rmmod nohz_csd
+			bad=$((bad + 1))
+			continue
+		fi
+		case $err in
+		*"nvalid argument"*) ;;
+		*) note "$params: not EINVAL: $err"; bad=$((bad + 1)) ;;
+		esac
+		dmesg_since "$mark" | grep -q "nohz_csd: .*$key" ||
+			{ note "$params: no error naming $key"; bad=$((bad + 1)); }
+		! loaded nohz_csd || { note "$params: loaded"; bad=$((bad + 1)); }
+		no_threads nohz_csd_load
+	done <<-EOF
+	cpulist|cpulist= duration=1
+	cpulist|cpulist=abc duration=1
+	cpulist|cpulist=99999 duration=1
+	load_cpus|load_cpus=x duration=1
+	load_cpus|load_cpus=99999 duration=1
+	load_threads|load_cpus=0 load_threads=0 duration=1
+	load_threads|load_cpus=0 load_threads=1000 duration=1
+	duration|duration=100000
+	EOF
+	check "$bad == 0" "$bad of $count parameter sets misbehaved"
+}
+
+# rmmod while the load runs and kicks arrive: the load threads and every
+# probe go before anything is freed.
+test_nohz_csd_unload_mid_run() {
+	need_cpus 3
+	unload nohz_csd
+	i=0
+	while [ $i -lt 3 ]; do
+		insmod "$(ko nohz_csd)" load_cpus="$(cpu 0)" || fail "insmod failed"
+		sleep 1
+		cat /proc/[0-9]*/comm 2>/dev/null | grep -q '^nohz_csd_load/' ||
+			fail "no load threads running"
+		rmmod nohz_csd || fail "rmmod mid-run failed"
+		no_threads nohz_csd_load
+		i=$((i + 1))
+	done
+}
+
+# A signal to a timed insmod stops the load and the probes at once.
+test_nohz_csd_interrupt() {
+	need_cpus 2
+	unload nohz_csd
+	insmod "$(ko nohz_csd)" load_cpus="$(cpu 0)" duration=60 &
+	pid=$!
+	sleep 2
+	t0=$(date +%s)
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	check "$rc != 0" "insmod succeeded after a signal"
+	check "$(date +%s) - $t0 <= 5" "the run did not stop"
+	! loaded nohz_csd || fail "still loaded"
+	no_threads nohz_csd_load
+}
+
+# With the polling aid, idle CPUs poll with TIF_POLLING_NRFLAG set and the
+# tick stopped, like MWAIT on a server: kicks must arrive through the
+# polling path and, on kernels with both fixes, be acted on and wake no
+# ksoftirqd from nohz_csd_func(). Without the need_resched() fix every
+# polled kick is dropped (the flag is how it was delivered); with it a kick
+# is dropped only when a task was woken there at the same moment.
+test_nohz_csd_polling_aid() {
+	need_cpus 3
+	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
+	if [ "$(cpuidle_driver)" != polling_idle ]; then
+		[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) owns the CPUs"
+		insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+	fi
+	[ "$(cpuidle_driver)" = polling_idle ] || fail "the polling aid is not the cpuidle driver"
+	nc_run load_cpus="$(cpu 0)" load_threads=3 duration=5
+	check_nc
+	nc_summary
+	k=$(val nohz_csd total.kicks)
+	check "$k > 0" "no kick reached an idle CPU"
+	check "$(val nohz_csd total.kick_poll) >= $k * 0.9" "kicks did not take the polling path"
+	check "$(val nohz_csd total.raised) >= $k * 0.95" \
+		"kicks to polling idle CPUs were dropped (the need_resched() bail-out)"
+	check "$(val nohz_csd total.ksoftirqd_wakeups) == 0" "ksoftirqd woken from nohz_csd_func()"
+	check "$(val nohz_csd total.balanced) >= $(val nohz_csd total.raised) * 0.5" \
+		"raised kicks did not lead to a nohz idle balance"
+}
