@@ -71,7 +71,15 @@ if [ "$icount" = 1 ]; then
 	cmdline="$cmdline maxcpus=1"
 fi
 [ "$poll" = 1 ] && cmdline="$cmdline idle=poll"
-cmdline="$cmdline$extra -- $*"
+# The kernel hands what follows "--" to init word by word; a word with
+# spaces goes in double quotes, which the kernel strips.
+cmdline="$cmdline$extra --"
+for a in "$@"; do
+	case $a in
+	*" "*) cmdline="$cmdline \"$a\"" ;;
+	*) cmdline="$cmdline $a" ;;
+	esac
+done
 
 rm -f "$logf" "$out"
 rc=0

@@ -18,7 +18,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,suite/scripts}
 cp "$busybox" "$root/bin/busybox"
 install -m 755 "$VM_DIR/init" "$root/init"
-cp "$TOP/scripts/selftest.sh" "$root/suite/scripts/"
+cp "$TOP"/scripts/*.sh "$root/suite/scripts/"
 for ko in "$out"/*/*.ko; do
 	[ -f "$ko" ] || die "no modules in $out: run build-modules.sh $name"
 	mod=$(basename "$(dirname "$ko")")

@@ -1,0 +1,118 @@
+#!/bin/sh
+# topology.sh: CPU pairs of each distance class, from sysfs, for ipistorm's
+# pairs= parameter (busybox sh).
+#
+#   topology.sh [-a] [-r ROOT] [-c CLASS]
+#     -a       every pair of a class (the first 8), comma-separated
+#     -c CLASS print only that class's pair(s) as S:T, e.g.
+#              run.sh ipistorm pairs=$(topology.sh -c cross-socket) numipi=100000
+#     -r ROOT  read ROOT/sys instead of /sys (fake trees in tests)
+#
+# Classes (S < T, online CPUs, lowest first):
+#   smt           SMT siblings (same core)
+#   llc           same last-level cache (index3), different core
+#   node          same NUMA node, different LLC
+#   cross-node    different NUMA node
+#   cross-socket  different package
+# cross-node and cross-socket overlap on machines with one node per socket.
+# Output: `class=NAME pair=S:T` (pair=none when there is none); with -a
+# `class=NAME pairs=S:T,S:T,...`. Exit: 0, 1 when -c's class has no pair,
+# 2 usage.
+set -eu
+
+usage() {
+	echo "usage: $0 [-a] [-r ROOT] [-c smt|llc|node|cross-node|cross-socket]" >&2
+	exit 2
+}
+
+all=0 root="" class=""
+while getopts ac:r:h opt; do
+	case $opt in
+	a) all=1 ;;
+	c) class=$OPTARG ;;
+	r) root=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || { echo "topology.sh: unexpected argument '$1'" >&2; usage; }
+case $class in
+'' | smt | llc | node | cross-node | cross-socket) ;;
+*) echo "topology.sh: unknown class '$class'" >&2; usage ;;
+esac
+
+CPU=$root/sys/devices/system/cpu
+NODE=$root/sys/devices/system/node
+[ -d "$CPU" ] || { echo "topology.sh: no $CPU" >&2; exit 1; }
+
+first() { head -n 1 "$1" 2>/dev/null || :; }
+
+# One line per online CPU: cpu package core llc, then node lines.
+{
+	for d in "$CPU"/cpu[0-9]*; do
+		[ -d "$d/topology" ] || continue
+		[ "$(first "$d/online")" != 0 ] || continue
+		c=${d##*/cpu}
+		pkg=$(first "$d/topology/physical_package_id")
+		die=$(first "$d/topology/die_id")
+		core=$(first "$d/topology/core_cpus_list")
+		[ -n "$core" ] || core=$(first "$d/topology/thread_siblings_list")
+		llc=$(first "$d/cache/index3/shared_cpu_list")
+		echo "cpu $c ${pkg:-0}.${die:-0} ${core:-$c} ${llc:-$c}"
+	done
+	for d in "$NODE"/node[0-9]*; do
+		[ -d "$d" ] && echo "node ${d##*/node} $(first "$d/cpulist")"
+	done
+	:
+} | awk -v all="$all" -v want="$class" '
+# expand "0-3,8" into set[0..3], set[8]
+function expand(list, set,    n, i, r, a, b) {
+	n = split(list, r, ",")
+	for (i = 1; i <= n; i++) {
+		if (split(r[i], a, "-") == 2) {
+			for (b = a[1] + 0; b <= a[2] + 0; b++) set[b] = 1
+		} else if (r[i] != "") set[r[i] + 0] = 1
+	}
+}
+$1 == "cpu" { ncpu++; id[ncpu] = $2 + 0; pkg[$2 + 0] = $3; core[$2 + 0] = $4; llc[$2 + 0] = $5 }
+$1 == "node" { split("", cs); expand($3, cs); for (c in cs) node[c] = $2 }
+function classof(s, t) {
+	if (pkg[s] != pkg[t]) return "cross-socket"
+	if (node[s] != node[t]) return "cross-node"
+	if (core[s] == core[t]) return "smt"
+	if (llc[s] == llc[t]) return "llc"
+	return "node"
+}
+function add(k, s, t) {
+	if (cnt[k] >= 8) return
+	pairs[k] = pairs[k] (cnt[k] ? "," : "") s ":" t
+	cnt[k]++
+}
+END {
+	# sort the CPUs numerically (insertion sort, no asort in busybox awk)
+	for (i = 2; i <= ncpu; i++)
+		for (j = i; j > 1 && id[j - 1] > id[j]; j--) { x = id[j]; id[j] = id[j - 1]; id[j - 1] = x }
+	for (i = 1; i <= ncpu; i++) {
+		s = id[i]
+		if (!(s in node)) node[s] = 0
+	}
+	for (i = 1; i <= ncpu; i++)
+		for (j = i + 1; j <= ncpu; j++) {
+			s = id[i]; t = id[j]
+			k = classof(s, t)
+			add(k, s, t)
+			# cross-socket pairs are also cross-node when the nodes differ
+			if (k == "cross-socket" && node[s] != node[t]) add("cross-node", s, t)
+		}
+	n = split("smt llc node cross-node cross-socket", names, " ")
+	for (i = 1; i <= n; i++) {
+		k = names[i]
+		p = all ? pairs[k] : substr(pairs[k] ",", 1, index(pairs[k] ",", ",") - 1)
+		if (want != "") {
+			if (k != want) continue
+			if (p == "") exit 1
+			print p
+		} else
+			print "class=" k " " (all ? "pairs=" : "pair=") (p == "" ? "none" : p)
+	}
+}' || { echo "topology.sh: no $class pair on this machine" >&2; exit 1; }

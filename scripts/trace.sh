@@ -1,0 +1,113 @@
+#!/bin/bash
+# trace.sh: record the idle-path events around a command with trace-cmd,
+# as root, and summarize them per event and CPU.
+#
+#   trace.sh [-o DIR] [-g] -- COMMAND [ARG...]
+#     -o DIR  output directory, must not exist (default trace-<date>)
+#     -g      add function_graph limited to schedule_idle
+#   trace.sh -S REPORT
+#           only summarize an existing `trace-cmd report` text
+#
+# Events, each where the running kernel has it: sched:sched_switch,
+# sched:sched_wakeup, sched:sched_wake_idle_without_ipi, ipi:*, csd:* (6.12+),
+# power:cpu_idle, irq:softirq_raise/entry/exit,
+# irq_vectors:call_function_single_entry/exit.
+# Writes DIR/trace.dat, DIR/report.txt and DIR/summary.txt (also printed).
+# Exit: 0 ok, 1 trace-cmd missing or failed or the command failed, 2 usage.
+# IPISTORM_TRACEFS overrides the tracefs directory (tests).
+set -euo pipefail
+
+usage() {
+	echo "usage: $0 [-o DIR] [-g] -- COMMAND [ARG...] | $0 -S REPORT" >&2
+	exit 2
+}
+die() { echo "trace.sh: $*" >&2; exit 1; }
+
+# summarize REPORT: event x CPU counts of a trace-cmd report.
+summarize() {
+	awk '
+	{
+		cpu = ""
+		for (i = 1; i < NF; i++)
+			if ($i ~ /^\[[0-9]+\]$/) { cpu = substr($i, 2, length($i) - 2) + 0; break }
+		if (cpu == "") next
+		for (i++; i <= NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) break
+		if (i >= NF) next
+		ev = $(i + 1); sub(/:$/, "", ev)
+		n[ev, cpu]++; evs[ev] = 1; cpus[cpu] = 1; tot[ev]++; all++
+		if (maxcpu == "" || cpu > maxcpu) maxcpu = cpu
+	}
+	END {
+		if (!all) { print "trace.sh: no events in the report" >"/dev/stderr"; exit 1 }
+		ne = 0
+		for (e in evs) name[++ne] = e
+		for (i = 2; i <= ne; i++)
+			for (j = i; j > 1 && name[j - 1] > name[j]; j--) { x = name[j]; name[j] = name[j - 1]; name[j - 1] = x }
+		printf "%-36s", "event"
+		for (c = 0; c <= maxcpu; c++) if (c in cpus) printf " %8s", "cpu" c
+		printf " %9s\n", "total"
+		for (i = 1; i <= ne; i++) {
+			printf "%-36s", name[i]
+			for (c = 0; c <= maxcpu; c++) if (c in cpus) printf " %8d", n[name[i], c]
+			printf " %9d\n", tot[name[i]]
+		}
+	}' "$1"
+}
+
+out="" graph=0 report=""
+while getopts o:gS:h opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	g) graph=1 ;;
+	S) report=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+if [[ -n $report ]]; then
+	(($# == 0)) || usage
+	[[ -r $report ]] || die "cannot read $report"
+	summarize "$report"
+	exit
+fi
+(($# > 0)) || { echo "trace.sh: no command to trace" >&2; usage; }
+command -v trace-cmd >/dev/null ||
+	die "trace-cmd not found: install it (Debian package trace-cmd)"
+
+tracefs=${IPISTORM_TRACEFS:-}
+if [[ -z $tracefs ]]; then
+	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[[ -d $t/events ]] && { tracefs=$t; break; }
+	done
+fi
+[[ -n $tracefs && -d $tracefs/events ]] ||
+	die "no tracefs events (mount tracefs on /sys/kernel/tracing; root?)"
+
+events=()
+for e in sched/sched_switch sched/sched_wakeup sched/sched_wake_idle_without_ipi \
+	ipi csd power/cpu_idle irq/softirq_raise irq/softirq_entry irq/softirq_exit \
+	irq_vectors/call_function_single_entry irq_vectors/call_function_single_exit; do
+	if [[ -d $tracefs/events/$e ]]; then
+		[[ $e == */* ]] && events+=(-e "${e/\//:}") || events+=(-e "$e")
+	else
+		echo "trace.sh: this kernel has no ${e/\//:} event, skipped" >&2
+	fi
+done
+((${#events[@]} > 0)) || die "none of the events exists in $tracefs/events"
+((graph == 0)) || events+=(-p function_graph -g schedule_idle)
+
+out=${out:-trace-$(date +%Y%m%d-%H%M%S)}
+[[ ! -e $out ]] || die "$out exists: refusing to overwrite it"
+mkdir -p "$(dirname "$out")"
+mkdir "$out"
+
+rc=0
+trace-cmd record -o "$out/trace.dat" "${events[@]}" "$@" || rc=$?
+((rc == 0)) || echo "trace.sh: trace-cmd record (or the command) failed with status $rc" >&2
+[[ -s $out/trace.dat ]] || die "no $out/trace.dat written"
+trace-cmd report -i "$out/trace.dat" >"$out/report.txt" 2>"$out/report.err" ||
+	die "trace-cmd report failed, see $out/report.err"
+summarize "$out/report.txt" | tee "$out/summary.txt"
+((rc == 0)) || exit 1

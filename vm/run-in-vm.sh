@@ -1,0 +1,40 @@
+#!/bin/bash
+# run-in-vm.sh [boot.sh options] NAME OUTDIR [RUN.SH ARGS...]: boot matrix
+# kernel NAME (by default 2 vCPUs, idle=poll, instruction counting: the
+# timing mode), run scripts/run.sh ARGS inside it and unpack the result
+# directory into OUTDIR, which must not exist.
+#
+#   run-in-vm.sh 6.12 results/6.12 -n 5 ipistorm numipi=20000 pairs=0:1 wait=1
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+opts=()
+while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
+	case $1 in
+	-p | -i) opts+=("$1"); shift ;;
+	*) opts+=("$1" "$2"); shift 2 ;;
+	esac
+done
+[ ${#opts[@]} -gt 0 ] || opts=(-c 2 -p -i)
+name=${1:?usage: run-in-vm.sh [boot options] NAME OUTDIR [run.sh args]}
+dest=${2:?usage: run-in-vm.sh [boot options] NAME OUTDIR [run.sh args]}
+shift 2
+[ ! -e "$dest" ] || die "$dest exists: choose a new result directory"
+
+"$VM_DIR/build-modules.sh" "$name" >/dev/null
+"$VM_DIR/mkinitramfs.sh" "$name" >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rc=0
+"$VM_DIR/boot.sh" "${opts[@]}" -a "IPISTORM_SM_IDLE=$(matrix_field "$name" 4)" \
+	-l "$BUILD/$name/console-run.log" "$name" -- run "$@" >"$tmp/out" || rc=$?
+sed '/^IPISTORM_RESULT_BEGIN$/,/^IPISTORM_RESULT_END$/d' "$tmp/out" >&2
+sed -n '/^IPISTORM_RESULT_BEGIN$/,/^IPISTORM_RESULT_END$/p' "$tmp/out" |
+	sed '1d;$d' | base64 -d >"$tmp/result.tar" ||
+	die "$name: no result came back (boot exit $rc)"
+mkdir -p "$(dirname "$dest")"
+tar -C "$tmp" -xf "$tmp/result.tar"
+mv "$tmp/result" "$dest"
+printf '%s\n' "$dest"
+exit "$rc"
