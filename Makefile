@@ -5,6 +5,7 @@
 #                   against the test bed's kernels
 # make test         the tests, in QEMU, on every kernel of the matrix
 # make bench        ipistorm's overhead against a bare call loop (icount)
+# make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU
 # make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -28,4 +29,7 @@ test:
 bench:
 	vm/bench.sh $(KERNELS)
 
-.PHONY: all modules clean check test bench
+demo:
+	vm/demo.sh
+
+.PHONY: all modules clean check test bench demo

@@ -8,9 +8,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: fetch-kernel.sh NAME}
+dir=$(kernel_dir "$name")
+# A kernel of the user's own (vm/demo.sh KERNELS=label=IMAGE:BUILD) has
+# its kernel.env already.
+if [ -f "$dir/kernel.env" ] && [ "$(kv builder "$dir/kernel.env")" = own ]; then
+	cat "$dir/kernel.env"
+	exit 0
+fi
 suite=$(matrix_field "$name" 2)
 builder=$(matrix_field "$name" 3)
-dir=$(kernel_dir "$name")
 
 if [ "$builder" = trixie ]; then
 	"$VM_DIR/trixie-root.sh" >&2

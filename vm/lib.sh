@@ -20,6 +20,18 @@ KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }'
 log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { log "$*"; exit 1; }
 
+# sm_idle NAME: 1 or 0 from the matrix, or what a kernel of the user's own
+# declared (empty: unknown).
+sm_idle() {
+	local env
+	env=$(kernel_dir "$1")/kernel.env
+	if [ -f "$env" ] && [ "$(kv builder "$env")" = own ]; then
+		kv sm_idle "$env"
+	else
+		matrix_field "$1" 4
+	fi
+}
+
 # matrix_field NAME COLUMN
 matrix_field() {
 	printf '%s\n' "$KERNEL_MATRIX" |

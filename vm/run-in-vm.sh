@@ -27,7 +27,7 @@ shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
-"$VM_DIR/boot.sh" "${opts[@]}" -a "IPISTORM_SM_IDLE=$(matrix_field "$name" 4)" \
+"$VM_DIR/boot.sh" "${opts[@]}" -a "IPISTORM_SM_IDLE=$(sm_idle "$name")" \
 	-l "$BUILD/$name/console-run.log" "$name" -- run "$@" >"$tmp/out" || rc=$?
 sed '/^IPISTORM_RESULT_BEGIN$/,/^IPISTORM_RESULT_END$/d' "$tmp/out" >&2
 sed -n '/^IPISTORM_RESULT_BEGIN$/,/^IPISTORM_RESULT_END$/p' "$tmp/out" |
