@@ -80,9 +80,15 @@ check() {
 	awk "BEGIN { exit !($1) }" </dev/null || fail "$2 ($1)"
 }
 
-# dmesg_since MARK: kernel log lines after the line count MARK.
-dmesg_mark() { dmesg | wc -l; }
-dmesg_since() { dmesg | tail -n +"$(($1 + 1))"; }
+# dmesg_mark writes a unique line into the kernel log and prints it;
+# dmesg_since MARK prints the kernel log lines after it. (Counting lines
+# would not do: once the log buffer is full, its line count stops growing.)
+dmesg_mark() {
+	_mark="selftest.sh: mark $(cat /proc/sys/kernel/random/uuid)"
+	echo "$_mark" >/dev/kmsg
+	echo "$_mark"
+}
+dmesg_since() { dmesg | sed -n "\|$1|,\$p" | tail -n +2; }
 
 # No thread named NAME/... may be left.
 no_threads() {
