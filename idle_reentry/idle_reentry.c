@@ -37,6 +37,7 @@
 #include <linux/vmalloc.h>
 
 #include "../common/hist.h"
+#include "../common/hook.h"
 #include "../common/result.h"
 
 #define IR_FORMAT		"idle_reentry/1"
@@ -249,30 +250,16 @@ IR_HOOK(ir_wake_timer)
 	ir_mark(ip, parent_ip, WAKE_TIMER);
 }
 
-struct ir_hook {
-	const char *role;
-	const char * const *names;	/* candidates, first found is hooked */
-	ftrace_func_t func;
-	bool required;
-	const char *hooked;		/* the name that matched */
-	bool registered;
-	struct ftrace_ops ops;
-};
-
-#define NAMES(...) ((const char * const []){ __VA_ARGS__, NULL })
-
-static struct ir_hook ir_hooks[] = {
-	{ "top", NAMES("do_idle"), ir_do_idle, true },
-	{ "flush", NAMES("flush_smp_call_function_queue"), ir_flush, true },
-	{ "schedule_idle", NAMES("schedule_idle"), ir_schedule_idle, true },
-	{ "pick_fair", NAMES("pick_next_task_fair"), ir_pick_fair, true },
-	{ "newidle", NAMES("sched_balance_newidle", "newidle_balance"),
-	  ir_newidle, false },
-	{ "wake_poll", NAMES("__flush_smp_call_function_queue"),
-	  ir_wake_poll, false },
-	{ "wake_ipi", NAMES("generic_smp_call_function_single_interrupt"),
-	  ir_wake_ipi, false },
-	{ "wake_timer", NAMES("hrtimer_interrupt"), ir_wake_timer, false },
+static struct hook ir_hooks[] = {
+	{ HOOK_NAMES("do_idle"), ir_do_idle, true },
+	{ HOOK_NAMES("flush_smp_call_function_queue"), ir_flush, true },
+	{ HOOK_NAMES("schedule_idle"), ir_schedule_idle, true },
+	{ HOOK_NAMES("pick_next_task_fair"), ir_pick_fair, true },
+	{ HOOK_NAMES("sched_balance_newidle", "newidle_balance"), ir_newidle },
+	{ HOOK_NAMES("__flush_smp_call_function_queue"), ir_wake_poll },
+	{ HOOK_NAMES("generic_smp_call_function_single_interrupt"),
+	  ir_wake_ipi },
+	{ HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
 };
 
 static DEFINE_MUTEX(ir_lock);
@@ -283,66 +270,7 @@ static struct result result;
 
 static void ir_unhook(void)
 {
-	int i;
-
-	for (i = ARRAY_SIZE(ir_hooks) - 1; i >= 0; i--) {
-		struct ir_hook *h = &ir_hooks[i];
-
-		if (!h->registered)
-			continue;
-		/* Returns once no CPU can still be inside the callback. */
-		unregister_ftrace_function(&h->ops);
-		ftrace_free_filter(&h->ops);
-		h->registered = false;
-	}
-}
-
-static int __init ir_hook_one(struct ir_hook *h)
-{
-	const char * const *name;
-	int ret;
-
-	for (name = h->names; *name; name++) {
-		unsigned char buf[64];
-
-		/* The filter parser may write into its buffer. */
-		strscpy(buf, *name, sizeof(buf));
-		memset(&h->ops, 0, sizeof(h->ops));
-		h->ops.func = h->func;
-		ret = ftrace_set_filter(&h->ops, buf, strlen(buf), 1);
-		if (ret)
-			continue;
-		ret = register_ftrace_function(&h->ops);
-		if (ret) {
-			ftrace_free_filter(&h->ops);
-			pr_err("cannot hook %s: %d\n", *name, ret);
-			return ret;
-		}
-		h->hooked = *name;
-		h->registered = true;
-		return 0;
-	}
-	if (h->required) {
-		pr_err("no traceable %s on this kernel: cannot measure\n",
-		       h->names[0]);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* Hook in reverse order of the round, do_idle last. */
-static int __init ir_hook(void)
-{
-	int i, ret;
-
-	for (i = ARRAY_SIZE(ir_hooks) - 1; i >= 0; i--) {
-		ret = ir_hook_one(&ir_hooks[i]);
-		if (ret) {
-			ir_unhook();
-			return ret;
-		}
-	}
-	return 0;
+	hooks_unregister(ir_hooks, ARRAY_SIZE(ir_hooks));
 }
 
 /*
@@ -433,24 +361,6 @@ static void ir_emit_cpu(struct seq_buf *sb, const char *pfx,
 	hist_emit(sb, pfx, "total", &c->total, buckets);
 }
 
-/* "hooked=" (names hooked) or "missing=" (optional hooks not found). */
-static void ir_emit_hooks(struct seq_buf *sb, bool hooked)
-{
-	const char *sep = "";
-	unsigned int i;
-
-	seq_buf_printf(sb, "%s=", hooked ? "hooked" : "missing");
-	for (i = 0; i < ARRAY_SIZE(ir_hooks); i++) {
-		const struct ir_hook *h = &ir_hooks[i];
-
-		if (!h->hooked == hooked)
-			continue;
-		seq_buf_printf(sb, "%s%s", sep, hooked ? h->hooked : h->names[0]);
-		sep = ",";
-	}
-	seq_buf_printf(sb, "\n");
-}
-
 static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 {
 	struct ir_cpu *all;
@@ -466,8 +376,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 	seq_buf_printf(sb, "status=%s\n",
 		       interrupted ? "interrupted" : "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n", ir_stop_ns - ir_start_ns);
-	ir_emit_hooks(sb, true);
-	ir_emit_hooks(sb, false);
+	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "");
 	result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
 
 	all = vzalloc(sizeof(*all));
@@ -621,7 +530,7 @@ static int __init ir_init(void)
 		return ret;
 	ir_calibrate();
 
-	ret = ir_hook();
+	ret = hooks_register(ir_hooks, ARRAY_SIZE(ir_hooks));
 	if (ret) {
 		ir_free_state();
 		return ret;

@@ -34,6 +34,7 @@
 
 #include "../common/hist.h"
 #include "../common/result.h"
+#include "../common/thread.h"
 
 #define IPISTORM_FORMAT		"ipistorm/1"
 #define MAX_NUMIPI		1000000000UL
@@ -203,13 +204,7 @@ static int ipistorm_thread(void *arg)
 	if (atomic_dec_and_test(&storm.running))
 		complete(&storm.done);
 
-	/* Stay until kthread_stop() so the task can always be reaped. */
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	thread_wait_stop();
 	return 0;
 }
 

@@ -21,6 +21,8 @@
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
 
+#include "../common/thread.h"
+
 static unsigned long numipi = 20000;
 module_param(numipi, ulong, 0444);
 MODULE_PARM_DESC(numipi, "Calls (count, default 20000, max 1000000)");
@@ -63,12 +65,7 @@ static int bare_thread(void *arg)
 	smp_call_function_single(target, bare_nop, NULL, 1);
 	complete(&done);
 
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	thread_wait_stop();
 	return 0;
 }
 

@@ -47,7 +47,9 @@
 #include <linux/vmalloc.h>
 
 #include "../common/hist.h"
+#include "../common/hook.h"
 #include "../common/result.h"
+#include "../common/thread.h"
 
 #define NC_FORMAT		"nohz_csd/1"
 #define MAX_DURATION_S		3600U
@@ -246,21 +248,12 @@ NC_HOOK(nc_tick_stop)
 	ftrace_test_recursion_unlock(bit);
 }
 
-struct nc_hook {
-	const char * const *names;	/* candidates, first found is hooked */
-	ftrace_func_t func;
-	const char *hooked;
-	bool registered;
-	struct ftrace_ops ops;
-};
-
-#define NAMES(...) ((const char * const []){ __VA_ARGS__, NULL })
-
-static struct nc_hook nc_hooks[] = {
-	{ NAMES("sched_balance_softirq", "run_rebalance_domains"), nc_softirq },
+static struct hook nc_hooks[] = {
+	{ HOOK_NAMES("sched_balance_softirq", "run_rebalance_domains"),
+	  nc_softirq },
 	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
-	{ NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"), nc_balance },
-	{ NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
+	{ HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"), nc_balance },
+	{ HOOK_NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
 };
 
 static DEFINE_MUTEX(nc_lock);
@@ -273,17 +266,7 @@ static struct result result;
 
 static void nc_unhook(void)
 {
-	int i;
-
-	for (i = ARRAY_SIZE(nc_hooks) - 1; i >= 0; i--) {
-		struct nc_hook *h = &nc_hooks[i];
-
-		if (!h->registered)
-			continue;
-		unregister_ftrace_function(&h->ops);
-		ftrace_free_filter(&h->ops);
-		h->registered = false;
-	}
+	hooks_unregister(nc_hooks, ARRAY_SIZE(nc_hooks));
 	if (nc_kprobes) {
 		/* Both return once no CPU is inside a handler. */
 		unregister_kprobe(&nc_wake_probe);
@@ -294,7 +277,6 @@ static void nc_unhook(void)
 
 static int __init nc_hook(void)
 {
-	unsigned int i;
 	int ret;
 
 	nc_csd_probe.maxactive = 2 * num_possible_cpus();
@@ -312,31 +294,10 @@ static int __init nc_hook(void)
 	}
 	nc_kprobes = true;
 
-	for (i = 0; i < ARRAY_SIZE(nc_hooks); i++) {
-		struct nc_hook *h = &nc_hooks[i];
-		const char * const *name;
-
-		for (name = h->names; *name && !h->registered; name++) {
-			unsigned char buf[64];
-
-			/* The filter parser may write into its buffer. */
-			strscpy(buf, *name, sizeof(buf));
-			memset(&h->ops, 0, sizeof(h->ops));
-			h->ops.func = h->func;
-			if (ftrace_set_filter(&h->ops, buf, strlen(buf), 1))
-				continue;
-			ret = register_ftrace_function(&h->ops);
-			if (ret) {
-				ftrace_free_filter(&h->ops);
-				pr_err("cannot hook %s: %d\n", *name, ret);
-				nc_unhook();
-				return ret;
-			}
-			h->hooked = *name;
-			h->registered = true;
-		}
-	}
-	return 0;
+	ret = hooks_register(nc_hooks, ARRAY_SIZE(nc_hooks));
+	if (ret)
+		nc_unhook();
+	return ret;
 }
 
 static int nc_load_thread(void *arg)
@@ -345,13 +306,7 @@ static int nc_load_thread(void *arg)
 		cpu_relax();
 		cond_resched();
 	}
-	/* Stay until kthread_stop() so the task can always be reaped. */
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	thread_wait_stop();
 	return 0;
 }
 
@@ -397,26 +352,6 @@ static int __init nc_load_start(void)
 		}
 	}
 	return 0;
-}
-
-static void nc_emit_hooks(struct seq_buf *sb)
-{
-	const char *sep = ",";
-	unsigned int i;
-
-	seq_buf_printf(sb, "hooked=nohz_csd_func,wake_up_process");
-	for (i = 0; i < ARRAY_SIZE(nc_hooks); i++)
-		if (nc_hooks[i].hooked)
-			seq_buf_printf(sb, "%s%s", sep, nc_hooks[i].hooked);
-	seq_buf_printf(sb, "\nmissing=");
-	sep = "";
-	for (i = 0; i < ARRAY_SIZE(nc_hooks); i++) {
-		if (nc_hooks[i].hooked)
-			continue;
-		seq_buf_printf(sb, "%s%s", sep, nc_hooks[i].names[0]);
-		sep = ",";
-	}
-	seq_buf_printf(sb, "\n");
 }
 
 static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
@@ -476,7 +411,8 @@ static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets,
 	seq_buf_printf(sb, "status=%s\n",
 		       interrupted ? "interrupted" : "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n", nc_stop_ns - nc_start_ns);
-	nc_emit_hooks(sb);
+	hooks_emit(sb, nc_hooks, ARRAY_SIZE(nc_hooks),
+		   "nohz_csd_func,wake_up_process");
 
 	all = vzalloc(sizeof(*all));
 	if (all)
