@@ -97,6 +97,84 @@ no_threads() {
 	fi
 }
 
+# check_hist MODULE KEY N: the histogram KEY (e.g. sender0.lat) of the last
+# result of MODULE holds N values, in its summary and in its buckets, with
+# ordered quantiles.
+check_hist() {
+	check "$(val "$1" "$2_n") == $3" "$2 holds $(val "$1" "$2_n") values, not $3"
+	[ "$3" -gt 0 ] || return 0
+	_hn=$(awk -F= -v p="$2_hist_ns." 'index($1, p) == 1 { s += $2 } END { print s + 0 }' \
+		"$TMP/$1")
+	check "$_hn == $3" "$2 histogram holds $_hn values, not $3"
+	_prev=$(val "$1" "$2_min_ns")
+	for _q in p50 p90 p99 p999 max; do
+		_v=$(val "$1" "$2_${_q}_ns")
+		check "$_v >= $_prev" "$2 $_q ($_v) below the previous quantile ($_prev)"
+		_prev=$_v
+	done
+}
+
+# interrupted MODULE THREADS PARAMS...: insmod MODULE PARAMS in the
+# background (a run of a minute or more), signal it after 2 s; insmod must
+# fail within 3 s, leaving the module unloaded and no THREADS/... kthread
+# ("-": none to check). $mark is where the kernel log stood before.
+interrupted() {
+	_m=$1 _t=$2
+	shift 2
+	unload "$_m"
+	mark=$(dmesg_mark)
+	insmod "$(ko "$_m")" "$@" &
+	_pid=$!
+	sleep 2
+	_t0=$(date +%s)
+	# SIGTERM: background jobs of a script ignore SIGINT; Ctrl-C at a
+	# prompt works the same way.
+	kill -TERM "$_pid"
+	_rc=0
+	wait "$_pid" || _rc=$?
+	_t1=$(date +%s)
+	check "$_rc != 0" "insmod $_m succeeded after a signal"
+	check "$_t1 - $_t0 <= 3" "$_m took $((_t1 - _t0)) s to stop"
+	! loaded "$_m" || fail "$_m still loaded"
+	[ "$_t" = - ] || no_threads "$_t"
+}
+
+# hostile MODULE MIN [THREADS] <<EOF: every "PARAM|params" line on stdin
+# must make insmod fail with EINVAL and print an error naming PARAM, and
+# leave the module unloaded and no THREADS/... kthread behind; at least MIN
+# sets must run.
+hostile() {
+	_bad=0 _count=0
+	while IFS='|' read -r _key _params; do
+		[ -n "$_key" ] || continue
+		_count=$((_count + 1))
+		_mark=$(dmesg_mark)
+		# shellcheck disable=SC2086 # params are split on purpose
+		if _err=$(insmod "$(ko "$1")" $_params 2>&1); then
+			note "accepted: $_params"
+			rmmod "$1"
+			_bad=$((_bad + 1))
+			continue
+		fi
+		case $_err in
+		*"nvalid argument"*) ;;
+		*) note "$_params: not EINVAL: $_err"; _bad=$((_bad + 1)) ;;
+		esac
+		if ! dmesg_since "$_mark" | grep -q "$1: .*$_key"; then
+			note "$_params: no error naming $_key"
+			_bad=$((_bad + 1))
+		fi
+		if loaded "$1"; then
+			note "$_params: module loaded"
+			_bad=$((_bad + 1))
+		fi
+		[ -z "${3:-}" ] || no_threads "$3"
+	done
+	note "$_count hostile parameter sets"
+	check "$_count >= $2" "too few parameter sets ran"
+	check "$_bad == 0" "$_bad of $_count parameter sets misbehaved"
+}
+
 # ---- the runner ------------------------------------------------------------
 
 tests=""
