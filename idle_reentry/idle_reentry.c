@@ -254,7 +254,9 @@ static struct hook ir_hooks[] = {
 	{ HOOK_NAMES("do_idle"), ir_do_idle, true },
 	{ HOOK_NAMES("flush_smp_call_function_queue"), ir_flush, true },
 	{ HOOK_NAMES("schedule_idle"), ir_schedule_idle, true },
-	{ HOOK_NAMES("pick_next_task_fair"), ir_pick_fair, true },
+	/* 7.x inlines pick_next_task_fair(); the fair class's pick remains. */
+	{ HOOK_NAMES("pick_next_task_fair", "pick_task_fair"), ir_pick_fair,
+	  true },
 	{ HOOK_NAMES("sched_balance_newidle", "newidle_balance"), ir_newidle },
 	{ HOOK_NAMES("__flush_smp_call_function_queue"), ir_wake_poll },
 	{ HOOK_NAMES("generic_smp_call_function_single_interrupt"),
