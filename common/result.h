@@ -105,6 +105,38 @@ static inline void result_publish(struct result *r, const char *dir,
 			    &result_fops);
 }
 
+/*
+ * Build the result with @emit twice: without histogram buckets for the
+ * kernel log, then, unless the run was @interrupted, with them for debugfs
+ * in the folder @dir. @size must hold the longer text.
+ */
+static inline int result_report(struct result *r, const char *dir,
+				size_t size,
+				void (*emit)(struct seq_buf *sb, bool interrupted,
+					     bool buckets),
+				bool interrupted)
+{
+	struct seq_buf sb;
+	char *buf;
+
+	buf = vmalloc(size);
+	if (!buf)
+		return -ENOMEM;
+	seq_buf_init(&sb, buf, size);
+	emit(&sb, interrupted, false);
+	result_log(buf, seq_buf_used(&sb));
+	if (interrupted) {
+		vfree(buf);
+		return 0;
+	}
+	seq_buf_init(&sb, buf, size);
+	emit(&sb, false, true);
+	if (seq_buf_has_overflowed(&sb))
+		pr_warn("result truncated to %zu bytes\n", size);
+	result_publish(r, dir, buf, seq_buf_used(&sb));
+	return 0;
+}
+
 static ssize_t result_control_write(struct file *file,
 				    const char __user *ubuf, size_t count,
 				    loff_t *ppos)

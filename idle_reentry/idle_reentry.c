@@ -428,30 +428,14 @@ static size_t ir_result_size(void)
 /* Unhook, then print and publish the result. Called with ir_lock held. */
 static void ir_stop(bool interrupted)
 {
-	struct seq_buf sb;
-	size_t size;
-	char *buf;
-
 	if (!ir_running)
 		return;
 	ir_stop_ns = ktime_get_ns();
 	ir_unhook();
 	ir_running = false;
 
-	size = ir_result_size();
-	buf = vmalloc(size);
-	if (!buf) {
-		pr_err("no memory for the result\n");
-		return;
-	}
-	seq_buf_init(&sb, buf, size);
-	ir_emit(&sb, interrupted, false);
-	result_log(buf, seq_buf_used(&sb));
-	seq_buf_init(&sb, buf, size);
-	ir_emit(&sb, interrupted, true);
-	if (seq_buf_has_overflowed(&sb))
-		pr_warn("result truncated to %zu bytes\n", size);
-	result_publish(&result, KBUILD_MODNAME, buf, seq_buf_used(&sb));
+	result_report(&result, KBUILD_MODNAME, ir_result_size(), ir_emit,
+		      interrupted);
 }
 
 static void ir_stop_request(void)

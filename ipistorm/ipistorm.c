@@ -456,12 +456,12 @@ static size_t __init ipistorm_result_size(void)
 	return size;
 }
 
-/* Emit the result; @tot returns the callbacks summed over every sender. */
+/* Emit the result; the log's copy (no buckets) says when few callbacks polled. */
 static void __init ipistorm_emit(struct seq_buf *sb, bool interrupted,
-				 bool buckets, struct delivery *tot)
+				 bool buckets)
 {
 	u64 sent = 0, errors = 0, expected = 0, runtime, start = U64_MAX;
-	u64 end = 0, elapsed = 0;
+	u64 end = 0, elapsed = 0, callbacks;
 	struct delivery all = {};
 	struct hist *lat;
 	unsigned int i;
@@ -557,42 +557,11 @@ static void __init ipistorm_emit(struct seq_buf *sb, bool interrupted,
 	if (timing && lat)
 		hist_emit(sb, "total.", "lat", lat, false);
 	vfree(lat);
-	*tot = all;
-}
-
-static int __init ipistorm_report(bool interrupted)
-{
-	size_t size = ipistorm_result_size();
-	struct delivery all;
-	struct seq_buf sb;
-	u64 callbacks;
-	char *buf;
-
-	buf = vmalloc(size);
-	if (!buf)
-		return -ENOMEM;
-
-	/* The log gets the summary, debugfs the histograms as well. */
-	seq_buf_init(&sb, buf, size);
-	ipistorm_emit(&sb, interrupted, false, &all);
-	result_log(buf, seq_buf_used(&sb));
 
 	callbacks = all.poll + all.irq + all.other;
-	if (all.poll * 2 < callbacks)
+	if (!buckets && all.poll * 2 < callbacks)
 		pr_info("only %llu of %llu callbacks ran from a polling idle task: the TIF_POLLING/SM_IDLE path was hardly exercised (idle=poll, or an idle state that polls, makes it)\n",
 			all.poll, callbacks);
-
-	if (interrupted) {
-		vfree(buf);
-		return -EINTR;
-	}
-
-	seq_buf_init(&sb, buf, size);
-	ipistorm_emit(&sb, false, true, &all);
-	if (seq_buf_has_overflowed(&sb))
-		pr_warn("result truncated to %zu bytes\n", size);
-	result_publish(&result, KBUILD_MODNAME, buf, seq_buf_used(&sb));
-	return 0;
 }
 
 static int __init ipistorm_init(void)
@@ -604,7 +573,9 @@ static int __init ipistorm_init(void)
 		return ret;
 	ret = ipistorm_run();
 	if (!ret || ret == -EINTR)
-		ret = ipistorm_report(ret == -EINTR);
+		ret = result_report(&result, KBUILD_MODNAME,
+				    ipistorm_result_size(), ipistorm_emit,
+				    ret == -EINTR) ?: ret;
 	ipistorm_free_senders();
 	return ret;
 }

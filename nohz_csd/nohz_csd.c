@@ -393,9 +393,9 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
 	return "kicks go to the first idle CPU in nohz.idle_cpus_mask: watch that one";
 }
 
-static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets,
-		    const char **why)
+static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 {
+	const char *why;
 	struct nc_cpu *all;
 	unsigned int d;
 	char pfx[24];
@@ -437,12 +437,11 @@ static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets,
 		all->tick_stops += c->tick_stops;
 		hist_merge(&all->delay, &c->delay);
 	}
-	*why = NULL;
 	if (all) {
 		nc_emit_cpu(sb, "total.", all, false);
-		*why = nc_reason(all, !!nc_hooks[2].hooked);
-		if (*why)
-			seq_buf_printf(sb, "reason=%s\n", *why);
+		why = nc_reason(all, !!nc_hooks[2].hooked);
+		if (why)
+			seq_buf_printf(sb, "reason=%s\n", why);
 	}
 	vfree(all);
 }
@@ -460,11 +459,6 @@ static size_t nc_result_size(void)
 /* Stop the load, unhook, then print and publish. Called with nc_lock. */
 static void nc_stop(bool interrupted)
 {
-	struct seq_buf sb;
-	const char *why;
-	size_t size;
-	char *buf;
-
 	if (!nc_running)
 		return;
 	nc_stop_ns = ktime_get_ns();
@@ -472,20 +466,8 @@ static void nc_stop(bool interrupted)
 	nc_unhook();
 	nc_running = false;
 
-	size = nc_result_size();
-	buf = vmalloc(size);
-	if (!buf) {
-		pr_err("no memory for the result\n");
-		return;
-	}
-	seq_buf_init(&sb, buf, size);
-	nc_emit(&sb, interrupted, false, &why);
-	result_log(buf, seq_buf_used(&sb));
-	seq_buf_init(&sb, buf, size);
-	nc_emit(&sb, interrupted, true, &why);
-	if (seq_buf_has_overflowed(&sb))
-		pr_warn("result truncated to %zu bytes\n", size);
-	result_publish(&result, KBUILD_MODNAME, buf, seq_buf_used(&sb));
+	result_report(&result, KBUILD_MODNAME, nc_result_size(), nc_emit,
+		      interrupted);
 }
 
 static void nc_stop_request(void)
