@@ -301,16 +301,37 @@ test_ipistorm_offline_target_wait1() { offline_target 1; }
 test_ipistorm_offline_target_wait0() { offline_target 0; }
 
 # Loading and unloading many times leaks no memory: a leaked sender
-# (about 5 kB of slab each), result text (vmalloc) or per-CPU counters would
-# add up over 100 runs of one sender per CPU.
+# (about 5 kB of slab and a 16 kB stack each), result text (vmalloc) or
+# per-CPU counters would add up over 100 runs of one sender per CPU.
+#
+# Exited threads free their task and stack after an RCU grace period, and
+# each CPU caches up to two freed stacks (vmalloc memory), so the counters
+# are read when settled (the least of three readings a second apart) and
+# vmalloc may move by two stacks per CPU. A leak of one page per run
+# (400 kB) stays well beyond that on the test bed's 4 CPUs.
 meminfo() {
-	awk '/^(SUnreclaim|VmallocUsed|Percpu):/ { printf "%s ", $2 }' /proc/meminfo
+	for _r in 1 2 3; do
+		sleep 1
+		awk '/^(SUnreclaim|VmallocUsed|Percpu):/ { printf "%s ", $2 }' /proc/meminfo
+		echo
+	done | awk '{ for (i = 1; i <= NF; i++) if (NR == 1 || $i < m[i]) m[i] = $i }
+		END { printf "%d %d %d", m[1], m[2], m[3] }'
+}
+
+# Kernel stack size in kB: KernelStack over the number of threads, to the
+# nearest power of two (idle tasks have stacks but no /proc entry).
+stack_kb() {
+	_t=$(cat /proc/[0-9]*/task/[0-9]*/stat 2>/dev/null | wc -l)
+	awk -v t="$_t" '/^KernelStack:/ { s = $2 / t; k = 4
+		while (k * 1.5 < s) k *= 2; print k }' /proc/meminfo
 }
 
 test_ipistorm_no_leak() {
 	need_cpus 2
 	unload ipistorm
 	all=$(cat /sys/devices/system/cpu/online)
+	ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	slack=$((2 * ncpu * $(stack_kb) + 64))
 	i=0
 	while [ $i -lt 110 ]; do
 		[ $i = 10 ] && before=$(meminfo)
@@ -318,11 +339,11 @@ test_ipistorm_no_leak() {
 		i=$((i + 1))
 	done
 	after=$(meminfo)
-	note "SUnreclaim, VmallocUsed, Percpu (kB): before $before, after $after"
+	note "SUnreclaim, VmallocUsed, Percpu (kB): before $before, after $after; vmalloc slack $slack kB"
 	# shellcheck disable=SC2086 # three numbers each
 	set -- $before $after
 	check "$4 <= $1 + 1024" "unreclaimable slab grew by $(($4 - $1)) kB"
-	check "$5 <= $2 + 64" "vmalloc grew by $(($5 - $2)) kB"
+	check "$5 <= $2 + $slack" "vmalloc grew by $(($5 - $2)) kB"
 	check "$6 <= $3 + 64" "per-CPU memory grew by $(($6 - $3)) kB"
 }
 
