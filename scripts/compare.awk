@@ -1,8 +1,9 @@
 # compare.awk: the statistics and output of compare.sh (which see).
 # Input: iteration files, each group preceded by the assignments d=INDEX
 # label=LABEL dir=DIR. Variables: metrics ("key:lower|higher|none ..."),
-# primary, fmt, alpha, thresh, bench, params. Exit 2 on bad input (error on
-# stderr, nothing on stdout), 1 on a significant regression, else 0.
+# primary, title (its name in the normalized table), fmt, alpha, thresh,
+# bench, params. Exit 2 on bad input (error on stderr, nothing on stdout),
+# 1 on a significant regression, else 0.
 
 function err(msg) {
 	if (!failed) print "compare.sh: " msg >"/dev/stderr"
@@ -141,7 +142,7 @@ function text(    d, i, m, w, lw, line, cell) {
 	lw = 8
 	for (d = 0; d < nd; d++) if (length(dlabel[d]) > lw) lw = length(dlabel[d])
 	printf "%s %s\n\n", bench, params
-	printf "%-*s %8s\n", lw + 2, "kernel:", "time [pct imp]"
+	printf "%-*s %8s\n", lw + 2, "kernel:", title " [pct imp]"
 	for (d = 0; d < nd; d++)
 		printf "%-*s %8.2f %s\n", lw + 2, dlabel[d], norm[d, pm],
 			d ? sprintf("[%.2f%%]", mdirn[pm] == "lower" ? (1 - norm[d, pm]) * 100 : (norm[d, pm] - 1) * 100) : "[baseline]"

@@ -74,12 +74,18 @@ done
 bench=$(meta "$1" bench)
 case $bench in
 ipistorm)
-	primary=runtime_ns
+	title=time primary=runtime_ns
 	metrics="runtime_ns:lower total.ns_per_ipi:lower total.ipis_per_sec:higher total.lat_p50_ns:lower total.lat_p99_ns:lower total.poll_pct:higher"
 	;;
 idle_reentry)
-	primary=total.total_mean_ns
+	title=time primary=total.total_mean_ns
 	metrics="total.total_mean_ns:lower total.total_p50_ns:lower total.total_p99_ns:lower total.sched_mean_ns:lower total.flush_mean_ns:lower total.fast_pct:higher total.reentries:none"
+	;;
+nohz_csd)
+	# Counts over the same duration and load: kicks that ended in a nohz
+	# idle balance, kicks dropped, ksoftirqd woken from a kick.
+	title=balances primary=total.balanced
+	metrics="total.balanced:higher total.kicks:none total.kick_poll:none total.dropped:lower total.ksoftirqd_wakeups:lower"
 	;;
 *) bad "$1/meta.txt: unknown bench '$bench'" ;;
 esac
@@ -87,7 +93,7 @@ esac
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 set +e
-awk -v metrics="$metrics" -v primary="$primary" -v fmt="$fmt" -v alpha="$alpha" \
+awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
 	-v thresh="$thresh" -v bench="$bench" -v params="$(meta "$1" params)" \
 	-f "$(dirname "$0")/compare.awk" "${args[@]}" >"$out"
 rc=$?

@@ -4,9 +4,10 @@
 #   plot.sh [-n] hist DIR...
 #       latency histogram of each result directory, summed over its
 #       iterations (ipistorm: *.lat_hist_ns.*, idle_reentry:
-#       *.total_hist_ns.*), log x: DIR/latency-hist.{dat,gp,png}
+#       *.total_hist_ns.*, nohz_csd: *.delay_hist_ns.*), log x:
+#       DIR/latency-hist.{dat,gp,png}
 #   plot.sh [-n] [-o PREFIX] bars BASELINE OTHER...
-#       normalized runtime, mean +- stddev, per directory, from
+#       normalized primary metric, mean +- stddev, per directory, from
 #       `compare.sh -f csv`: PREFIX.{csv,dat,gp,png}
 #       (default PREFIX: BASELINE's parent/compare-BASELINE-vs-LAST)
 #     -n  write the data and the gnuplot input only, do not run gnuplot
@@ -49,6 +50,7 @@ hist() {
 	case $(sed -n 's/^bench=//p' "$d/meta.txt") in
 	ipistorm) key=lat ;;
 	idle_reentry) key=total ;;
+	nohz_csd) key=delay ;;
 	*) die "$d/meta.txt: unknown bench" ;;
 	esac
 	label=$(sed -n 's/^kernel=//p' "$d/meta.txt")
@@ -91,13 +93,14 @@ bars() {
 	awk -F, 'NR == 1 { next } NR == 2 { m = $2 } $2 != m { exit }
 		{ l = $4; gsub(/"/, "", l); printf "%d \"%s\" %s %s\n", NR - 2, l, $12, $13 }' \
 		"$prefix.csv" >"$prefix.dat"
-	local metric
+	local metric dir
 	metric=$(awk -F, 'NR == 2 { print $2 }' "$prefix.csv")
+	dir=$(awk -F, 'NR == 2 { print $3 }' "$prefix.csv")
 	cat >"$prefix.gp" <<EOF
 set terminal pngcairo noenhanced size 900,500
 set output '$prefix.png'
 set title "$metric normalized to the baseline (mean, stddev)"
-set ylabel "$metric / baseline mean (lower is better)"
+set ylabel "$metric / baseline mean ($dir is better)"
 set style fill solid 0.5
 set boxwidth 0.6
 set yrange [0:*]

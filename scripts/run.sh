@@ -3,7 +3,8 @@
 # machine, and keep every raw result with the machine's state (busybox sh).
 #
 #   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] BENCH [PARAM=VALUE...]
-#     BENCH      ipistorm or idle_reentry; PARAMs go to its insmod
+#     BENCH      ipistorm, idle_reentry or nohz_csd; PARAMs go to its insmod
+#                (idle_reentry and nohz_csd need duration= unless -s)
 #     -n N       iterations (default 5); the module is loaded and unloaded
 #                once per iteration
 #     -w N       warm-up iterations before them (default 1), kept as
@@ -34,7 +35,7 @@ INSMOD=${IPISTORM_INSMOD:-insmod}
 RMMOD=${IPISTORM_RMMOD:-rmmod}
 
 usage() {
-	echo "usage: $0 [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] ipistorm|idle_reentry [PARAM=VALUE...]" >&2
+	echo "usage: $0 [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] ipistorm|idle_reentry|nohz_csd [PARAM=VALUE...]" >&2
 	exit 2
 }
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -59,8 +60,8 @@ shift $((OPTIND - 1))
 bench=$1
 shift
 case $bench in
-ipistorm | idle_reentry) ;;
-*) bad "unknown benchmark '$bench' (ipistorm or idle_reentry)" ;;
+ipistorm | idle_reentry | nohz_csd) ;;
+*) bad "unknown benchmark '$bench' (ipistorm, idle_reentry or nohz_csd)" ;;
 esac
 case $n in
 '' | *[!0-9]*) bad "-n: '$n' is not a number of iterations" ;;
@@ -320,7 +321,7 @@ while [ "$i" -le "$n" ]; do
 	unload "$bench" || failed "rmmod $bench failed"
 	st=$(sed -n 's/^status=//p' "$f")
 	[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
-	echo "run.sh: $f: $(grep -E '^(runtime_ns|total\.total_mean_ns|total\.reentries)=' "$f" | join_lines ' ')" >&2
+	echo "run.sh: $f: $(grep -E '^(runtime_ns|total\.total_mean_ns|total\.reentries|total\.kicks|total\.balanced)=' "$f" | join_lines ' ')" >&2
 	i=$((i + 1))
 done
 kv status ok

@@ -207,3 +207,32 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	grep -q "^total.fast_pct (higher is better)" <<<"$output"
 	grep -q "^total.reentries (change shown, no direction)" <<<"$output"
 }
+
+@test "compare: nohz_csd fixtures, balances normalized, counts checked" {
+	run "$S/compare.sh" "$F/nohz_csd-6.1" "$F/nohz_csd-6.12"
+	[ "$status" -ne 2 ]
+	[[ ${lines[1]} == "kernel:"*"balances [pct imp]" ]]
+	for m in total.balanced total.kicks total.kick_poll total.dropped total.ksoftirqd_wakeups; do
+		grep -q "^$m (" <<<"$output" || { echo "no table for $m"; false; }
+	done
+	grep -q "^total.balanced (higher is better)" <<<"$output"
+	grep -q "^total.dropped (lower is better)" <<<"$output"
+	read -r m1 _ m2 _ < <(python_stats total.balanced "$F/nohz_csd-6.1" "$F/nohz_csd-6.12")
+	awk -v a="$m1" -v b="$m2" '/^total.balanced /{ t = 1 } t && $1 == "AMean" {
+		exit !($2 == sprintf("%.2f", a) && $5 == sprintf("%.2f", b)) }' <<<"$output"
+}
+
+@test "compare: fewer nohz idle balances are a regression" {
+	for d in a b; do
+		mkdir "$T/$d"
+		printf 'format=ipistorm-run/1\nbench=nohz_csd\nparams=load_cpus=0 duration=2\nstorm=\nkernel=k%s\nstatus=ok\n' "$d" >"$T/$d/meta.txt"
+	done
+	for i in 1 2 3; do
+		printf 'total.balanced=%s\ntotal.kicks=%s\ntotal.dropped=0\n' $((100 + i)) $((110 + i)) >"$T/a/iter-00$i.txt"
+		printf 'total.balanced=%s\ntotal.kicks=%s\ntotal.dropped=%s\n' $((10 + i)) $((110 + i)) $((99 + i)) >"$T/b/iter-00$i.txt"
+	done
+	run "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 1 ]
+	grep -q '^kb  *0.12 \[-88.24%\]$' <<<"$output"
+	[[ $output == *"regression: kb total.balanced: 88.24% worse than ka"* ]]
+}

@@ -29,6 +29,18 @@ setup() {
 	[[ $output == *"exists: refusing to overwrite"* ]]
 }
 
+@test "plot: nohz_csd kick delays, every balance counted once, higher is better" {
+	cp -r "$F/nohz_csd-6.1" "$F/nohz_csd-6.12" "$T/"
+	run "$S/plot.sh" -n hist "$T/nohz_csd-6.1"
+	[ "$status" -eq 0 ]
+	n=$(cat "$T"/nohz_csd-6.1/iter-*.txt | awk -F= '$1 ~ /^cpu[0-9]+\.delay_n$/ { s += $2 } END { print s }')
+	[ "$n" -gt 0 ]
+	[ "$(awk '!/^#/ { s += $2 } END { print s }' "$T/nohz_csd-6.1/latency-hist.dat")" -eq "$n" ]
+	run "$S/plot.sh" -n -o "$T/nc" bars "$T/nohz_csd-6.1" "$T/nohz_csd-6.12"
+	[ "$status" -eq 0 ]
+	grep -q 'total.balanced / baseline mean (higher is better)' "$T/nc.gp"
+}
+
 @test "plot: results without histogram lines are refused" {
 	mkdir "$T/nohist"
 	for f in "$T"/ipistorm-6.1/*; do

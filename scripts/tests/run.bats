@@ -9,10 +9,14 @@ setup() {
 	T=$BATS_TEST_TMPDIR
 	R=$T/root
 	cp -r "$F/sysfs-2s16" "$R"
-	mkdir -p "$T/mods/ipistorm" "$T/mods/idle_reentry" "$T/bin"
-	touch "$T/mods/ipistorm/ipistorm.ko" "$T/mods/idle_reentry/idle_reentry.ko"
+	for m in ipistorm idle_reentry nohz_csd; do
+		mkdir -p "$T/mods/$m"
+		touch "$T/mods/$m/$m.ko"
+	done
+	mkdir -p "$T/bin"
 	# fake insmod: log, snapshot C-state 3 and the governor, publish
-	# fixtures/ipistorm-6.1/iter-001.txt (or an idle_reentry result)
+	# fixtures/ipistorm-6.1/iter-001.txt, fixtures/nohz_csd-6.1/iter-001.txt
+	# (with STATUS as its status, if set) or an idle_reentry result
 	cat >"$T/bin/insmod" <<-'SH'
 	#!/bin/sh
 	m=$(basename "$1" .ko)
@@ -22,11 +26,11 @@ setup() {
 	mkdir -p "$R/sys/kernel/debug/$m" "$R/sys/module/$m/parameters"
 	echo ABCDEF0123 >"$R/sys/module/$m/srcversion"
 	echo 1.0 >"$R/sys/module/$m/version"
-	if [ "$m" = ipistorm ]; then
-		cp "$F/ipistorm-6.1/iter-001.txt" "$R/sys/kernel/debug/$m/result"
-	else
-		printf 'format=idle_reentry/1\nstatus=complete\ntotal.total_mean_ns=700\n' >"$R/sys/kernel/debug/$m/result"
-	fi
+	case $m in
+	ipistorm) cp "$F/ipistorm-6.1/iter-001.txt" "$R/sys/kernel/debug/$m/result" ;;
+	nohz_csd) sed "s/^status=.*/status=${STATUS:-complete}/" "$F/nohz_csd-6.1/iter-001.txt" >"$R/sys/kernel/debug/$m/result" ;;
+	*) printf 'format=idle_reentry/1\nstatus=complete\ntotal.total_mean_ns=700\n' >"$R/sys/kernel/debug/$m/result" ;;
+	esac
 	[ -z "${HANG_INSMOD:-}" ] || sleep 30
 	SH
 	cat >"$T/bin/rmmod" <<-'SH'
@@ -126,6 +130,23 @@ control: stop
 rmmod idle_reentry" ]
 	grep -qx "storm=pairs=0:1 numipi=20000" "$T/out/meta.txt"
 	grep -qx "total.total_mean_ns=700" "$T/out/iter-001.txt"
+}
+
+@test "run: nohz_csd, and a result that is not complete fails the run" {
+	run busybox sh "$S/run.sh" -n 2 -w 0 -o "$T/out" -m "$T/mods" nohz_csd load_cpus=0 duration=2
+	[ "$status" -eq 0 ]
+	[ "$(sed 's|/[^ ]*/||' "$R/calls")" = "insmod nohz_csd.ko load_cpus=0 duration=2
+rmmod nohz_csd
+insmod nohz_csd.ko load_cpus=0 duration=2
+rmmod nohz_csd" ]
+	grep -qx bench=nohz_csd "$T/out/meta.txt"
+	cmp "$T/out/iter-002.txt" "$F/nohz_csd-6.1/iter-001.txt"
+	[[ $output == *"total.kicks="*"total.balanced="* ]]
+	STATUS=interrupted run busybox sh "$S/run.sh" -n 2 -w 0 -o "$T/out2" -m "$T/mods" nohz_csd duration=2
+	[ "$status" -eq 1 ]
+	[[ $output == *"iteration 1: result status=interrupted"* ]]
+	grep -qx status=failed "$T/out2/meta.txt"
+	[ "$(grep -c '^rmmod nohz_csd$' "$R/calls")" -eq 3 ]
 }
 
 @test "run: warm-up iterations are kept apart" {
