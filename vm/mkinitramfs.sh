@@ -1,7 +1,9 @@
 #!/bin/bash
-# mkinitramfs.sh NAME: pack busybox, the suite's runner and tests and the
-# modules built for matrix kernel NAME (build/NAME) into build/NAME/initramfs.gz,
-# laid out as in the source tree under /suite. Prints the image's path.
+# mkinitramfs.sh NAME: pack busybox, the suite's runner, scripts and tests
+# and the modules built for matrix kernel NAME (build/NAME) into
+# build/NAME/initramfs.gz, laid out as in the source tree under /suite, plus
+# the host's bash and trace-cmd with their libraries when installed (for
+# trace.sh). Prints the image's path.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +20,23 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,suite/scripts}
 cp "$busybox" "$root/bin/busybox"
 install -m 755 "$VM_DIR/init" "$root/init"
-cp "$TOP"/scripts/*.sh "$root/suite/scripts/"
+cp "$TOP"/scripts/*.sh "$TOP"/scripts/*.awk "$root/suite/scripts/"
+mkdir -p "$root/suite/scripts/tests"
+cp "$TOP"/scripts/tests/*.sh "$root/suite/scripts/tests/"
+
+# host_bin PROGRAM: copy a dynamically linked host program and the shared
+# libraries it needs, at their paths (bash and trace-cmd, for trace.sh).
+host_bin() {
+	local p lib
+	p=$(command -v "$1") || return 0
+	cp -L "$p" "$root/bin/"
+	for lib in $(ldd "$p" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+host_bin bash
+host_bin trace-cmd
 for ko in "$out"/*/*.ko; do
 	[ -f "$ko" ] || die "no modules in $out: run build-modules.sh $name"
 	mod=$(basename "$(dirname "$ko")")
