@@ -4,7 +4,8 @@
 #
 #   trace.sh [-o DIR] [-g] -- COMMAND [ARG...]
 #     -o DIR  output directory, must not exist (default trace-<date>)
-#     -g      add function_graph limited to schedule_idle
+#     -g      add function_graph on schedule_idle alone: its duration per
+#             call, callees not traced
 #   trace.sh -S REPORT
 #           only summarize an existing `trace-cmd report` text
 #
@@ -96,7 +97,9 @@ for e in sched/sched_switch sched/sched_wakeup sched/sched_wake_idle_without_ipi
 	fi
 done
 ((${#events[@]} > 0)) || die "none of the events exists in $tracefs/events"
-((graph == 0)) || events+=(-p function_graph -g schedule_idle)
+# Only schedule_idle() is patched (-l): a graph of all its callees would
+# patch every function of the kernel and weigh on every call measured.
+((graph == 0)) || events+=(-p function_graph -g schedule_idle -l schedule_idle)
 
 out=${out:-trace-$(date +%Y%m%d-%H%M%S)}
 [[ ! -e $out ]] || die "$out exists: refusing to overwrite it"

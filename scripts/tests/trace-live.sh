@@ -3,19 +3,16 @@
 # tests cover its options and summary on recorded text): around a storm it
 # must record how every call reached the target.
 
-# trace_storm NUMIPI [TRACE.SH OPTIONS]: a traced storm from the first CPU
-# to the next; the summary in $TMP/trace/summary.txt, the result in
-# $TMP/ipistorm.
+# trace_storm: a traced 2000-call storm from the first CPU to the next; the
+# summary in $TMP/trace/summary.txt, the result in $TMP/ipistorm.
 trace_storm() {
-	_n=$1
-	shift
 	need_cpus 2
 	command -v bash >/dev/null || skip "no bash"
 	command -v trace-cmd >/dev/null || skip "no trace-cmd"
 	unload ipistorm
 	rm -rf "$TMP/trace"
-	if ! bash "$SUITE/scripts/trace.sh" "$@" -o "$TMP/trace" -- \
-		insmod "$(ko ipistorm)" numipi="$_n" single=1 wait=1 \
+	if ! bash "$SUITE/scripts/trace.sh" -o "$TMP/trace" -- \
+		insmod "$(ko ipistorm)" numipi=2000 single=1 wait=1 \
 		cpulist="$(cpu 0)" offset=1 >"$TMP/trace.out" 2>&1; then
 		sed 's/^/# /' "$TMP/trace.out"
 		fail "trace.sh failed"
@@ -36,7 +33,7 @@ tr_count() {
 # sched_wake_idle_without_ipi on the sender, every other one as a real IPI
 # taken on the target.
 test_trace_storm() {
-	trace_storm 2000
+	trace_storm
 	s=$(cpu 0) t=$(($(cpu 0) + 1))
 	poll=$(val ipistorm total.cb_poll) irq=$(val ipistorm total.cb_irq)
 	wake=$(tr_count sched_wake_idle_without_ipi "$s")
@@ -46,15 +43,4 @@ test_trace_storm() {
 		"$wake wake_idle_without_ipi events for $poll polled callbacks"
 	check "$cfs >= $irq && $cfs <= $irq * 1.1 + 20" \
 		"$cfs call-function IPIs taken for $irq callbacks in hard IRQ"
-}
-
-# -g adds the function graph of schedule_idle: the idle task's re-entries on
-# the target show in the report.
-test_trace_graph() {
-	cmdline_has idle=poll || skip "boot with idle=poll"
-	trace_storm 500 -g
-	t=$(($(cpu 0) + 1))
-	n=$(grep -c "\\[00*$t\\].*funcgraph_entry:.*schedule_idle()" "$TMP/trace/report.txt" || true)
-	note "$n schedule_idle() entries on cpu$t for $(val ipistorm total.cb_poll) polled callbacks"
-	check "$n >= $(val ipistorm total.cb_poll) * 0.9" "$n schedule_idle() entries in the graph"
 }
