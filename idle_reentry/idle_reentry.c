@@ -99,13 +99,12 @@ static inline struct ir_cpu *ir_this(void)
 }
 
 /*
- * Hooks. They run with preemption off (idle task, runqueue lock or hard
- * IRQ); ftrace_test_recursion_trylock() keeps that true and guards against
- * recursion through anything they call.
+ * Hooks: IR_HOOK(name) wraps the body name_on() that precedes it, which
+ * works on this CPU's state. They run with preemption off (idle task,
+ * runqueue lock or hard IRQ); the recursion lock HOOK_ON() takes keeps that
+ * true and guards against recursion through anything they call.
  */
-#define IR_HOOK(name)							\
-static void name(unsigned long ip, unsigned long parent_ip,		\
-		 struct ftrace_ops *op, struct ftrace_regs *fregs)
+#define IR_HOOK(name) HOOK_ON(name, ir_this)
 
 static void ir_round_end(struct ir_cpu *c, u64 now)
 {
@@ -130,125 +129,81 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
 	c->woke[w]++;
 }
 
-IR_HOOK(ir_do_idle)
+static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 {
-	struct ir_cpu *c;
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = ir_this();
-	if (c) {
-		ir_round_end(c, sched_clock());
-		c->rounds++;
-		c->phase = PHASE_NONE;
-		c->wake = 0;
-		c->pick_fair = 0;
-		c->newidle = 0;
-	}
-	ftrace_test_recursion_unlock(bit);
+	ir_round_end(c, sched_clock());
+	c->rounds++;
+	c->phase = PHASE_NONE;
+	c->wake = 0;
+	c->pick_fair = 0;
+	c->newidle = 0;
 }
 
-IR_HOOK(ir_flush)
-{
-	struct ir_cpu *c;
-	int bit;
+IR_HOOK(ir_do_idle)
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = ir_this();
-	if (c && c->phase == PHASE_NONE && is_idle_task(current) &&
-	    !in_hardirq()) {
+static __always_inline void ir_flush_on(struct ir_cpu *c)
+{
+	if (c->phase == PHASE_NONE && is_idle_task(current) && !in_hardirq()) {
 		c->t_flush = sched_clock();
 		c->phase = PHASE_FLUSH;
 	}
-	ftrace_test_recursion_unlock(bit);
 }
 
-IR_HOOK(ir_schedule_idle)
-{
-	struct ir_cpu *c;
-	int bit;
+IR_HOOK(ir_flush)
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = ir_this();
-	if (c && c->phase == PHASE_FLUSH) {
+static __always_inline void ir_schedule_idle_on(struct ir_cpu *c)
+{
+	if (c->phase == PHASE_FLUSH) {
 		c->t_sched = sched_clock();
 		c->nivcsw = current->nivcsw;
 		c->phase = PHASE_SCHED;
 	}
-	ftrace_test_recursion_unlock(bit);
 }
 
-/* Count a call made while the idle task is inside schedule_idle(). */
-static __always_inline void ir_count(unsigned long ip, unsigned long parent_ip,
-				     bool newidle)
-{
-	struct ir_cpu *c;
-	int bit;
+IR_HOOK(ir_schedule_idle)
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = ir_this();
-	if (c && c->phase == PHASE_SCHED && is_idle_task(current)) {
-		if (newidle)
-			c->newidle++;
-		else
-			c->pick_fair++;
-	}
-	ftrace_test_recursion_unlock(bit);
+/* Calls made while the idle task is inside schedule_idle(). */
+static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
+{
+	if (c->phase == PHASE_SCHED && is_idle_task(current))
+		c->pick_fair++;
 }
 
 IR_HOOK(ir_pick_fair)
+
+static __always_inline void ir_newidle_on(struct ir_cpu *c)
 {
-	ir_count(ip, parent_ip, false);
+	if (c->phase == PHASE_SCHED && is_idle_task(current))
+		c->newidle++;
 }
 
 IR_HOOK(ir_newidle)
-{
-	ir_count(ip, parent_ip, true);
-}
 
 /*
  * Mark what happened on this CPU since the round began. The queue flush
  * only counts as a polling wake-up when the idle task itself runs it.
  */
-static __always_inline void ir_mark(unsigned long ip, unsigned long parent_ip,
-				    unsigned int w)
+static __always_inline void ir_wake_poll_on(struct ir_cpu *c)
 {
-	struct ir_cpu *c;
-	int bit;
-
-	if (w == WAKE_POLL && (!is_idle_task(current) || in_hardirq()))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = ir_this();
-	if (c)
-		c->wake |= BIT(w);
-	ftrace_test_recursion_unlock(bit);
+	if (is_idle_task(current) && !in_hardirq())
+		c->wake |= BIT(WAKE_POLL);
 }
 
 IR_HOOK(ir_wake_poll)
+
+static __always_inline void ir_wake_ipi_on(struct ir_cpu *c)
 {
-	ir_mark(ip, parent_ip, WAKE_POLL);
+	c->wake |= BIT(WAKE_IPI);
 }
 
 IR_HOOK(ir_wake_ipi)
+
+static __always_inline void ir_wake_timer_on(struct ir_cpu *c)
 {
-	ir_mark(ip, parent_ip, WAKE_IPI);
+	c->wake |= BIT(WAKE_TIMER);
 }
 
 IR_HOOK(ir_wake_timer)
-{
-	ir_mark(ip, parent_ip, WAKE_TIMER);
-}
 
 static struct hook ir_hooks[] = {
 	{ HOOK_NAMES("do_idle"), ir_do_idle, true },
@@ -286,19 +241,18 @@ static noinline void ir_calib_target(void)
 
 static struct ir_cpu *ir_calib_state;
 
-IR_HOOK(ir_calib_hook)
+static inline struct ir_cpu *ir_calib_this(void)
 {
-	struct ir_cpu *c;
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = READ_ONCE(ir_calib_state);
-	if (c && c->phase == PHASE_NONE)
-		c->t_flush = sched_clock();
-	ftrace_test_recursion_unlock(bit);
+	return READ_ONCE(ir_calib_state);
 }
+
+static __always_inline void ir_calib_hook_on(struct ir_cpu *c)
+{
+	if (c->phase == PHASE_NONE)
+		c->t_flush = sched_clock();
+}
+
+HOOK_ON(ir_calib_hook, ir_calib_this)
 
 static u64 __init ir_calib_run(void)
 {

@@ -196,57 +196,34 @@ static struct kprobe nc_wake_probe = {
 };
 
 /* ftrace hooks: the SCHED_SOFTIRQ handler, the balance, tick stops. */
-#define NC_HOOK(name)							\
-static void name(unsigned long ip, unsigned long parent_ip,		\
-		 struct ftrace_ops *op, struct ftrace_regs *fregs)
+#define NC_HOOK(name) HOOK_ON(name, nc_this)
 
-NC_HOOK(nc_softirq)
+static __always_inline void nc_softirq_on(struct nc_cpu *c)
 {
-	struct nc_cpu *c;
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = nc_this();
-	if (c) {
-		c->balance_window = c->await;
-		c->softirqs += c->await;
-		c->await = false;
-	}
-	ftrace_test_recursion_unlock(bit);
+	c->balance_window = c->await;
+	c->softirqs += c->await;
+	c->await = false;
 }
 
-NC_HOOK(nc_balance)
-{
-	struct nc_cpu *c;
-	int bit;
+NC_HOOK(nc_softirq)
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = nc_this();
-	if (c && c->balance_window) {
+static __always_inline void nc_balance_on(struct nc_cpu *c)
+{
+	if (c->balance_window) {
 		c->balance_window = false;
 		c->balanced++;
 		hist_add(&c->delay, sched_clock() - c->t_kick);
 	}
-	ftrace_test_recursion_unlock(bit);
+}
+
+NC_HOOK(nc_balance)
+
+static __always_inline void nc_tick_stop_on(struct nc_cpu *c)
+{
+	c->tick_stops++;
 }
 
 NC_HOOK(nc_tick_stop)
-{
-	struct nc_cpu *c;
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	c = nc_this();
-	if (c)
-		c->tick_stops++;
-	ftrace_test_recursion_unlock(bit);
-}
 
 static struct hook nc_hooks[] = {
 	{ HOOK_NAMES("sched_balance_softirq", "run_rebalance_domains"),
