@@ -42,12 +42,7 @@ for k in "${kernels[@]}"; do
 	*=*)
 		label=${k%%=*} spec=${k#*=}
 		IFS=: read -r image build sm <<<"$spec"
-		[ -f "$image" ] || die "$label: no kernel image $image"
-		[ -f "$build/Makefile" ] || die "$label: $build is not a kernel build directory"
-		dir=$(kernel_dir "$label")
-		mkdir -p "$dir"
-		printf '%s\n' "name=$label" "builder=own" "abi=$label" "sm_idle=${sm:-}" \
-			"vmlinuz=$(realpath "$image")" "kdir=$(realpath "$build")" >"$dir/kernel.env"
+		register_own_kernel "$label" "$image" "$build" "${sm:-}"
 		names+=("$label")
 		;;
 	*)

@@ -56,3 +56,15 @@ apt_mirror() {
 			/etc/apt/sources.list 2>/dev/null
 	} | head -n 1 || true
 }
+
+# register_own_kernel LABEL IMAGE BUILD [SM_IDLE]: make a kernel one built
+# oneself known to the test bed under LABEL, like a fetched one.
+register_own_kernel() {
+	local dir
+	[ -f "$2" ] || die "$1: no kernel image $2"
+	[ -f "$3/Makefile" ] || die "$1: $3 is not a kernel build directory"
+	dir=$(kernel_dir "$1")
+	mkdir -p "$dir"
+	printf '%s\n' "name=$1" "builder=own" "abi=$1" "sm_idle=${4:-}" \
+		"vmlinuz=$(realpath "$2")" "kdir=$(realpath "$3")" >"$dir/kernel.env"
+}

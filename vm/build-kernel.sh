@@ -1,0 +1,37 @@
+#!/bin/bash
+# build-kernel.sh SRC OUT: build the kernel source tree SRC out of tree in
+# OUT (reused: later builds are incremental) with x86_64_defconfig and the
+# test bed's fragment vm/kernel.config, ccache when installed. Prints the
+# path of the kernel image. OUT then serves as KDIR for the suite's
+# modules.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+src=${1:?usage: build-kernel.sh SRC OUT}
+out=${2:?usage: build-kernel.sh SRC OUT}
+if [ ! -f "$src/Makefile" ] || [ ! -d "$src/kernel/sched" ]; then
+	die "$src is not a kernel source tree"
+fi
+mkdir -p "$out"
+out=$(realpath "$out")
+mk=(make -C "$src" O="$out" -j"$(nproc)")
+command -v ccache >/dev/null && mk+=(CC="ccache gcc")
+
+if [ ! -f "$out/.config" ] || [ "$VM_DIR/kernel.config" -nt "$out/.config" ]; then
+	"${mk[@]}" x86_64_defconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+		"$VM_DIR/kernel.config" >/dev/null
+	"${mk[@]}" olddefconfig >/dev/null
+	# merge_config.sh -m leaves what the fragment asked for but Kconfig
+	# refused: name it instead of building something else.
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=n) grep -qx "# ${line%=n} is not set" "$out/.config" ||
+			! grep -q "^${line%=n}=" "$out/.config" || die "kernel.config: $line refused" ;;
+		CONFIG_*) grep -qx "$line" "$out/.config" || die "kernel.config: $line refused" ;;
+		esac
+	done <"$VM_DIR/kernel.config"
+fi
+"${mk[@]}" >"$out/build.log" 2>&1 || { tail -n 40 "$out/build.log" >&2; die "build failed (see $out/build.log)"; }
+printf '%s\n' "$out/arch/x86/boot/bzImage"
