@@ -124,35 +124,57 @@ static inline unsigned int hist_used(const struct hist *h)
 }
 
 /*
- * Emit the summary keys of @h as "<pfx><name>_<stat>_ns=<value>" lines and,
- * when @buckets, one "<pfx><name>_hist_ns.<lower>=<count>" line per used
- * bucket.
+ * Emit the summary keys of @h, whose values are in units of @div/@mul ns
+ * (1/1 for nanoseconds), as "<pfx><name>_<stat>_ns=<value>" lines in
+ * nanoseconds and, when @buckets, one "<pfx><name>_hist_ns.<lower>=<count>"
+ * line per used bucket (buckets whose lower bounds convert to the same
+ * nanosecond are merged).
  */
-static inline void hist_emit(struct seq_buf *s, const char *pfx,
-			     const char *name, const struct hist *h,
-			     bool buckets)
+static inline void hist_emit_scaled(struct seq_buf *s, const char *pfx,
+				    const char *name, const struct hist *h,
+				    bool buckets, u32 mul, u32 div)
 {
 	static const struct { const char *key; unsigned int q; } qs[] = {
 		{ "p50", 500 }, { "p90", 900 }, { "p99", 990 }, { "p999", 999 },
 	};
+	u64 lower, count = 0, prev = 0;
 	unsigned int i;
 
 	seq_buf_printf(s, "%s%s_n=%llu\n", pfx, name, h->n);
 	if (!h->n)
 		return;
-	seq_buf_printf(s, "%s%s_min_ns=%llu\n", pfx, name, h->min);
+	seq_buf_printf(s, "%s%s_min_ns=%llu\n", pfx, name,
+		       mul_u64_u32_div(h->min, mul, div));
 	seq_buf_printf(s, "%s%s_mean_ns=%llu\n", pfx, name,
-		       div64_u64(h->sum, h->n));
+		       mul_u64_u32_div(div64_u64(h->sum, h->n), mul, div));
 	for (i = 0; i < ARRAY_SIZE(qs); i++)
 		seq_buf_printf(s, "%s%s_%s_ns=%llu\n", pfx, name, qs[i].key,
-			       hist_quantile(h, qs[i].q));
-	seq_buf_printf(s, "%s%s_max_ns=%llu\n", pfx, name, h->max);
+			       mul_u64_u32_div(hist_quantile(h, qs[i].q),
+					       mul, div));
+	seq_buf_printf(s, "%s%s_max_ns=%llu\n", pfx, name,
+		       mul_u64_u32_div(h->max, mul, div));
 	if (!buckets)
 		return;
-	for (i = 0; i < HIST_BUCKETS; i++)
-		if (h->count[i])
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->count[i])
+			continue;
+		lower = mul_u64_u32_div(hist_lower(i), mul, div);
+		if (count && lower != prev) {
 			seq_buf_printf(s, "%s%s_hist_ns.%llu=%llu\n", pfx, name,
-				       hist_lower(i), h->count[i]);
+				       prev, count);
+			count = 0;
+		}
+		prev = lower;
+		count += h->count[i];
+	}
+	seq_buf_printf(s, "%s%s_hist_ns.%llu=%llu\n", pfx, name, prev, count);
+}
+
+static inline void hist_emit(struct seq_buf *s, const char *pfx,
+			     const char *name, const struct hist *h,
+			     bool buckets)
+{
+	hist_emit_scaled(s, pfx, name, h, buckets, 1, 1);
 }
 
 #endif /* IPISTORM_HIST_H */

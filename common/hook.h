@@ -18,6 +18,7 @@
 struct hook {
 	const char * const *names;	/* candidates, the first found is hooked */
 	ftrace_func_t func;
+	unsigned long flags;		/* FTRACE_OPS_FL_* */
 	bool required;			/* insmod fails without it */
 	const char *hooked;		/* the candidate that matched */
 	bool registered;
@@ -60,6 +61,7 @@ static inline int hook_register(struct hook *h)
 		strscpy(buf, *name, sizeof(buf));
 		memset(&h->ops, 0, sizeof(h->ops));
 		h->ops.func = h->func;
+		h->ops.flags = h->flags;
 		if (ftrace_set_filter(&h->ops, buf, strlen(buf), 1))
 			continue;
 		ret = register_ftrace_function(&h->ops);

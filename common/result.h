@@ -8,8 +8,12 @@
 #ifndef IPISTORM_RESULT_H
 #define IPISTORM_RESULT_H
 
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/printk.h>
@@ -58,18 +62,116 @@ static inline void result_pct(struct seq_buf *s, const char *pfx,
 	result_ratio(s, pfx, key, part * 100, whole);
 }
 
-/* Print each line of @text to the kernel log. */
+/* Whether the result line @line holds per-CPU or per-sender detail. */
+static inline bool result_is_detail(const char *line)
+{
+	static const char * const pfx[] = { "cpu", "sender" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pfx); i++) {
+		size_t n = strlen(pfx[i]);
+
+		if (!strncmp(line, pfx[i], n) && isdigit(line[n]))
+			return true;
+	}
+	return false;
+}
+
+#define RESULT_LOG_LINE	160
+
+/* Lines of at most RESULT_LOG_LINE bytes, filled word by word. */
+struct result_line {
+	char buf[RESULT_LOG_LINE];
+	size_t used;
+	const char *lead;	/* starts every line */
+};
+
+static inline void result_line_flush(struct result_line *l)
+{
+	if (l->used)
+		pr_info("%s\n", l->buf);
+	l->used = 0;
+}
+
+static inline void result_line_add(struct result_line *l, const char *word,
+				   int n)
+{
+	if (l->used && l->used + 1 + n >= sizeof(l->buf))
+		result_line_flush(l);
+	if (!l->used)
+		l->used = scnprintf(l->buf, sizeof(l->buf), "%s", l->lead);
+	l->used += scnprintf(l->buf + l->used, sizeof(l->buf) - l->used,
+			     "%s%.*s", l->used ? " " : "", n, word);
+}
+
+/*
+ * Print the summary of the result @text to the kernel log, whatever the
+ * number of CPUs: its keys that are not per CPU or per sender, several to a
+ * line, and "status=" last on a line of its own. The whole result, details
+ * included, stays in debugfs. A run thus prints a bounded number of lines
+ * (the log of a 512-CPU server goes to a slow serial console, and a flood
+ * of printk from atomic context can trip the lockup detectors).
+ */
 static inline void result_log(const char *text, size_t len)
 {
-	const char *p = text, *end = text + len, *nl;
+	const char *p = text, *end = text + len, *nl, *status = NULL;
+	struct result_line l = { .lead = "" };
+	int n, status_len = 0;
 
-	while (p < end) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end;
-		pr_info("%.*s\n", (int)(nl - p), p);
-		p = nl + 1;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p) ?: end;
+		n = nl - p;
+		if (!n || result_is_detail(p))
+			continue;
+		if (!strncmp(p, "status=", 7)) {
+			status = p;
+			status_len = n;
+			continue;
+		}
+		result_line_add(&l, p, n);
 	}
+	result_line_flush(&l);
+	if (status)
+		pr_info("%.*s\n", status_len, status);
+}
+
+/*
+ * Print "start" and every parameter of the module with its value, several
+ * to a line (a long value is cut, the result has it whole), as the first
+ * line(s) of a run in the kernel log.
+ */
+static inline void result_log_params(void)
+{
+	const struct module *mod = THIS_MODULE;
+	struct result_line l = { .lead = "start" };
+	char *val, *word;
+	unsigned int i;
+
+	val = (char *)__get_free_page(GFP_KERNEL);
+	word = kmalloc(RESULT_LOG_LINE, GFP_KERNEL);
+	if (!val || !word)
+		goto out;
+	kernel_param_lock(THIS_MODULE);
+	for (i = 0; mod && i < mod->num_kp; i++) {
+		const struct kernel_param *kp = &mod->kp[i];
+		int n, cut;
+
+		if (!kp->ops->get || !(kp->perm & 0444))
+			continue;
+		n = kp->ops->get(val, kp);
+		if (n < 0)
+			continue;
+		n = strcspn(val, "\n");
+		cut = min(n, RESULT_LOG_LINE / 4);
+		n = scnprintf(word, RESULT_LOG_LINE / 2, "%s=%.*s%s", kp->name,
+			      cut, val, n > cut ? "..." : "");
+		result_line_add(&l, word, n);
+	}
+	kernel_param_unlock(THIS_MODULE);
+	result_line_flush(&l);
+out:
+	kfree(word);
+	free_page((unsigned long)val);
 }
 
 static ssize_t result_read(struct file *file, char __user *ubuf, size_t count,

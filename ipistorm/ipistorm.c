@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ipistorm - smp_call_function storms, timed per call, with the way each
- * callback reached its target CPU: run by the idle task after a TIF_POLLING
- * "IPI" (TIF_NEED_RESCHED set instead of an interrupt), run in hard-IRQ
- * context after a real IPI, or run elsewhere.
+ * call reached its target CPU seen from both ends:
+ *  - the sender's: what the kernel decided when it queued the call (set
+ *    TIF_NEED_RESCHED on a target idling with TIF_POLLING_NRFLAG instead
+ *    of sending an IPI, send an IPI, or neither because the target's queue
+ *    already held a call whose notification covers this one);
+ *  - the target's: in which context the callback ran (the idle task
+ *    outside hard IRQ: the polling path; hard IRQ: a real IPI; other).
  *
  *   insmod ipistorm.ko numipi=100000 single=1 offset=8 cpulist=8 wait=1
  *
  * The storm runs inside insmod: one kthread per sender, bound to its CPU,
- * released together. The result is printed to the kernel log and kept in
- * /sys/kernel/debug/ipistorm/result until rmmod.
+ * released together. A summary goes to the kernel log; the whole result
+ * stays in /sys/kernel/debug/ipistorm/result until rmmod.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -29,42 +34,93 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/tsc.h>
+#endif
 
 #include "../common/hist.h"
+#include "../common/hook.h"
 #include "../common/result.h"
 #include "../common/thread.h"
 
 #define IPISTORM_FORMAT		"ipistorm/1"
 #define MAX_NUMIPI		1000000000UL
 #define MAX_TIMEOUT_S		3600U
+#define DEFAULT_TIME_CAP_S	600U
 #define MAX_DELAY_US		1000000U
+#define MAX_PAIRS_LEN		16384U
+#define OFFSET_UNSET		INT_MIN
 #define TARGET_ALL		(-1)
 
+/* A count of calls is what the published runs give: the same work each run. */
 static unsigned long numipi;
 module_param(numipi, ulong, 0444);
 MODULE_PARM_DESC(numipi, "Calls per sender, fixed-count mode (calls, default 0: unset; give numipi or timeout)");
 
+/* A fixed time instead, for rates on machines of unknown speed. */
 static unsigned int timeout;
 module_param(timeout, uint, 0444);
 MODULE_PARM_DESC(timeout, "Storm length, timed mode (seconds, default 0: unset; max 3600)");
 
+/* A count on a slow or overloaded machine must still end insmod. */
+static unsigned int time_cap;
+module_param(time_cap, uint, 0444);
+MODULE_PARM_DESC(time_cap, "Fixed-count mode: end the storm after this long even if calls remain, status=capped (seconds, default 0: 600; max 3600)");
+
+/* The published command line's form: senders, each to sender + offset. */
 static char *cpulist;
 module_param(cpulist, charp, 0444);
-MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8 (default unset; give cpulist or pairs)");
+MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs)");
 
-static int offset = 1;
+static int offset = OFFSET_UNSET;
 module_param(offset, int, 0444);
 MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + offset (CPUs, default 1)");
 
+/*
+ * Any pairing, as topology.sh picks them. Longer than the 1024 characters
+ * of a charp parameter: a 512-CPU server has 256 disjoint pairs.
+ */
 static char *pairs;
-module_param(pairs, charp, 0444);
-MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset)");
+static int pairs_set(const char *val, const struct kernel_param *kp)
+{
+	size_t len = strnlen(val, MAX_PAIRS_LEN + 1);
 
+	if (len > MAX_PAIRS_LEN) {
+		pr_err("pairs=%.32s...: longer than %u characters\n", val,
+		       MAX_PAIRS_LEN);
+		return -EINVAL;
+	}
+	kfree(pairs);
+	pairs = kstrndup(val, len, GFP_KERNEL);
+	return pairs ? 0 : -ENOMEM;
+}
+
+static int pairs_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n", pairs ?: "(null)");
+}
+
+static void pairs_free(void *arg)
+{
+	kfree(pairs);
+	pairs = NULL;
+}
+
+static const struct kernel_param_ops pairs_ops = {
+	.set	= pairs_set,
+	.get	= pairs_get,
+	.free	= pairs_free,
+};
+module_param_cb(pairs, &pairs_ops, NULL, 0444);
+MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset; up to 16384 characters)");
+
+/* The polling path is single-target only: the choice must be explicit. */
 static int single = -1;
 module_param(single, int, 0444);
-MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (default 1 with pairs, 0 with cpulist)");
+MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (required with cpulist; pairs imply 1)");
 
 static int wait = 1;
 module_param(wait, int, 0444);
@@ -74,9 +130,18 @@ static unsigned int delay;
 module_param(delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between calls (microseconds, default 0: never sleep; max 1000000)");
 
+/* Per-call timing costs two clock reads per call; 0 leaves the bare loop. */
 static int timing = 1;
 module_param(timing, int, 0444);
 MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the storm only, for the least overhead (default 1)");
+
+/*
+ * The sender's view of delivery costs a tracepoint and a hook per call:
+ * about 10 % more instructions per call under QEMU, so it is asked for.
+ */
+static int witness;
+module_param(witness, int, 0444);
+MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
 
 /* Where the callbacks of one sender ran; one instance per target CPU. */
 struct delivery {
@@ -94,38 +159,158 @@ struct sender {
 
 	/* Written by the sender thread when its storm ends. */
 	u64 sent;
-	u64 errors;
-	int error;
 	u64 expected;
+	int error;
+	bool capped;
 	u64 start_ns;
 	u64 end_ns;
 
-	/* Written by the sender thread on every call. */
-	struct hist lat ____cacheline_aligned_in_smp;
+	/* Written on the sender's CPU on every call, by it or its probes. */
+	u64 no_ipi ____cacheline_aligned_in_smp;
+	u64 decided;
+	struct hist lat;
 };
 
 static struct sender **senders;
 static unsigned int nr_senders;
+static DEFINE_PER_CPU(struct sender *, witness_sender);
 
 static struct {
 	bool stop ____cacheline_aligned_in_smp;
 	atomic_t running ____cacheline_aligned_in_smp;
 	struct completion go;
 	struct completion done;
+	bool capped;
 } storm;
 
 static struct result result;
 
+/* ---- clock ------------------------------------------------------------ */
+
+/*
+ * Calls are timed with the TSC where it ticks at a constant rate and the
+ * kernel trusts it (synchronised, not marked unstable): one instruction per
+ * read, converted to nanoseconds once, at report time; sched_clock()
+ * elsewhere. Both reads of a call are made by its sender, busy on its own
+ * CPU, so a TSC that stops in deep idle states does no harm.
+ */
+static bool clock_tsc;
+
+static void __init clock_init(void)
+{
+#ifdef CONFIG_X86
+	clock_tsc = boot_cpu_has(X86_FEATURE_TSC) &&
+		    boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+		    !check_tsc_unstable() && tsc_khz;
+#endif
+}
+
+static __always_inline u64 clock_read(void)
+{
+#ifdef CONFIG_X86
+	if (likely(clock_tsc))
+		return rdtsc();
+#endif
+	return sched_clock();
+}
+
+/* Clock units to nanoseconds: ns = units * mul / div. */
+static void clock_scale(u32 *mul, u32 *div)
+{
+	*mul = 1;
+	*div = 1;
+#ifdef CONFIG_X86
+	if (clock_tsc) {
+		*mul = USEC_PER_SEC;
+		*div = tsc_khz;
+	}
+#endif
+}
+
+/* ---- the sender's witness ---------------------------------------------- */
+
+/*
+ * The kernel notifies a CPU of a queued call only when its queue was empty:
+ * call_function_single_prep_ipi() (send_call_function_single_ipi() before
+ * 6.2) then decides, and sched_wake_idle_without_ipi fires when it set
+ * TIF_NEED_RESCHED on a polling idle target instead of sending an IPI. Both
+ * run in the sender's task, inside the call: only those are counted.
+ */
+static void witness_decide(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct sender *s = this_cpu_read(witness_sender);
+
+	if (s && in_task() && current == s->task)
+		s->decided++;
+}
+
+static void witness_no_ipi(void *data, int cpu)
+{
+	struct sender *s = this_cpu_read(witness_sender);
+
+	if (s && in_task() && current == s->task && cpu == s->target)
+		s->no_ipi++;
+}
+
+static struct hook witness_hooks[] = {
+	/* The callback calls nothing traceable: no recursion protection. */
+	{ HOOK_NAMES("call_function_single_prep_ipi",
+		     "send_call_function_single_ipi"),
+	  witness_decide, FTRACE_OPS_FL_RECURSION, true },
+};
+
+static struct tracepoint *witness_tp;
+
+static void __init witness_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_wake_idle_without_ipi"))
+		witness_tp = tp;
+}
+
+static int __init witness_start(void)
+{
+	int ret;
+
+	for_each_kernel_tracepoint(witness_find_tp, NULL);
+	if (!witness_tp) {
+		pr_err("witness=1: no sched_wake_idle_without_ipi tracepoint (witness=0 runs without)\n");
+		return -ENOENT;
+	}
+	ret = hooks_register(witness_hooks, ARRAY_SIZE(witness_hooks));
+	if (ret) {
+		pr_err("witness=1: the kernel's IPI decision cannot be hooked (witness=0 runs without)\n");
+		return ret;
+	}
+	ret = tracepoint_probe_register(witness_tp, witness_no_ipi, NULL);
+	if (ret) {
+		pr_err("witness=1: cannot probe sched_wake_idle_without_ipi: %d\n",
+		       ret);
+		hooks_unregister(witness_hooks, ARRAY_SIZE(witness_hooks));
+	}
+	return ret;
+}
+
+/* Every sender has stopped counting: no probe can be inside a sender. */
+static void __init witness_stop(void)
+{
+	tracepoint_probe_unregister(witness_tp, witness_no_ipi, NULL);
+	hooks_unregister(witness_hooks, ARRAY_SIZE(witness_hooks));
+	tracepoint_synchronize_unregister();
+}
+
+/* ---- the storm --------------------------------------------------------- */
+
 static void ipistorm_cb(void *info)
 {
-	struct sender *s = info;
+	struct delivery __percpu *dlv = ((struct sender *)info)->dlv;
 
 	if (in_hardirq())
-		this_cpu_inc(s->dlv->irq);
+		this_cpu_inc(dlv->irq);
 	else if (is_idle_task(current))
-		this_cpu_inc(s->dlv->poll);
+		this_cpu_inc(dlv->poll);
 	else
-		this_cpu_inc(s->dlv->other);
+		this_cpu_inc(dlv->other);
 }
 
 static void ipistorm_nop(void *info)
@@ -133,12 +318,12 @@ static void ipistorm_nop(void *info)
 }
 
 /* One call; returns the number of callbacks it queued, or -errno. */
-static int ipistorm_fire(struct sender *s, smp_call_func_t fn, void *info,
-			 int w)
+static __always_inline int ipistorm_fire(struct sender *s, smp_call_func_t fn,
+					 void *info, int w, bool many)
 {
 	int n, ret;
 
-	if (s->target != TARGET_ALL) {
+	if (!many) {
 		ret = smp_call_function_single(s->target, fn, info, w);
 		return ret ? ret : 1;
 	}
@@ -158,55 +343,82 @@ static int ipistorm_fire(struct sender *s, smp_call_func_t fn, void *info,
  */
 static void ipistorm_drain(struct sender *s)
 {
-	if (ipistorm_fire(s, ipistorm_nop, NULL, 1) < 0)
+	bool many = s->target == TARGET_ALL;
+
+	if (ipistorm_fire(s, ipistorm_nop, NULL, 1, many) < 0)
 		return;
-	ipistorm_fire(s, ipistorm_nop, NULL, 1);
+	ipistorm_fire(s, ipistorm_nop, NULL, 1, many);
+}
+
+/*
+ * The storm loop, specialised by the compiler for each combination of the
+ * constant arguments, so that a call costs the call, its measurement and
+ * nothing else: ended by a count, or by storm.stop (the deadline, the time
+ * cap or a signal), or by a sender that finds itself off its CPU (which
+ * went offline): ENXIO.
+ */
+static __always_inline int ipistorm_loop(struct sender *s, u64 limit,
+					 int w, bool timed, bool many)
+{
+	u64 sent = 0, expected = 0, t0 = 0;
+	int ret = 0;
+
+	while (sent < limit && !READ_ONCE(storm.stop)) {
+		if (unlikely(raw_smp_processor_id() != s->cpu)) {
+			ret = -ENXIO;
+			break;
+		}
+		if (timed)
+			t0 = clock_read();
+		ret = ipistorm_fire(s, ipistorm_cb, s, w, many);
+		if (timed)
+			hist_add(&s->lat, clock_read() - t0);
+		if (unlikely(ret < 0))
+			break;
+		sent++;
+		if (many)
+			expected += ret;
+		if (delay)
+			usleep_range(delay, delay);
+		cond_resched();
+	}
+	s->sent = sent;
+	s->expected = many ? expected : sent;
+	return ret < 0 ? ret : 0;
 }
 
 static int ipistorm_thread(void *arg)
 {
 	struct sender *s = arg;
-	unsigned long deadline;
-	u64 sent = 0, expected = 0, t0 = 0;
-	int ret = 0;
+	u64 limit = numipi ?: U64_MAX;
+	bool many = s->target == TARGET_ALL;
 
 	wait_for_completion(&storm.go);
+	if (witness)
+		WRITE_ONCE(per_cpu(witness_sender, s->cpu), s);
 	s->start_ns = ktime_get_ns();
-	/* One more jiffy: the current one has partly gone already. */
-	deadline = jiffies + (unsigned long)timeout * HZ + 1;
-
-	while (!READ_ONCE(storm.stop)) {
-		if (numipi ? sent >= numipi : time_after_eq(jiffies, deadline))
-			break;
-		if (timing)
-			t0 = sched_clock();
-		ret = ipistorm_fire(s, ipistorm_cb, s, wait);
-		if (timing)
-			hist_add(&s->lat, sched_clock() - t0);
-		if (ret < 0)
-			break;
-		sent++;
-		expected += ret;
-		if (delay)
-			usleep_range(delay, delay);
-		cond_resched();
-	}
+	if (timing && many)
+		s->error = ipistorm_loop(s, limit, wait, true, true);
+	else if (timing)
+		s->error = ipistorm_loop(s, limit, wait, true, false);
+	else if (many)
+		s->error = ipistorm_loop(s, limit, wait, false, true);
+	else
+		s->error = ipistorm_loop(s, limit, wait, false, false);
 	s->end_ns = ktime_get_ns();
+	WRITE_ONCE(per_cpu(witness_sender, s->cpu), NULL);
+	s->capped = !s->error && numipi && s->sent < numipi &&
+		    READ_ONCE(storm.capped);
 
 	ipistorm_drain(s);
-	s->sent = sent;
-	s->expected = expected;
-	if (ret < 0) {
-		s->errors = 1;
-		s->error = ret;
-	}
-
 	if (atomic_dec_and_test(&storm.running))
 		complete(&storm.done);
 
 	thread_wait_stop();
 	return 0;
 }
+
+/* ---- parameters -------------------------------------------------------- */
 
 static void ipistorm_free_senders(void)
 {
@@ -287,54 +499,55 @@ out:
 	return ret;
 }
 
+/* Errors name the pair, not the whole list: it may be thousands of bytes. */
 static int __init ipistorm_parse_pairs(void)
 {
 	char *buf, *p, *tok;
 	cpumask_var_t seen;
-	int ret = 0;
+	unsigned int n = 0;
+	int ret = -ENOMEM;
 
 	buf = kstrdup(pairs, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	if (!zalloc_cpumask_var(&seen, GFP_KERNEL)) {
-		kfree(buf);
-		return -ENOMEM;
-	}
+	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
+		goto out_buf;
 	p = buf;
 	while ((tok = strsep(&p, ",")) != NULL) {
 		char *colon = strchr(tok, ':');
 		unsigned int s, t;
 
+		n++;
+		ret = -EINVAL;
 		if (!colon) {
-			pr_err("pairs=%s: '%s' is not sender:target\n", pairs, tok);
-			ret = -EINVAL;
-			break;
+			pr_err("pairs=...: pair %u '%.16s' is not sender:target\n",
+			       n, tok);
+			goto out;
 		}
 		*colon = '\0';
 		if (kstrtouint(tok, 10, &s) || kstrtouint(colon + 1, 10, &t)) {
-			pr_err("pairs=%s: '%s:%s' is not two CPU numbers\n",
-			       pairs, tok, colon + 1);
-			ret = -EINVAL;
-			break;
+			pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
+			       n, tok, colon + 1);
+			goto out;
 		}
 		if (!cpu_usable(s) || !cpu_usable(t)) {
-			pr_err("pairs=%s: %u:%u names a CPU that is not online\n",
-			       pairs, s, t);
-			ret = -EINVAL;
-			break;
+			pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
+			       n, s, t);
+			goto out;
 		}
 		if (s == t || cpumask_test_and_set_cpu(s, seen)) {
-			pr_err("pairs=%s: %u:%u %s\n", pairs, s, t,
+			pr_err("pairs=...: pair %u %u:%u %s\n", n, s, t,
 			       s == t ? "targets its own sender" :
 			       "repeats a sender");
-			ret = -EINVAL;
-			break;
+			goto out;
 		}
 		ret = ipistorm_add_sender(s, t);
 		if (ret)
-			break;
+			goto out;
 	}
+out:
 	free_cpumask_var(seen);
+out_buf:
 	kfree(buf);
 	return ret;
 }
@@ -347,9 +560,34 @@ static int __init ipistorm_check_flag(const char *name, int val)
 	return -EINVAL;
 }
 
-static int __init ipistorm_parse(void)
+/* Refuse what has no effect: a parameter that changes nothing misleads. */
+static int __init ipistorm_check_effect(void)
 {
-	int ret;
+	if (time_cap && !numipi) {
+		pr_err("time_cap=%u: caps fixed-count mode (numipi=); timeout= already ends a timed storm\n",
+		       time_cap);
+		return -EINVAL;
+	}
+	if (cpulist && single == -1) {
+		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
+		return -EINVAL;
+	}
+	if (offset != OFFSET_UNSET && (pairs || !single)) {
+		pr_err("offset=%d: has no effect with %s\n", offset,
+		       pairs ? "pairs=" : "single=0");
+		return -EINVAL;
+	}
+	if (witness && single == 0) {
+		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Every check that needs no CPU; settles the defaults that depend on others. */
+static int __init ipistorm_check_params(void)
+{
+	int ret = 0;
 
 	if (!numipi == !timeout) {
 		pr_err("numipi=%lu timeout=%u: give exactly one of numipi (count) or timeout (seconds)\n",
@@ -360,9 +598,10 @@ static int __init ipistorm_parse(void)
 		pr_err("numipi=%lu: more than %lu\n", numipi, MAX_NUMIPI);
 		return -EINVAL;
 	}
-	if (timeout > MAX_TIMEOUT_S) {
-		pr_err("timeout=%u: more than %u seconds\n", timeout,
-		       MAX_TIMEOUT_S);
+	if (timeout > MAX_TIMEOUT_S || time_cap > MAX_TIMEOUT_S) {
+		pr_err("%s=%u: more than %u seconds\n",
+		       timeout > MAX_TIMEOUT_S ? "timeout" : "time_cap",
+		       max(timeout, time_cap), MAX_TIMEOUT_S);
 		return -EINVAL;
 	}
 	if (delay > MAX_DELAY_US) {
@@ -370,27 +609,41 @@ static int __init ipistorm_parse(void)
 		       MAX_DELAY_US);
 		return -EINVAL;
 	}
-	if (single == -1)
-		single = !!pairs;
-	ret = ipistorm_check_flag("single", single) ?:
-	      ipistorm_check_flag("wait", wait) ?:
+	if (single != -1)
+		ret = ipistorm_check_flag("single", single);
+	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
 	      ipistorm_check_flag("timing", timing);
+	ret = ret ?: ipistorm_check_flag("witness", witness);
 	if (ret)
 		return ret;
 	if (!cpulist == !pairs) {
 		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
-		       cpulist ?: "(unset)", pairs ?: "(unset)");
+		       cpulist ?: "(unset)", pairs ? "..." : "(unset)");
 		return -EINVAL;
 	}
-	if (pairs && !single) {
+	if (pairs && single == 0) {
 		pr_err("single=0: pairs= names one target per sender, use single=1\n");
 		return -EINVAL;
 	}
+	ret = ipistorm_check_effect();
+	if (ret)
+		return ret;
+	if (pairs)
+		single = 1;
+	if (offset == OFFSET_UNSET)
+		offset = 1;
+	return 0;
+}
+
+/* The senders and their targets, from online CPUs; hotplug lock held. */
+static int __init ipistorm_parse_cpus(void)
+{
+	int ret;
+
 	if (!single && num_online_cpus() < 2) {
 		pr_err("single=0: needs at least two online CPUs\n");
 		return -EINVAL;
 	}
-
 	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
 	if (!senders)
 		return -ENOMEM;
@@ -400,13 +653,20 @@ static int __init ipistorm_parse(void)
 	return ret;
 }
 
-/* Returns 0 when every sender finished, -EINTR when insmod was signalled. */
-static int __init ipistorm_run(void)
+/* ---- the run ----------------------------------------------------------- */
+
+/*
+ * Create the senders bound to their CPUs and start them. Called with the
+ * CPU-hotplug lock held since the CPUs were validated, so that no sender
+ * CPU can go between its check and its thread's binding.
+ */
+static int __init ipistorm_start(void)
 {
 	unsigned int i, created;
 	int ret = 0;
 
 	WRITE_ONCE(storm.stop, false);
+	storm.capped = false;
 	init_completion(&storm.go);
 	init_completion(&storm.done);
 	atomic_set(&storm.running, nr_senders);
@@ -431,19 +691,199 @@ static int __init ipistorm_run(void)
 			kthread_stop(senders[i]->task);
 		return ret;
 	}
-
 	for (i = 0; i < nr_senders; i++)
 		wake_up_process(senders[i]->task);
 	complete_all(&storm.go);
+	return 0;
+}
 
-	if (wait_for_completion_interruptible(&storm.done)) {
+/*
+ * Wait for the senders; end the storm at its deadline (timed mode) or time
+ * cap (fixed-count mode). Returns 0, or -EINTR when insmod was signalled.
+ */
+static int __init ipistorm_wait(void)
+{
+	unsigned long left = (unsigned long)(numipi ?
+		(time_cap ?: DEFAULT_TIME_CAP_S) : timeout) * HZ + 1;
+	long rc;
+	unsigned int i;
+
+	rc = wait_for_completion_interruptible_timeout(&storm.done, left);
+	if (rc <= 0) {
+		storm.capped = numipi && !rc;
 		WRITE_ONCE(storm.stop, true);
 		wait_for_completion(&storm.done);
-		ret = -EINTR;
 	}
 	for (i = 0; i < nr_senders; i++)
 		kthread_stop(senders[i]->task);
-	return ret;
+	return rc < 0 ? -EINTR : 0;
+}
+
+/* ---- the report -------------------------------------------------------- */
+
+struct totals {
+	u64 sent, errors, expected, elapsed, runtime;
+	u64 no_ipi, ipi, queued, capped;
+	struct delivery dlv;
+};
+
+static void ipistorm_delivery(const struct sender *s, struct delivery *d)
+{
+	int cpu;
+
+	memset(d, 0, sizeof(*d));
+	for_each_possible_cpu(cpu) {
+		const struct delivery *c = per_cpu_ptr(s->dlv, cpu);
+
+		d->poll += c->poll;
+		d->irq += c->irq;
+		d->other += c->other;
+	}
+}
+
+static void ipistorm_totals(struct totals *t)
+{
+	u64 start = U64_MAX, end = 0;
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < nr_senders; i++) {
+		const struct sender *s = senders[i];
+		struct delivery d;
+
+		ipistorm_delivery(s, &d);
+		t->sent += s->sent;
+		t->errors += !!s->error;
+		t->expected += s->expected;
+		t->elapsed += s->end_ns - s->start_ns;
+		t->no_ipi += s->no_ipi;
+		t->ipi += s->decided - s->no_ipi;
+		t->queued += s->sent - s->decided;
+		t->capped += s->capped;
+		t->dlv.poll += d.poll;
+		t->dlv.irq += d.irq;
+		t->dlv.other += d.other;
+		start = min(start, s->start_ns);
+		end = max(end, s->end_ns);
+	}
+	t->runtime = end > start ? end - start : 0;
+}
+
+static u64 delivered(const struct delivery *d)
+{
+	return d->poll + d->irq + d->other;
+}
+
+/* Keys shared by a sender's lines and the totals. */
+static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
+				 u64 sent, u64 expected,
+				 const struct delivery *d, u64 no_ipi, u64 ipi,
+				 u64 queued)
+{
+	seq_buf_printf(sb, "%ssent=%llu\n", pfx, sent);
+	seq_buf_printf(sb, "%sexpected_callbacks=%llu\n", pfx, expected);
+	seq_buf_printf(sb, "%scallbacks=%llu\n", pfx, delivered(d));
+	seq_buf_printf(sb, "%scb_poll=%llu\n", pfx, d->poll);
+	seq_buf_printf(sb, "%scb_irq=%llu\n", pfx, d->irq);
+	seq_buf_printf(sb, "%scb_other=%llu\n", pfx, d->other);
+	result_pct(sb, pfx, "poll_pct", d->poll, delivered(d));
+	if (!witness)
+		return;
+	seq_buf_printf(sb, "%ssent_no_ipi=%llu\n", pfx, no_ipi);
+	seq_buf_printf(sb, "%ssent_ipi=%llu\n", pfx, ipi);
+	seq_buf_printf(sb, "%ssent_queued=%llu\n", pfx, queued);
+}
+
+static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
+				 bool buckets, u32 mul, u32 div)
+{
+	const struct sender *s = senders[i];
+	u64 elapsed = s->end_ns - s->start_ns;
+	struct delivery d;
+	char pfx[24];
+
+	ipistorm_delivery(s, &d);
+	snprintf(pfx, sizeof(pfx), "sender%u.", i);
+	seq_buf_printf(sb, "%scpu=%d\n", pfx, s->cpu);
+	if (s->target == TARGET_ALL)
+		seq_buf_printf(sb, "%starget=all\n", pfx);
+	else
+		seq_buf_printf(sb, "%starget=%d\n", pfx, s->target);
+	seq_buf_printf(sb, "%serrors=%d\n", pfx, !!s->error);
+	if (s->error)
+		seq_buf_printf(sb, "%serror=%d\n", pfx, s->error);
+	if (s->capped)
+		seq_buf_printf(sb, "%scapped=1\n", pfx);
+	ipistorm_emit_counts(sb, pfx, s->sent, s->expected, &d, s->no_ipi,
+			     s->decided - s->no_ipi, s->sent - s->decided);
+	seq_buf_printf(sb, "%selapsed_ns=%llu\n", pfx, elapsed);
+	seq_buf_printf(sb, "%sipis_per_sec=%llu\n", pfx,
+		       result_rate(s->sent, elapsed));
+	result_ratio(sb, pfx, "ns_per_ipi", elapsed, s->sent);
+	if (timing)
+		hist_emit_scaled(sb, pfx, "lat", &s->lat, buckets, mul, div);
+}
+
+static const char *ipistorm_status(const struct totals *t, bool interrupted)
+{
+	if (interrupted)
+		return "interrupted";
+	if (t->errors)
+		return "errors";
+	return t->capped ? "capped" : "complete";
+}
+
+static void ipistorm_emit(struct seq_buf *sb, bool interrupted, bool buckets)
+{
+	struct totals t;
+	struct hist *lat;
+	unsigned int i;
+	u32 mul, div;
+
+	ipistorm_totals(&t);
+	clock_scale(&mul, &div);
+	seq_buf_printf(sb, "format=%s\n", IPISTORM_FORMAT);
+	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
+	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
+	seq_buf_printf(sb, "mode=%s\n", numipi ? "count" : "timed");
+	seq_buf_printf(sb, "numipi=%lu\n", numipi);
+	seq_buf_printf(sb, "timeout_s=%u\n", timeout);
+	seq_buf_printf(sb, "time_cap_s=%u\n",
+		       numipi ? time_cap ?: DEFAULT_TIME_CAP_S : 0);
+	seq_buf_printf(sb, "single=%d\n", single);
+	seq_buf_printf(sb, "wait=%d\n", wait);
+	seq_buf_printf(sb, "delay_us=%u\n", delay);
+	seq_buf_printf(sb, "timing=%d\n", timing);
+	seq_buf_printf(sb, "clock=%s\n", clock_tsc ? "tsc" : "sched_clock");
+	seq_buf_printf(sb, "witness=%d\n", witness);
+	if (!single)
+		seq_buf_printf(sb, "%s%s\n",
+			       "note=single=0: smp_call_function_many() notifies ",
+			       "more than one target by real IPIs, not the polling path");
+	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
+	seq_buf_printf(sb, "senders=%u\n", nr_senders);
+
+	for (i = 0; i < nr_senders; i++)
+		ipistorm_emit_sender(sb, i, buckets, mul, div);
+
+	seq_buf_printf(sb, "status=%s\n", ipistorm_status(&t, interrupted));
+	seq_buf_printf(sb, "runtime_ns=%llu\n", t.runtime);
+	seq_buf_printf(sb, "total.errors=%llu\n", t.errors);
+	ipistorm_emit_counts(sb, "total.", t.sent, t.expected, &t.dlv,
+			     t.no_ipi, t.ipi, t.queued);
+	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
+		       result_rate(t.sent, t.runtime));
+	result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
+	if (!timing)
+		return;
+	lat = vmalloc(sizeof(*lat));
+	if (!lat)
+		return;
+	hist_init(lat);
+	for (i = 0; i < nr_senders; i++)
+		hist_merge(lat, &senders[i]->lat);
+	hist_emit_scaled(sb, "total.", "lat", lat, false, mul, div);
+	vfree(lat);
 }
 
 static size_t __init ipistorm_result_size(void)
@@ -456,126 +896,53 @@ static size_t __init ipistorm_result_size(void)
 	return size;
 }
 
-/* Emit the result; the log's copy (no buckets) says when few callbacks polled. */
-static void __init ipistorm_emit(struct seq_buf *sb, bool interrupted,
-				 bool buckets)
+/* A warning line when the polling path was hardly exercised. */
+static void __init ipistorm_warn(void)
 {
-	u64 sent = 0, errors = 0, expected = 0, runtime, start = U64_MAX;
-	u64 end = 0, elapsed = 0, callbacks;
-	struct delivery all = {};
-	struct hist *lat;
-	unsigned int i;
-	int cpu;
+	struct totals t;
 
-	lat = vmalloc(sizeof(*lat));
-	if (lat)
-		hist_init(lat);
-
-	seq_buf_printf(sb, "format=%s\n", IPISTORM_FORMAT);
-	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
-	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", numipi ? "count" : "timed");
-	seq_buf_printf(sb, "numipi=%lu\n", numipi);
-	seq_buf_printf(sb, "timeout_s=%u\n", timeout);
-	seq_buf_printf(sb, "single=%d\n", single);
-	seq_buf_printf(sb, "wait=%d\n", wait);
-	seq_buf_printf(sb, "delay_us=%u\n", delay);
-	seq_buf_printf(sb, "timing=%d\n", timing);
-	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
-	seq_buf_printf(sb, "senders=%u\n", nr_senders);
-
-	for (i = 0; i < nr_senders; i++) {
-		struct sender *s = senders[i];
-		struct delivery d = {};
-		char pfx[24];
-
-		for_each_possible_cpu(cpu) {
-			struct delivery *c = per_cpu_ptr(s->dlv, cpu);
-
-			d.poll += c->poll;
-			d.irq += c->irq;
-			d.other += c->other;
-		}
-		snprintf(pfx, sizeof(pfx), "sender%u.", i);
-		seq_buf_printf(sb, "%scpu=%d\n", pfx, s->cpu);
-		if (s->target == TARGET_ALL)
-			seq_buf_printf(sb, "%starget=all\n", pfx);
-		else
-			seq_buf_printf(sb, "%starget=%d\n", pfx, s->target);
-		seq_buf_printf(sb, "%ssent=%llu\n", pfx, s->sent);
-		seq_buf_printf(sb, "%serrors=%llu\n", pfx, s->errors);
-		if (s->errors)
-			seq_buf_printf(sb, "%serror=%d\n", pfx, s->error);
-		seq_buf_printf(sb, "%sexpected_callbacks=%llu\n", pfx,
-			       s->expected);
-		seq_buf_printf(sb, "%scallbacks=%llu\n", pfx,
-			       d.poll + d.irq + d.other);
-		seq_buf_printf(sb, "%scb_poll=%llu\n", pfx, d.poll);
-		seq_buf_printf(sb, "%scb_irq=%llu\n", pfx, d.irq);
-		seq_buf_printf(sb, "%scb_other=%llu\n", pfx, d.other);
-		seq_buf_printf(sb, "%selapsed_ns=%llu\n", pfx,
-			       s->end_ns - s->start_ns);
-		seq_buf_printf(sb, "%sipis_per_sec=%llu\n", pfx,
-			       result_rate(s->sent, s->end_ns - s->start_ns));
-		result_ratio(sb, pfx, "ns_per_ipi", s->end_ns - s->start_ns,
-			     s->sent);
-		result_pct(sb, pfx, "poll_pct", d.poll,
-			   d.poll + d.irq + d.other);
-		if (timing)
-			hist_emit(sb, pfx, "lat", &s->lat, buckets);
-
-		sent += s->sent;
-		errors += s->errors;
-		expected += s->expected;
-		elapsed += s->end_ns - s->start_ns;
-		all.poll += d.poll;
-		all.irq += d.irq;
-		all.other += d.other;
-		start = min(start, s->start_ns);
-		end = max(end, s->end_ns);
-		if (lat)
-			hist_merge(lat, &s->lat);
-	}
-
-	runtime = end > start ? end - start : 0;
-	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
-		       errors ? "errors" : "complete");
-	seq_buf_printf(sb, "runtime_ns=%llu\n", runtime);
-	seq_buf_printf(sb, "total.sent=%llu\n", sent);
-	seq_buf_printf(sb, "total.errors=%llu\n", errors);
-	seq_buf_printf(sb, "total.expected_callbacks=%llu\n", expected);
-	seq_buf_printf(sb, "total.callbacks=%llu\n",
-		       all.poll + all.irq + all.other);
-	seq_buf_printf(sb, "total.cb_poll=%llu\n", all.poll);
-	seq_buf_printf(sb, "total.cb_irq=%llu\n", all.irq);
-	seq_buf_printf(sb, "total.cb_other=%llu\n", all.other);
-	result_pct(sb, "total.", "poll_pct", all.poll,
-		   all.poll + all.irq + all.other);
-	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
-		       result_rate(sent, runtime));
-	result_ratio(sb, "total.", "ns_per_ipi", elapsed, sent);
-	if (timing && lat)
-		hist_emit(sb, "total.", "lat", lat, false);
-	vfree(lat);
-
-	callbacks = all.poll + all.irq + all.other;
-	if (!buckets && all.poll * 2 < callbacks)
+	ipistorm_totals(&t);
+	if (single && t.dlv.poll * 2 < delivered(&t.dlv))
 		pr_info("only %llu of %llu callbacks ran from a polling idle task: the TIF_POLLING/SM_IDLE path was hardly exercised (idle=poll, or an idle state that polls, makes it)\n",
-			all.poll, callbacks);
+			t.dlv.poll, delivered(&t.dlv));
 }
 
 static int __init ipistorm_init(void)
 {
 	int ret;
 
-	ret = ipistorm_parse();
+	clock_init();
+	ret = ipistorm_check_params();
 	if (ret)
 		return ret;
-	ret = ipistorm_run();
-	if (!ret || ret == -EINTR)
-		ret = result_report(&result, KBUILD_MODNAME,
-				    ipistorm_result_size(), ipistorm_emit,
-				    ret == -EINTR) ?: ret;
+	/* Before the hotplug lock: probes take it to patch the kernel. */
+	if (witness) {
+		ret = witness_start();
+		if (ret)
+			return ret;
+	}
+	/* From the CPUs' validation to the binding of their senders. */
+	cpus_read_lock();
+	ret = ipistorm_parse_cpus();
+	if (!ret) {
+		result_log_params();
+		ret = ipistorm_start();
+		if (ret)
+			ipistorm_free_senders();
+	}
+	cpus_read_unlock();
+	if (ret) {
+		if (witness)
+			witness_stop();
+		return ret;
+	}
+
+	ret = ipistorm_wait();
+	if (witness)
+		witness_stop();
+	ipistorm_warn();
+	ret = result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
+			    ipistorm_emit, ret == -EINTR) ?: ret;
 	ipistorm_free_senders();
 	return ret;
 }
@@ -588,7 +955,7 @@ static void __exit ipistorm_exit(void)
 module_init(ipistorm_init);
 module_exit(ipistorm_exit);
 
-MODULE_DESCRIPTION("smp_call_function storms with per-call latency and delivery accounting");
+MODULE_DESCRIPTION("smp_call_function storms with per-call latency and delivery accounting from both ends");
 MODULE_AUTHOR("The ipistorm authors");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(IPISTORM_SUITE_VERSION);

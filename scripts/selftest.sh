@@ -89,6 +89,8 @@ dmesg_mark() {
 	echo "$_mark"
 }
 dmesg_since() { dmesg | sed -n "\|$1|,\$p" | tail -n +2; }
+# log_lines MARK MODULE: how many kernel-log lines MODULE printed since MARK.
+log_lines() { dmesg_since "$1" | grep -c "] $2: " || true; }
 
 # No thread named NAME/... may be left.
 no_threads() {

@@ -24,8 +24,8 @@ set -euo pipefail
 
 BOOTS="
 functional|-c 4|
-poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 idle_reentry_* nohz_csd_idle_poll_explains trace_*
-icount|-c 2 -p -i -a IPISTORM_MIN_POLL_PCT=99|ipistorm_delivery_poll ipistorm_single_wait*
+poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees idle_reentry_* nohz_csd_idle_poll_explains trace_*
+icount|-c 2 -p -i -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees
 published|-c 18 -s 2|ipistorm_published_exact
 "
 
