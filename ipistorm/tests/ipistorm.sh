@@ -425,7 +425,7 @@ test_ipistorm_cross_node_pairs() {
 		echo
 	done | awk 'NR == 1 { n = split($0, a, " ") } NR == 2 { m = split($0, b, " ") }
 		END { k = n < m ? n : m; if (k > 32) k = 32
-		for (i = 1; i <= k; i++) printf "%s%d:%d", i > 1 ? "," : "", a[i], b[i] }')
+		for (i = 1; i <= k; i++) printf "%s%d:%d", (i > 1 ? "," : ""), a[i], b[i] }')
 	[ -n "$list" ] || skip "no CPUs on the second node"
 	logged_storm numipi=2000 pairs="$list"
 	check_run
