@@ -42,7 +42,7 @@ static inline unsigned int hist_index(u64 v)
 
 	if (v < HIST_SUB)
 		return v;
-	msb = fls64(v) - 1;
+	msb = __fls(v);		/* v > 0: no test for zero */
 	if (msb >= HIST_MAX_BITS)
 		return HIST_BUCKETS - 1;
 	return (msb - HIST_SUB_BITS + 1) * HIST_SUB +

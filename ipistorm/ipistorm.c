@@ -205,10 +205,10 @@ static void __init clock_init(void)
 #endif
 }
 
-static __always_inline u64 clock_read(void)
+static __always_inline u64 clock_read(bool tsc)
 {
 #ifdef CONFIG_X86
-	if (likely(clock_tsc))
+	if (tsc)
 		return rdtsc();
 #endif
 	return sched_clock();
@@ -318,15 +318,13 @@ static void ipistorm_nop(void *info)
 }
 
 /* One call; returns the number of callbacks it queued, or -errno. */
-static __always_inline int ipistorm_fire(struct sender *s, smp_call_func_t fn,
+static __always_inline int ipistorm_fire(int target, smp_call_func_t fn,
 					 void *info, int w, bool many)
 {
-	int n, ret;
+	int n;
 
-	if (!many) {
-		ret = smp_call_function_single(s->target, fn, info, w);
-		return ret ? ret : 1;
-	}
+	if (!many)
+		return smp_call_function_single(target, fn, info, w) ?: 1;
 	/* Preemption off keeps the online mask from losing CPUs. */
 	preempt_disable();
 	n = num_online_cpus() - 1;
@@ -345,9 +343,9 @@ static void ipistorm_drain(struct sender *s)
 {
 	bool many = s->target == TARGET_ALL;
 
-	if (ipistorm_fire(s, ipistorm_nop, NULL, 1, many) < 0)
+	if (ipistorm_fire(s->target, ipistorm_nop, NULL, 1, many) < 0)
 		return;
-	ipistorm_fire(s, ipistorm_nop, NULL, 1, many);
+	ipistorm_fire(s->target, ipistorm_nop, NULL, 1, many);
 }
 
 /*
@@ -355,31 +353,39 @@ static void ipistorm_drain(struct sender *s)
  * constant arguments, so that a call costs the call, its measurement and
  * nothing else: ended by a count, or by storm.stop (the deadline, the time
  * cap or a signal), or by a sender that finds itself off its CPU (which
- * went offline): ENXIO.
+ * went offline): ENXIO. What the loop reads of @s and the parameters is
+ * copied to locals first: the calls would force reloads of memory.
  */
-static __always_inline int ipistorm_loop(struct sender *s, u64 limit,
-					 int w, bool timed, bool many)
+static __always_inline int ipistorm_loop(struct sender *s, bool timed,
+					 bool many, bool tsc)
 {
+	const u64 limit = numipi ?: U64_MAX;
+	const unsigned int pause = delay;
+	const int cpu = s->cpu, target = s->target, w = wait;
+	struct hist *lat = &s->lat;
 	u64 sent = 0, expected = 0, t0 = 0;
 	int ret = 0;
 
 	while (sent < limit && !READ_ONCE(storm.stop)) {
-		if (unlikely(raw_smp_processor_id() != s->cpu)) {
+		if (unlikely(raw_smp_processor_id() != cpu)) {
 			ret = -ENXIO;
 			break;
 		}
 		if (timed)
-			t0 = clock_read();
-		ret = ipistorm_fire(s, ipistorm_cb, s, w, many);
+			t0 = clock_read(tsc);
+		if (many)
+			ret = ipistorm_fire(target, ipistorm_cb, s, w, true);
+		else
+			ret = smp_call_function_single(target, ipistorm_cb, s, w);
 		if (timed)
-			hist_add(&s->lat, clock_read() - t0);
+			hist_add(lat, clock_read(tsc) - t0);
 		if (unlikely(ret < 0))
 			break;
 		sent++;
 		if (many)
 			expected += ret;
-		if (delay)
-			usleep_range(delay, delay);
+		if (pause)
+			usleep_range(pause, pause);
 		cond_resched();
 	}
 	s->sent = sent;
@@ -387,24 +393,30 @@ static __always_inline int ipistorm_loop(struct sender *s, u64 limit,
 	return ret < 0 ? ret : 0;
 }
 
+/* Pick the loop for the run's constants. */
+static int ipistorm_storm(struct sender *s)
+{
+	bool many = s->target == TARGET_ALL;
+
+	if (!timing)
+		return many ? ipistorm_loop(s, false, true, false) :
+			      ipistorm_loop(s, false, false, false);
+	if (clock_tsc)
+		return many ? ipistorm_loop(s, true, true, true) :
+			      ipistorm_loop(s, true, false, true);
+	return many ? ipistorm_loop(s, true, true, false) :
+		      ipistorm_loop(s, true, false, false);
+}
+
 static int ipistorm_thread(void *arg)
 {
 	struct sender *s = arg;
-	u64 limit = numipi ?: U64_MAX;
-	bool many = s->target == TARGET_ALL;
 
 	wait_for_completion(&storm.go);
 	if (witness)
 		WRITE_ONCE(per_cpu(witness_sender, s->cpu), s);
 	s->start_ns = ktime_get_ns();
-	if (timing && many)
-		s->error = ipistorm_loop(s, limit, wait, true, true);
-	else if (timing)
-		s->error = ipistorm_loop(s, limit, wait, true, false);
-	else if (many)
-		s->error = ipistorm_loop(s, limit, wait, false, true);
-	else
-		s->error = ipistorm_loop(s, limit, wait, false, false);
+	s->error = ipistorm_storm(s);
 	s->end_ns = ktime_get_ns();
 	WRITE_ONCE(per_cpu(witness_sender, s->cpu), NULL);
 	s->capped = !s->error && numipi && s->sent < numipi &&

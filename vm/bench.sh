@@ -12,7 +12,12 @@ rc=0
 for k in "$@"; do
 	"$VM_DIR/build-modules.sh" "$k" >/dev/null
 	"$VM_DIR/mkinitramfs.sh" "$k" >/dev/null
-	"$VM_DIR/boot.sh" -c 2 -p -i -l "$BUILD/$k/console-bench.log" "$k" -- \
+	# An Intel vendor string makes the kernel flag the TSC as constant
+	# (family 15, early_init_intel()), which QEMU's TCG cannot say
+	# through CPUID (it has no invtsc); ipistorm then times calls with the
+	# TSC, as on a server. idle=poll keeps the idle routine unchanged.
+	"$VM_DIR/boot.sh" -c 2 -p -i -x vendor=GenuineIntel \
+		-l "$BUILD/$k/console-bench.log" "$k" -- \
 		-b 'ipistorm_*' >"$BUILD/$k/bench.ktap" || rc=1
 	sed -n 's/^# bench /bench /p; /^not ok/p' "$BUILD/$k/bench.ktap"
 done

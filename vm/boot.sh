@@ -14,6 +14,7 @@
 #               the instructions executed; boots with maxcpus=1 and the
 #               guest onlines the other CPUs (SMP bring-up hangs otherwise)
 #   -a ARGS     more kernel command-line arguments
+#   -x PROPS    more -cpu properties, e.g. vendor=GenuineIntel
 #   -T SEC      hard timeout (default 900)
 #   -l FILE     console log (default build/NAME/console-<pid>.log)
 #
@@ -24,7 +25,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cpus=4 sockets=1 threads=1 mem=1024 poll=0 icount=0 extra="" tmo=900 logf=""
-while getopts c:s:t:m:pia:T:l: opt; do
+cpu_extra=""
+while getopts c:s:t:m:pia:x:T:l: opt; do
 	case $opt in
 	c) cpus=$OPTARG ;;
 	s) sockets=$OPTARG ;;
@@ -33,6 +35,7 @@ while getopts c:s:t:m:pia:T:l: opt; do
 	p) poll=1 ;;
 	i) icount=1 ;;
 	a) extra="$extra $OPTARG" ;;
+	x) cpu_extra="$cpu_extra,$OPTARG" ;;
 	T) tmo=$OPTARG ;;
 	l) logf=$OPTARG ;;
 	*) die "bad option (see the head of $0)" ;;
@@ -69,7 +72,7 @@ accel=(-accel "tcg,thread=single")
 # SLUB fast path runs it on every allocation) can push garbage EFLAGS; seen
 # as a double fault in kmem_cache_alloc under -icount. Without CX16 the
 # kernel takes its generic paths.
-cpu=max,-cx16
+cpu=max,-cx16$cpu_extra
 cmdline="console=ttyS0 panic=-1 tsc=reliable watchdog_thresh=2"
 cmdline="$cmdline rcupdate.rcu_cpu_stall_timeout=5"
 if [ "$icount" = 1 ]; then
