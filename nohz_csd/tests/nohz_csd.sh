@@ -225,3 +225,27 @@ test_nohz_csd_polled() {
 	check "$(val nohz_csd total.balanced) >= $(val nohz_csd total.raised) * 0.5" \
 		"raised kicks did not lead to a nohz idle balance"
 }
+
+# The polling aid unloads while idle CPUs sit in its state, and loads
+# again: rmmod waits until no CPU is inside it (or about to enter it).
+test_nohz_csd_polling_aid_unload() {
+	need_cpus 2
+	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
+	case $(cpuidle_driver) in
+	none | polling_idle) ;;
+	*) skip "cpuidle driver $(cpuidle_driver) owns the CPUs" ;;
+	esac
+	i=0
+	while [ $i -lt 3 ]; do
+		if [ "$(cpuidle_driver)" != polling_idle ]; then
+			insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+		fi
+		[ "$(cpuidle_driver)" = polling_idle ] || fail "the polling aid is not the cpuidle driver"
+		sleep 1
+		rmmod polling_idle || fail "rmmod polling_idle failed"
+		[ "$(cpuidle_driver)" = none ] || fail "cpuidle driver $(cpuidle_driver) after rmmod"
+		i=$((i + 1))
+	done
+	# Leave it loaded, as the polled test does.
+	insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid again"
+}
