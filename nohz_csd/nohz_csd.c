@@ -8,18 +8,23 @@
  * set the "IPI" is a TIF_NEED_RESCHED write, and kernels without "sched/core:
  * Remove the unnecessary need_resched() check in nohz_csd_func()" dropped the
  * request there. Per watched CPU this module counts the kicks received
- * (nohz_csd_func() runs), how each was delivered (polling idle task, hard
- * IRQ, other), how many raised SCHED_SOFTIRQ and how many were dropped
- * (split by whether the idle task was running: a drop in the idle task is
- * the need_resched() bail-out's signature), which led to a nohz idle balance
- * in the next SCHED_SOFTIRQ on that CPU and after how long, and how often
- * ksoftirqd was woken from inside nohz_csd_func().
+ * (nohz_csd_func() runs) and how each was delivered (polling idle task, hard
+ * IRQ, other), and classifies each the way the kernel handled it: raised
+ * (that call stored its flags and raised SCHED_SOFTIRQ, seen in the kernel's
+ * own softirq_raise) or dropped (split by whether the idle task was running:
+ * a polled kick dropped in the idle task is the need_resched() bail-out's
+ * signature). A raised kick is then served by the next SCHED_SOFTIRQ run on
+ * that CPU, which runs a nohz idle balance for it or not (and after how
+ * long). It also counts ksoftirqd wakeups from inside nohz_csd_func(), what
+ * raise_softirq_irqoff() there did before "sched/core: Prevent wakeup of
+ * ksoftirqd during idle load balance".
  *
  * It makes its own load (CPU-bound kthreads on load_cpus, so that the busy
  * CPUs' tick kicks an idle one) or watches an external one:
  *
  *   insmod nohz_csd.ko load_cpus=0 duration=5      # load CPU0, watch all
- *   insmod nohz_csd.ko cpulist=1-7                 # until "stop" or rmmod:
+ *   insmod nohz_csd.ko cpulist=1-7                 # until stopped or rmmod:
+ *   echo 1 > /sys/module/nohz_csd/parameters/stop  # or, without lockdown:
  *   echo stop > /sys/kernel/debug/nohz_csd/control
  *
  * The result is printed to the kernel log and kept in
@@ -41,8 +46,10 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_buf.h>
+#include <linux/sysfs.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
+#include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 
@@ -51,9 +58,10 @@
 #include "../common/result.h"
 #include "../common/thread.h"
 
-#define NC_FORMAT		"nohz_csd/1"
+#define NC_FORMAT		"nohz_csd/2"
 #define MAX_DURATION_S		3600U
 #define MAX_LOAD_THREADS	16U
+#define DEF_LOAD_THREADS	2U
 
 static char *cpulist;
 module_param(cpulist, charp, 0444);
@@ -63,13 +71,41 @@ static char *load_cpus;
 module_param(load_cpus, charp, 0444);
 MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU (default unset: watch an external load)");
 
-static unsigned int load_threads = 2;
-module_param(load_threads, uint, 0444);
-MODULE_PARM_DESC(load_threads, "CPU-bound kthreads per load CPU; a kick needs two runnable tasks (threads, default 2, max 16)");
+static unsigned int load_threads = DEF_LOAD_THREADS;
+static bool load_threads_given;
+
+static int nc_set_load_threads(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret)
+		load_threads_given = true;
+	return ret;
+}
+
+static const struct kernel_param_ops nc_load_threads_ops = {
+	.set	= nc_set_load_threads,
+	.get	= param_get_uint,
+};
+
+module_param_cb(load_threads, &nc_load_threads_ops, &load_threads, 0444);
+MODULE_PARM_DESC(load_threads, "CPU-bound kthreads per load CPU, only with load_cpus; a kick needs two runnable tasks (threads, default 2, max 16)");
 
 static unsigned int duration;
 module_param(duration, uint, 0444);
-MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seconds, default 0: watch until 'stop' is written to debugfs control or rmmod; max 3600)");
+MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seconds, default 0: watch until stopped through the 'stop' parameter, debugfs control or rmmod; max 3600)");
+
+/* The stop parameter, defined with the rest of the control below. */
+static int nc_set_stop(const char *val, const struct kernel_param *kp);
+static int nc_get_stop(char *buf, const struct kernel_param *kp);
+
+static const struct kernel_param_ops nc_stop_ops = {
+	.set	= nc_set_stop,
+	.get	= nc_get_stop,
+};
+
+module_param_cb(stop, &nc_stop_ops, NULL, 0644);
+MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its result, as writing 'stop' to debugfs control does (works under kernel lockdown); reads 1 once the measurement ended");
 
 enum { DLV_POLL, DLV_IRQ, DLV_OTHER, NR_DLV };
 
@@ -77,25 +113,41 @@ static const char * const dlv_name[NR_DLV] = {
 	"kick_poll", "kick_irq", "kick_other",
 };
 
-/* Per watched CPU; written only by probes running on that CPU. */
+/*
+ * Per watched CPU, written only by probes running on that CPU (and read by
+ * the report once no probe can run). Each is a separate allocation of a
+ * cache-line multiple on the CPU's node: no two CPUs share a line.
+ */
 struct nc_cpu {
-	/*
-	 * Inside nohz_csd_func(); a raised kick awaiting SCHED_SOFTIRQ; that
-	 * softirq running, in which the kick's balance must happen.
-	 */
+	/* Inside a counted nohz_csd_func() call; it raised SCHED_SOFTIRQ. */
 	bool in_csd;
-	bool await;
-	bool balance_window;
+	bool csd_raised;
+	/* A SCHED_SOFTIRQ run serving kicks, before its balance. */
+	bool serving;
+	/* Raised kicks that no SCHED_SOFTIRQ run served yet; the oldest's time. */
+	unsigned int awaiting;
 	u64 t_kick;
+	u64 t_serve;
+	/* Kicks dropped in the idle task: does a task run next, or idle? */
+	unsigned int drops_open;
+	unsigned int poll_drops_open;
 
 	u64 kicks;
 	u64 dlv[NR_DLV];
 	u64 raised;
-	u64 already_pending;
 	u64 dropped_idle;
 	u64 dropped_busy;
+	u64 dropped_poll;
+	u64 dropped_pending;
+	u64 dropped_woken;
+	u64 dropped_lost;
+	u64 dropped_unresolved;
+	u64 dropped_poll_lost;
 	u64 softirqs;
 	u64 balanced;
+	u64 unbalanced;
+	u64 merged;
+	u64 unserved;
 	u64 ksoftirqd_wakeups;
 	u64 tick_stops;
 	struct hist delay;
@@ -103,6 +155,18 @@ struct nc_cpu {
 
 static struct nc_cpu **nc_state;	/* [nr_cpu_ids], NULL when unwatched */
 static cpumask_var_t nc_mask, nc_load_mask;
+
+/*
+ * Every probe counts only while this is set: after all of them are in place
+ * and until one instant before any is removed. nc_stop() clears it and then
+ * waits with synchronize_rcu() for every handler that saw it set: all of
+ * them run with interrupts, preemption or bottom halves disabled, where RCU
+ * is watching. That also covers the parts of a counted event that run after
+ * the flag's check: a nohz_csd_func() call runs with interrupts disabled from
+ * its entry to its return handler, a SCHED_SOFTIRQ run with bottom halves
+ * disabled from its entry to its exit.
+ */
+static bool nc_measuring;
 
 static inline struct nc_cpu *nc_this(void)
 {
@@ -114,30 +178,40 @@ static inline bool sched_softirq_pending(void)
 	return local_softirq_pending() & BIT(SCHED_SOFTIRQ);
 }
 
-/* nohz_csd_func(): a kick arrived. The return handler sees what it did. */
+/*
+ * nohz_csd_func(): a kick arrived. The kprobe runs with interrupts disabled
+ * (so does every nohz_csd_func() call), the return handler sees what the
+ * call did. An entry that does not count returns 1: no return handler.
+ */
 struct nc_csd_data {
-	bool was_pending;
+	u8 dlv;
 	bool idle;
+	bool was_pending;
 	u64 t;
 };
 
 static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct nc_csd_data *d = (struct nc_csd_data *)ri->data;
-	struct nc_cpu *c = nc_this();
+	struct nc_cpu *c;
 
+	if (!READ_ONCE(nc_measuring))
+		return 1;
+	c = nc_this();
 	if (!c)
-		return 1;	/* no return handler */
+		return 1;
 	c->kicks++;
 	d->idle = is_idle_task(current);
 	if (in_hardirq())
-		c->dlv[DLV_IRQ]++;
+		d->dlv = DLV_IRQ;
 	else if (d->idle)
-		c->dlv[DLV_POLL]++;
+		d->dlv = DLV_POLL;
 	else
-		c->dlv[DLV_OTHER]++;
+		d->dlv = DLV_OTHER;
+	c->dlv[d->dlv]++;
 	d->was_pending = sched_softirq_pending();
 	d->t = sched_clock();
+	c->csd_raised = false;
 	c->in_csd = true;
 	return 0;
 }
@@ -150,21 +224,24 @@ static int nc_csd_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!c)
 		return 0;
 	c->in_csd = false;
-	if (d->was_pending) {
-		/* The pending softirq will act on the request. */
+	if (c->csd_raised) {
 		c->raised++;
-		c->already_pending++;
-	} else if (sched_softirq_pending()) {
-		c->raised++;
-	} else {
-		if (d->idle)
-			c->dropped_idle++;
-		else
-			c->dropped_busy++;
+		if (!c->awaiting++)
+			c->t_kick = d->t;
 		return 0;
 	}
-	c->await = true;
-	c->t_kick = d->t;
+	if (d->idle) {
+		c->dropped_idle++;
+		c->drops_open++;
+	} else {
+		c->dropped_busy++;
+	}
+	if (d->dlv == DLV_POLL) {
+		c->dropped_poll++;
+		c->poll_drops_open++;
+	}
+	if (d->was_pending)
+		c->dropped_pending++;
 	return 0;
 }
 
@@ -175,7 +252,10 @@ static struct kretprobe nc_csd_probe = {
 	.data_size	= sizeof(struct nc_csd_data),
 };
 
-/* wake_up_process(): count ksoftirqd wakeups from inside nohz_csd_func(). */
+/*
+ * wake_up_process(): count ksoftirqd wakeups from inside a counted
+ * nohz_csd_func() call (raise_softirq_irqoff() outside interrupt context).
+ */
 static int nc_wake_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct task_struct *t;
@@ -195,24 +275,114 @@ static struct kprobe nc_wake_probe = {
 	.pre_handler	= nc_wake_pre,
 };
 
-/* ftrace hooks: the SCHED_SOFTIRQ handler, the balance, tick stops. */
-#define NC_HOOK(name) HOOK_ON(name, nc_this)
-
-static __always_inline void nc_softirq_on(struct nc_cpu *c)
+/*
+ * Tracepoints of the softirq core. softirq_raise fires in the kernel's own
+ * __raise_softirq_irqoff(), also when raise_softirq_irqoff() (notrace, and
+ * free to inline it) is the caller: a counted nohz_csd_func() call that
+ * fires it for SCHED_SOFTIRQ stored its flags in the runqueue and raised
+ * the softirq. softirq_entry and softirq_exit bracket each run of the
+ * SCHED_SOFTIRQ handler, the only run that can serve a kick.
+ */
+static void nc_tp_raise(void *data, unsigned int vec)
 {
-	c->balance_window = c->await;
-	c->softirqs += c->await;
-	c->await = false;
+	struct nc_cpu *c;
+
+	if (vec != SCHED_SOFTIRQ)
+		return;
+	c = nc_this();
+	if (c && c->in_csd)
+		c->csd_raised = true;
 }
 
-NC_HOOK(nc_softirq)
+static void nc_tp_entry(void *data, unsigned int vec)
+{
+	unsigned long flags;
+	struct nc_cpu *c;
 
+	if (vec != SCHED_SOFTIRQ || !READ_ONCE(nc_measuring))
+		return;
+	c = nc_this();
+	if (!c)
+		return;
+	/* A kick's return handler (hard IRQ) also writes awaiting. */
+	local_irq_save(flags);
+	if (c->awaiting) {
+		c->softirqs++;
+		c->merged += c->awaiting - 1;
+		c->awaiting = 0;
+		c->t_serve = c->t_kick;
+		c->serving = true;
+	}
+	local_irq_restore(flags);
+}
+
+static void nc_tp_exit(void *data, unsigned int vec)
+{
+	struct nc_cpu *c;
+
+	if (vec != SCHED_SOFTIRQ)
+		return;
+	c = nc_this();
+	if (c && c->serving) {
+		c->serving = false;
+		c->unbalanced++;
+	}
+}
+
+/*
+ * A kick dropped in the idle task is resolved by what the CPU does next:
+ * a context switch away from the idle task (idle_cpu() was false in
+ * nohz_csd_func(): a task had been woken onto the CPU, which is busy now)
+ * or the next do_idle() round without one (the CPU stayed idle: the kick
+ * was lost, what the need_resched() bail-out does to a polled kick).
+ */
+static void nc_tp_switch(void *data, bool preempt, struct task_struct *prev,
+			 struct task_struct *next, unsigned int prev_state)
+{
+	struct nc_cpu *c = nc_this();
+
+	if (c && c->drops_open) {
+		c->dropped_woken += c->drops_open;
+		c->drops_open = 0;
+		c->poll_drops_open = 0;
+	}
+}
+
+static struct nc_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+} nc_tps[] = {
+	{ "softirq_raise", nc_tp_raise },
+	{ "softirq_entry", nc_tp_entry },
+	{ "softirq_exit", nc_tp_exit },
+	{ "sched_switch", nc_tp_switch },
+};
+
+static void __init nc_find_tp(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nc_tps); i++)
+		if (!strcmp(tp->name, nc_tps[i].name))
+			nc_tps[i].tp = tp;
+}
+
+/* ftrace hooks: the nohz idle balance, tick stops. */
+#define NC_HOOK(name) HOOK_ON(name, nc_this)
+
+/*
+ * _nohz_idle_balance() also runs from do_idle() (nohz_run_idle_balance(),
+ * blocked-load updates): only a call inside the SCHED_SOFTIRQ run that
+ * serves a kick is that kick's balance.
+ */
 static __always_inline void nc_balance_on(struct nc_cpu *c)
 {
-	if (c->balance_window) {
-		c->balance_window = false;
+	if (c->serving && in_serving_softirq()) {
+		c->serving = false;
 		c->balanced++;
-		hist_add(&c->delay, sched_clock() - c->t_kick);
+		hist_add(&c->delay, sched_clock() - c->t_serve);
 	}
 }
 
@@ -220,30 +390,66 @@ NC_HOOK(nc_balance)
 
 static __always_inline void nc_tick_stop_on(struct nc_cpu *c)
 {
-	c->tick_stops++;
+	if (READ_ONCE(nc_measuring))
+		c->tick_stops++;
 }
 
 NC_HOOK(nc_tick_stop)
 
+static __always_inline void nc_do_idle_on(struct nc_cpu *c)
+{
+	unsigned long flags;
+
+	if (!READ_ONCE(c->drops_open))
+		return;
+	/* Interrupts are on here, and a kick's return handler adds drops. */
+	local_irq_save(flags);
+	c->dropped_lost += c->drops_open;
+	c->dropped_poll_lost += c->poll_drops_open;
+	c->drops_open = 0;
+	c->poll_drops_open = 0;
+	local_irq_restore(flags);
+}
+
+NC_HOOK(nc_do_idle)
+
+enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE };
+
 static struct hook nc_hooks[] = {
-	{ HOOK_NAMES("sched_balance_softirq", "run_rebalance_domains"),
-	  nc_softirq },
 	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
-	{ HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"), nc_balance },
-	{ HOOK_NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
+	[HK_BALANCE] = { HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"),
+			 nc_balance },
+	[HK_TICK_STOP] = { HOOK_NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
+	[HK_DO_IDLE] = { HOOK_NAMES("do_idle"), nc_do_idle, true },
 };
 
 static DEFINE_MUTEX(nc_lock);
-static bool nc_running, nc_kprobes;
+static bool nc_started, nc_running, nc_kprobes;
 static u64 nc_start_ns, nc_stop_ns;
+static unsigned long nc_missed_base, nc_missed;
 static struct task_struct **nc_load;
 static unsigned int nr_load;
 static bool nc_load_stop;
 static struct result result;
 
+static unsigned long nc_probe_misses(void)
+{
+	return nc_csd_probe.nmissed + nc_csd_probe.kp.nmissed +
+	       nc_wake_probe.nmissed;
+}
+
 static void nc_unhook(void)
 {
+	unsigned int i;
+
 	hooks_unregister(nc_hooks, ARRAY_SIZE(nc_hooks));
+	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
+		if (!nc_tps[i].registered)
+			continue;
+		tracepoint_probe_unregister(nc_tps[i].tp, nc_tps[i].probe, NULL);
+		nc_tps[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
 	if (nc_kprobes) {
 		/* Both return once no CPU is inside a handler. */
 		unregister_kprobe(&nc_wake_probe);
@@ -252,8 +458,10 @@ static void nc_unhook(void)
 	}
 }
 
+/* Put every probe in place; none counts before nc_measuring is set. */
 static int __init nc_hook(void)
 {
+	unsigned int i;
 	int ret;
 
 	nc_csd_probe.maxactive = 2 * num_possible_cpus();
@@ -270,6 +478,21 @@ static int __init nc_hook(void)
 		return ret;
 	}
 	nc_kprobes = true;
+
+	for_each_kernel_tracepoint(nc_find_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
+		struct nc_tp *t = &nc_tps[i];
+
+		ret = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
+			      -ENOENT;
+		if (ret) {
+			pr_err("cannot attach to tracepoint %s: %d\n",
+			       t->name, ret);
+			nc_unhook();
+			return ret;
+		}
+		t->registered = true;
+	}
 
 	ret = hooks_register(nc_hooks, ARRAY_SIZE(nc_hooks));
 	if (ret)
@@ -340,14 +563,25 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	for (d = 0; d < NR_DLV; d++)
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, dlv_name[d], c->dlv[d]);
 	seq_buf_printf(sb, "%sraised=%llu\n", pfx, c->raised);
-	seq_buf_printf(sb, "%salready_pending=%llu\n", pfx,
-		       c->already_pending);
 	seq_buf_printf(sb, "%sdropped=%llu\n", pfx,
 		       c->dropped_idle + c->dropped_busy);
 	seq_buf_printf(sb, "%sdropped_idle=%llu\n", pfx, c->dropped_idle);
 	seq_buf_printf(sb, "%sdropped_busy=%llu\n", pfx, c->dropped_busy);
+	seq_buf_printf(sb, "%sdropped_poll=%llu\n", pfx, c->dropped_poll);
+	seq_buf_printf(sb, "%sdropped_pending=%llu\n", pfx, c->dropped_pending);
+	seq_buf_printf(sb, "%sdropped_woken=%llu\n", pfx, c->dropped_woken);
+	seq_buf_printf(sb, "%sdropped_lost=%llu\n", pfx, c->dropped_lost);
+	seq_buf_printf(sb, "%sdropped_unresolved=%llu\n", pfx,
+		       c->dropped_unresolved);
+	seq_buf_printf(sb, "%sdropped_poll_lost=%llu\n", pfx,
+		       c->dropped_poll_lost);
 	seq_buf_printf(sb, "%ssoftirqs=%llu\n", pfx, c->softirqs);
 	seq_buf_printf(sb, "%sbalanced=%llu\n", pfx, c->balanced);
+	seq_buf_printf(sb, "%sraised_without_balance=%llu\n", pfx,
+		       c->unbalanced + c->merged + c->unserved);
+	seq_buf_printf(sb, "%sunbalanced=%llu\n", pfx, c->unbalanced);
+	seq_buf_printf(sb, "%smerged=%llu\n", pfx, c->merged);
+	seq_buf_printf(sb, "%sunserved=%llu\n", pfx, c->unserved);
 	seq_buf_printf(sb, "%sksoftirqd_wakeups=%llu\n", pfx,
 		       c->ksoftirqd_wakeups);
 	seq_buf_printf(sb, "%stick_stops=%llu\n", pfx, c->tick_stops);
@@ -384,12 +618,14 @@ static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 	seq_buf_printf(sb, "mode=%s\n", duration ? "timed" : "until_stop");
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(nc_mask));
 	seq_buf_printf(sb, "load_cpus=%*pbl\n", cpumask_pr_args(nc_load_mask));
-	seq_buf_printf(sb, "load_threads=%u\n", load_threads);
+	seq_buf_printf(sb, "load_threads=%u\n",
+		       cpumask_empty(nc_load_mask) ? 0 : load_threads);
 	seq_buf_printf(sb, "status=%s\n",
 		       interrupted ? "interrupted" : "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n", nc_stop_ns - nc_start_ns);
+	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
 	hooks_emit(sb, nc_hooks, ARRAY_SIZE(nc_hooks),
-		   "nohz_csd_func,wake_up_process");
+		   "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
 
 	all = vzalloc(sizeof(*all));
 	if (all)
@@ -405,18 +641,27 @@ static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 		for (d = 0; d < NR_DLV; d++)
 			all->dlv[d] += c->dlv[d];
 		all->raised += c->raised;
-		all->already_pending += c->already_pending;
 		all->dropped_idle += c->dropped_idle;
 		all->dropped_busy += c->dropped_busy;
+		all->dropped_poll += c->dropped_poll;
+		all->dropped_pending += c->dropped_pending;
+		all->dropped_woken += c->dropped_woken;
+		all->dropped_lost += c->dropped_lost;
+		all->dropped_unresolved += c->dropped_unresolved;
+		all->dropped_poll_lost += c->dropped_poll_lost;
 		all->softirqs += c->softirqs;
 		all->balanced += c->balanced;
+		all->unbalanced += c->unbalanced;
+		all->merged += c->merged;
+		all->unserved += c->unserved;
 		all->ksoftirqd_wakeups += c->ksoftirqd_wakeups;
 		all->tick_stops += c->tick_stops;
 		hist_merge(&all->delay, &c->delay);
+		cond_resched();
 	}
 	if (all) {
 		nc_emit_cpu(sb, "total.", all, false);
-		why = nc_reason(all, !!nc_hooks[2].hooked);
+		why = nc_reason(all, !!nc_hooks[HK_TICK_STOP].hooked);
 		if (why)
 			seq_buf_printf(sb, "reason=%s\n", why);
 	}
@@ -433,16 +678,43 @@ static size_t nc_result_size(void)
 	return size;
 }
 
-/* Stop the load, unhook, then print and publish. Called with nc_lock. */
+/*
+ * End the measurement at one instant, with every probe still in place; then
+ * stop the load, unhook, print and publish. Called with nc_lock.
+ */
 static void nc_stop(bool interrupted)
 {
+	int cpu;
+
 	if (!nc_running)
 		return;
+	WRITE_ONCE(nc_measuring, false);
 	nc_stop_ns = ktime_get_ns();
+	/*
+	 * Every handler that saw nc_measuring set has returned after this, and
+	 * with it every kick and SCHED_SOFTIRQ run that counted.
+	 */
+	synchronize_rcu();
+	nc_missed = nc_probe_misses() - nc_missed_base;
 	nc_load_end();
 	nc_unhook();
 	nc_running = false;
+	/* Nothing moves now. What counted kicks were still waiting for: */
+	for_each_cpu(cpu, nc_mask) {
+		struct nc_cpu *c = nc_state[cpu];
 
+		/* raised, their SCHED_SOFTIRQ had not run; */
+		c->unserved += c->awaiting;
+		c->awaiting = 0;
+		/* dropped in the idle task, its next step not seen. */
+		c->dropped_unresolved += c->drops_open;
+		c->drops_open = 0;
+		c->poll_drops_open = 0;
+	}
+
+	if (nc_missed)
+		pr_warn("%lu probe hits missed: the counts are short\n",
+			nc_missed);
 	result_report(&result, KBUILD_MODNAME, nc_result_size(), nc_emit,
 		      interrupted);
 }
@@ -452,6 +724,46 @@ static void nc_stop_request(void)
 	mutex_lock(&nc_lock);
 	nc_stop(false);
 	mutex_unlock(&nc_lock);
+}
+
+/*
+ * "stop": writing 1 does what writing "stop" to debugfs control does, for
+ * machines whose lockdown refuses debugfs writes. A sysfs write can arrive
+ * from the moment the parameter file exists until module removal is done.
+ */
+static int nc_set_stop(const char *val, const struct kernel_param *kp)
+{
+	bool started;
+
+	if (!sysfs_streq(val, "1")) {
+		pr_err("stop=%s: only 1 (stop the measurement) is accepted\n",
+		       val);
+		return -EINVAL;
+	}
+	mutex_lock(&nc_lock);
+	started = nc_started;
+	mutex_unlock(&nc_lock);
+	if (!started) {
+		pr_err("stop=1: given to insmod it would stop nothing\n");
+		return -EINVAL;
+	}
+	if (duration) {
+		pr_err("stop=1: a timed run (duration=%u) ends by itself or on a signal\n",
+		       duration);
+		return -EINVAL;
+	}
+	nc_stop_request();
+	return 0;
+}
+
+static int nc_get_stop(char *buf, const struct kernel_param *kp)
+{
+	bool stopped;
+
+	mutex_lock(&nc_lock);
+	stopped = nc_started && !nc_running;
+	mutex_unlock(&nc_lock);
+	return sysfs_emit(buf, "%d\n", stopped);
 }
 
 static void nc_free_state(void)
@@ -501,6 +813,11 @@ static int __init nc_parse(void)
 		       MAX_LOAD_THREADS);
 		return -EINVAL;
 	}
+	if (load_threads_given && !load_cpus) {
+		pr_err("load_threads=%u: no effect without load_cpus=, which places the threads\n",
+		       load_threads);
+		return -EINVAL;
+	}
 	if (!zalloc_cpumask_var(&nc_mask, GFP_KERNEL))
 		return -ENOMEM;
 	if (!zalloc_cpumask_var(&nc_load_mask, GFP_KERNEL)) {
@@ -516,6 +833,13 @@ static int __init nc_parse(void)
 		ret = nc_parse_cpus("load_cpus", load_cpus, nc_load_mask);
 	if (ret)
 		goto err;
+	if (cpulist && cpumask_subset(nc_mask, nc_load_mask)) {
+		/* Their load keeps them busy: no kick is sent to them. */
+		pr_err("cpulist=%s: no effect, every watched CPU is in load_cpus=%s\n",
+		       cpulist, load_cpus);
+		ret = -EINVAL;
+		goto err;
+	}
 
 	nc_state = kcalloc(nr_cpu_ids, sizeof(*nc_state), GFP_KERNEL);
 	if (!nc_state) {
@@ -547,19 +871,28 @@ static int __init nc_init(void)
 	ret = nc_parse();
 	if (ret)
 		return ret;
+	mutex_lock(&nc_lock);
 	ret = nc_hook();
+	if (!ret) {
+		ret = nc_load_start();
+		if (ret)
+			nc_unhook();
+	}
 	if (ret) {
+		mutex_unlock(&nc_lock);
 		nc_free_state();
 		return ret;
 	}
-	nc_running = true;
+	/* Every probe is in place and the load runs: measure from here. */
+	nc_missed_base = nc_probe_misses();
 	nc_start_ns = ktime_get_ns();
-	ret = nc_load_start();
-	if (ret) {
-		nc_unhook();
-		nc_free_state();
-		return ret;
-	}
+	WRITE_ONCE(nc_measuring, true);
+	nc_running = true;
+	nc_started = true;
+	mutex_unlock(&nc_lock);
+	pr_info("start: cpulist=%*pbl load_cpus=%*pbl load_threads=%u duration=%u\n",
+		cpumask_pr_args(nc_mask), cpumask_pr_args(nc_load_mask),
+		cpumask_empty(nc_load_mask) ? 0 : load_threads, duration);
 
 	if (!duration) {
 		result_control(&result, KBUILD_MODNAME, nc_stop_request);
@@ -583,7 +916,10 @@ static void __exit nc_exit(void)
 	result_control_remove(&result);
 	nc_stop_request();
 	result_free(&result);
+	mutex_lock(&nc_lock);
+	/* A late write of the stop parameter finds nothing to stop. */
 	nc_free_state();
+	mutex_unlock(&nc_lock);
 }
 
 module_init(nc_init);

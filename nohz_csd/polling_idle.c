@@ -16,8 +16,8 @@
  * and calls nothing.
  *
  * Load it once per boot: cpuidle_register() fails when another driver owns
- * the CPUs, and unloading depends on cpuidle_unregister() waking every CPU
- * out of the state (exit waits for that).
+ * the CPUs. Unloading waits until no CPU is inside the state or about to
+ * enter it (see pi_exit()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,6 +29,7 @@
 #include <linux/kernel_stat.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/smp.h>
 #include <linux/sched/idle.h>
 
 static unsigned int residency_us = 100;
@@ -111,17 +112,48 @@ static int __init pi_init(void)
 	return 0;
 }
 
+/* On each online CPU, from an interrupt or the idle loop's queue flush. */
+static void pi_check(void *busy)
+{
+	if (this_cpu_read(pi_inside))
+		atomic_inc(busy);
+}
+
+/*
+ * cpuidle_unregister() alone does not keep pi_enter() off a CPU: it clears
+ * cpuidle's "initialized", wakes the idle CPUs (wake_up_all_idle_cpus(),
+ * which does not wait) and calls synchronize_rcu(). That grace period waits
+ * for every CPU between cpuidle_idle_call()'s check and the RCU-idle entry
+ * (interrupts off, RCU watching), so no CPU starts towards this driver
+ * afterwards, but a CPU already past ct_cpuidle_enter() is in an extended
+ * quiescent state: it may still be in pi_enter(), or about to call it, when
+ * cpuidle_unregister() returns.
+ *
+ * pi_enter() takes interrupts only in its spin, where pi_inside is 1, and
+ * the spin ends on the first one (or on the TIF_NEED_RESCHED write that
+ * replaces the IPI while it polls). So a synchronous call that finds
+ * pi_inside clear on a CPU ran there while the CPU was outside pi_enter(),
+ * and it cannot come back; one that finds it set made the CPU leave, and
+ * the next round checks again. The caller of pi_enter(), cpuidle_enter_state(),
+ * still reads the driver's states after interrupts are back on; the idle
+ * task runs with preemption disabled, so the final synchronize_rcu() waits
+ * for that.
+ */
 static void __exit pi_exit(void)
 {
-	int cpu;
+	atomic_t busy;
 
-	/* Wakes every CPU out of its state; no new entry after this. */
 	cpuidle_unregister(&pi_driver);
-	for_each_possible_cpu(cpu)
-		while (READ_ONCE(per_cpu(pi_inside, cpu)))
-			usleep_range(1000, 2000);
-	/* The last instructions of pi_enter() after the flag was cleared. */
-	usleep_range(10000, 20000);
+	cpus_read_lock();
+	for (;;) {
+		atomic_set(&busy, 0);
+		on_each_cpu(pi_check, &busy, 1);
+		if (!atomic_read(&busy))
+			break;
+		usleep_range(1000, 2000);
+	}
+	cpus_read_unlock();
+	synchronize_rcu();
 }
 
 module_init(pi_init);

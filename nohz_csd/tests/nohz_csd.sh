@@ -14,22 +14,43 @@ cpuidle_driver() {
 	cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none
 }
 
-# The checks every result must pass.
+# The checks every result must pass: the accounting identities (README,
+# "Using nohz_csd"), per watched CPU and in total, and no probe hit missed.
 check_nc() {
-	[ "$(val nohz_csd format)" = nohz_csd/1 ] || fail "unknown result format"
+	[ "$(val nohz_csd format)" = nohz_csd/2 ] || fail "unknown result format"
+	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
 	for p in $(sed -n 's/^\(cpu[0-9]*\)\.kicks=.*/\1/p' "$TMP/nohz_csd") total; do
 		k=$(val nohz_csd "$p.kicks")
+		r=$(val nohz_csd "$p.raised")
+		d=$(val nohz_csd "$p.dropped")
+		b=$(val nohz_csd "$p.balanced")
+		rwb=$(val nohz_csd "$p.raised_without_balance")
+		ub=$(val nohz_csd "$p.unbalanced")
 		check "$(val nohz_csd "$p.kick_poll") + $(val nohz_csd "$p.kick_irq") + $(val nohz_csd "$p.kick_other") == $k" \
 			"$p: delivery counts do not sum to $k kicks"
-		check "$(val nohz_csd "$p.raised") + $(val nohz_csd "$p.dropped") == $k" \
-			"$p: raised + dropped is not the $k kicks"
-		check "$(val nohz_csd "$p.balanced") <= $(val nohz_csd "$p.raised")" \
-			"$p: more balances than raised kicks"
+		check "$r + $d == $k" "$p: raised + dropped is not the $k kicks"
+		check "$(val nohz_csd "$p.dropped_idle") + $(val nohz_csd "$p.dropped_busy") == $d" \
+			"$p: dropped_idle + dropped_busy is not dropped"
+		check "$(val nohz_csd "$p.dropped_poll") <= $(val nohz_csd "$p.dropped_idle")" \
+			"$p: more polled drops than drops in the idle task"
+		check "$(val nohz_csd "$p.dropped_pending") <= $d" "$p: dropped_pending above dropped"
+		check "$(val nohz_csd "$p.dropped_woken") + $(val nohz_csd "$p.dropped_lost") + $(val nohz_csd "$p.dropped_unresolved") == $(val nohz_csd "$p.dropped_idle")" \
+			"$p: dropped_woken + dropped_lost + dropped_unresolved is not dropped_idle"
+		check "$(val nohz_csd "$p.dropped_poll_lost") <= $(val nohz_csd "$p.dropped_lost")" \
+			"$p: more polled kicks lost than kicks lost"
+		check "$(val nohz_csd "$p.dropped_poll_lost") <= $(val nohz_csd "$p.dropped_poll")" \
+			"$p: more polled kicks lost than dropped"
+		check "$b + $rwb == $r" "$p: balanced + raised_without_balance is not raised"
+		check "$ub + $(val nohz_csd "$p.merged") + $(val nohz_csd "$p.unserved") == $rwb" \
+			"$p: unbalanced + merged + unserved is not raised_without_balance"
+		check "$b + $ub == $(val nohz_csd "$p.softirqs")" \
+			"$p: balanced + unbalanced is not the serving softirqs"
+		check "$(val nohz_csd "$p.ksoftirqd_wakeups") <= $r" \
+			"$p: more ksoftirqd wakeups than raised kicks"
 		if [ "$p" = total ]; then
-			check "$(val nohz_csd "$p.delay_n") == $(val nohz_csd "$p.balanced")" \
-				"$p: one delay per balance"
+			check "$(val nohz_csd "$p.delay_n") == $b" "$p: one delay per balance"
 		else
-			check_hist nohz_csd "$p.delay" "$(val nohz_csd "$p.balanced")"
+			check_hist nohz_csd "$p.delay" "$b"
 		fi
 	done
 }
@@ -37,7 +58,10 @@ check_nc() {
 nc_summary() {
 	note "kicks $(val nohz_csd total.kicks) (poll $(val nohz_csd total.kick_poll)," \
 		"irq $(val nohz_csd total.kick_irq)), raised $(val nohz_csd total.raised)," \
-		"dropped $(val nohz_csd total.dropped_idle)+$(val nohz_csd total.dropped_busy), softirqs $(val nohz_csd total.softirqs), balanced $(val nohz_csd total.balanced)," \
+		"dropped $(val nohz_csd total.dropped) (idle $(val nohz_csd total.dropped_idle), polled $(val nohz_csd total.dropped_poll)," \
+		"woken $(val nohz_csd total.dropped_woken), lost $(val nohz_csd total.dropped_lost), polled lost $(val nohz_csd total.dropped_poll_lost))," \
+		"softirqs $(val nohz_csd total.softirqs), balanced $(val nohz_csd total.balanced)," \
+		"unbalanced $(val nohz_csd total.unbalanced), merged $(val nohz_csd total.merged), unserved $(val nohz_csd total.unserved)," \
 		"ksoftirqd $(val nohz_csd total.ksoftirqd_wakeups)," \
 		"delay p50 $(val nohz_csd total.delay_p50_ns 2>/dev/null || echo -) ns" \
 		"p99 $(val nohz_csd total.delay_p99_ns 2>/dev/null || echo -) ns" \
@@ -56,7 +80,10 @@ test_nohz_csd_halt() {
 	k=$(val nohz_csd total.kicks)
 	check "$k > 0" "no kick reached an idle CPU"
 	check "$(val nohz_csd total.kick_irq) >= $k * 0.9" "kicks to halted CPUs did not come as IPIs"
-	check "$(val nohz_csd total.raised) >= $k * 0.95" "kicks dropped"
+	# Dropped only when a task was woken onto the CPU at the same moment.
+	check "$(val nohz_csd total.dropped_lost) == 0" \
+		"$(val nohz_csd total.dropped_lost) kicks dropped with the CPU staying idle"
+	check "$(val nohz_csd total.raised) >= $k * 0.8" "most kicks dropped"
 	check "$(val nohz_csd total.balanced) >= $(val nohz_csd total.raised) * 0.5" \
 		"raised kicks did not lead to a nohz idle balance"
 }
@@ -90,7 +117,7 @@ test_nohz_csd_passive() {
 
 test_nohz_csd_hostile_params() {
 	need_cpus 2
-	hostile nohz_csd 8 nohz_csd_load <<-EOF
+	hostile nohz_csd 12 nohz_csd_load <<-EOF
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
 	cpulist|cpulist=99999 duration=1
@@ -99,6 +126,10 @@ test_nohz_csd_hostile_params() {
 	load_threads|load_cpus=0 load_threads=0 duration=1
 	load_threads|load_cpus=0 load_threads=1000 duration=1
 	duration|duration=100000
+	load_threads|load_threads=3 duration=1
+	cpulist|cpulist=$(cpu 0) load_cpus=$(cpu 0) duration=1
+	stop|stop=1
+	stop|stop=0 duration=1
 	EOF
 }
 
@@ -119,6 +150,41 @@ test_nohz_csd_unload_mid_run() {
 	done
 }
 
+# The stop parameter ends a run without duration= as debugfs control does,
+# with no debugfs write (lockdown refuses those): mid-run, with the load
+# running and kicks arriving. Only 1 is accepted, a second stop is a no-op
+# and a timed run refuses it.
+test_nohz_csd_stop_param() {
+	need_cpus 3
+	unload nohz_csd
+	sp=/sys/module/nohz_csd/parameters/stop
+	insmod "$(ko nohz_csd)" load_cpus="$(cpu 0)" || fail "insmod failed"
+	[ "$(cat $sp)" = 0 ] || fail "stop reads $(cat $sp) while running"
+	sleep 2
+	! echo 0 >$sp 2>/dev/null || fail "stop accepted 0"
+	! echo yes >$sp 2>/dev/null || fail "stop accepted yes"
+	[ ! -e /sys/kernel/debug/nohz_csd/result ] || fail "a result before stop"
+	echo 1 >$sp || fail "writing 1 to stop failed"
+	[ "$(cat $sp)" = 1 ] || fail "stop reads $(cat $sp) after stop"
+	no_threads nohz_csd_load
+	cat /sys/kernel/debug/nohz_csd/result >"$TMP/nohz_csd" || fail "no result after stop"
+	echo 1 >$sp || fail "a second stop failed"
+	rmmod nohz_csd || fail "rmmod after stop failed"
+	check_nc
+	nc_summary
+	[ "$(val nohz_csd status)" = complete ] || fail "status $(val nohz_csd status)"
+	[ "$(val nohz_csd mode)" = until_stop ] || fail "mode $(val nohz_csd mode)"
+	m=$(val nohz_csd measured_ns)
+	check "$m >= 2e9 && $m < 4e9" "stopped after about 2 s, measured $m ns"
+	# A timed run refuses it.
+	insmod "$(ko nohz_csd)" duration=3 &
+	pid=$!
+	sleep 1
+	! echo 1 >$sp 2>/dev/null || fail "a timed run accepted stop"
+	wait $pid || fail "the timed run failed"
+	rmmod nohz_csd
+}
+
 # A signal to a timed insmod stops the load and the probes at once.
 test_nohz_csd_interrupt() {
 	need_cpus 2
@@ -129,9 +195,12 @@ test_nohz_csd_interrupt() {
 # tick stopped, like MWAIT on a server: kicks must arrive through the
 # polling path and, on kernels with both fixes, be acted on and wake no
 # ksoftirqd from nohz_csd_func(). Without the need_resched() fix every
-# polled kick is dropped (the flag is how it was delivered); with it a kick
-# is dropped only when a task was woken there at the same moment.
-test_nohz_csd_polling_aid() {
+# polled kick is dropped and lost (the flag is how it was delivered); with
+# it a kick is dropped only when a task was woken there at the same moment.
+# Without the ksoftirqd fix every polled kick wakes ksoftirqd. So this test
+# fails on the kernels vm/prefix-kernels.sh builds, 6.12-needresched and
+# 6.12-raise, as it must.
+test_nohz_csd_polled() {
 	need_cpus 3
 	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
 	if [ "$(cpuidle_driver)" != polling_idle ]; then
@@ -143,11 +212,40 @@ test_nohz_csd_polling_aid() {
 	check_nc
 	nc_summary
 	k=$(val nohz_csd total.kicks)
+	kp=$(val nohz_csd total.kick_poll)
 	check "$k > 0" "no kick reached an idle CPU"
-	check "$(val nohz_csd total.kick_poll) >= $k * 0.9" "kicks did not take the polling path"
-	check "$(val nohz_csd total.raised) >= $k * 0.95" \
-		"kicks to polling idle CPUs were dropped (the need_resched() bail-out)"
-	check "$(val nohz_csd total.ksoftirqd_wakeups) == 0" "ksoftirqd woken from nohz_csd_func()"
+	check "$kp >= $k * 0.9" "kicks did not take the polling path"
+	# A polled kick may be dropped because a task was woken onto the CPU
+	# at the same moment (idle_cpu() false: the CPU runs that task next);
+	# one after which the CPU went back to idle was lost.
+	check "$(val nohz_csd total.dropped_poll_lost) == 0" \
+		"$(val nohz_csd total.dropped_poll_lost) of $kp polled kicks lost: dropped with nothing else to run (the need_resched() bail-out)"
+	check "$(val nohz_csd total.ksoftirqd_wakeups) == 0" \
+		"$(val nohz_csd total.ksoftirqd_wakeups) ksoftirqd wakeups from $kp polled kicks (raise_softirq_irqoff() in nohz_csd_func())"
 	check "$(val nohz_csd total.balanced) >= $(val nohz_csd total.raised) * 0.5" \
 		"raised kicks did not lead to a nohz idle balance"
+}
+
+# The polling aid unloads while idle CPUs sit in its state, and loads
+# again: rmmod waits until no CPU is inside it (or about to enter it).
+test_nohz_csd_polling_aid_unload() {
+	need_cpus 2
+	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
+	case $(cpuidle_driver) in
+	none | polling_idle) ;;
+	*) skip "cpuidle driver $(cpuidle_driver) owns the CPUs" ;;
+	esac
+	i=0
+	while [ $i -lt 3 ]; do
+		if [ "$(cpuidle_driver)" != polling_idle ]; then
+			insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+		fi
+		[ "$(cpuidle_driver)" = polling_idle ] || fail "the polling aid is not the cpuidle driver"
+		sleep 1
+		rmmod polling_idle || fail "rmmod polling_idle failed"
+		[ "$(cpuidle_driver)" = none ] || fail "cpuidle driver $(cpuidle_driver) after rmmod"
+		i=$((i + 1))
+	done
+	# Leave it loaded, as the polled test does.
+	insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid again"
 }
