@@ -178,6 +178,17 @@ test_idle_reentry_stop_mid_storm() {
 	done
 }
 
+# ir_wait_measuring MARK: wait until the kernel log after MARK says that
+# idle_reentry measures (its hooks are all in place), 20 s at most.
+ir_wait_measuring() {
+	_i=0
+	until dmesg_since "$1" | grep -q "idle_reentry: measuring"; do
+		_i=$((_i + 1))
+		[ "$_i" -le 100 ] || fail "idle_reentry did not start measuring"
+		usleep 200000
+	done
+}
+
 # The stop parameter: only 1, only while an until_stop measurement runs
 # (after it, 1 again is harmless, as "stop" to the control file is).
 test_idle_reentry_stop_param() {
@@ -202,9 +213,10 @@ test_idle_reentry_stop_param() {
 	check_ir
 
 	# A timed measurement ends by itself.
-	insmod "$(ko idle_reentry)" cpulist="$t" duration=3 &
+	mark=$(dmesg_mark)
+	insmod "$(ko idle_reentry)" cpulist="$t" duration=4 &
 	pid=$!
-	sleep 1
+	ir_wait_measuring "$mark"
 	mark=$(dmesg_mark)
 	! echo 1 2>/dev/null >"$IR_STOP" || fail "stop=1 accepted during a timed measurement"
 	dmesg_since "$mark" | grep -q "idle_reentry: stop=1: a timed" ||
@@ -213,7 +225,7 @@ test_idle_reentry_stop_param() {
 	cat "$IR_RESULT" >"$TMP/idle_reentry" || fail "no result of the timed measurement"
 	unload idle_reentry
 	[ "$(val idle_reentry mode)" = timed ] || fail "mode=$(val idle_reentry mode)"
-	check "$(val idle_reentry measured_ns) >= 3e9" "the timed measurement was cut short"
+	check "$(val idle_reentry measured_ns) >= 4e9" "the timed measurement was cut short"
 }
 
 # ir_switch_load CPU: a shell on CPU that sleeps and wakes 100 times in
