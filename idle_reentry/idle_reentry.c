@@ -36,9 +36,11 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/prio.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
+#include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 
@@ -117,6 +119,7 @@ struct ir_count {
 	u64 rounds;
 	u64 reentries;
 	u64 switched;
+	u64 switched_fair;	/* switched rounds that ran a fair task first */
 	u64 switched_pick;	/* switched rounds that hit the pick hook */
 	u64 reentry_pick_fair;
 	u64 reentry_newidle;
@@ -133,6 +136,7 @@ struct ir_cpu {
 	u64 t_sched;
 	unsigned long nivcsw;
 	bool armed;		/* began while measuring */
+	bool to_fair;		/* schedule_idle() switched to a fair task */
 	unsigned int phase;
 	unsigned int wake;
 	unsigned int pick_fair;
@@ -181,6 +185,7 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
 	if (current->nivcsw != c->nivcsw) {
 		/* schedule_idle() ran another task before coming back. */
 		n->switched++;
+		n->switched_fair += c->to_fair;
 		n->switched_pick += !!c->pick_fair;
 		return;
 	}
@@ -203,6 +208,7 @@ static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 	if (measuring && c->armed)
 		ir_round_end(c, sched_clock());
 	c->armed = measuring;
+	c->to_fair = false;
 	c->phase = PHASE_NONE;
 	c->wake = 0;
 	c->pick_fair = 0;
@@ -279,6 +285,32 @@ static __always_inline void ir_wake_timer_on(struct ir_cpu *c)
 
 IR_HOOK(ir_wake_timer)
 
+/*
+ * sched_switch away from the idle task inside schedule_idle(): whether the
+ * task it switched to is a fair one, whose pick goes through the fair
+ * class's pick (a stop, real-time or deadline task's does not: the soft
+ * lockup watchdog, for one, runs in the stop class on every CPU).
+ */
+static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	struct ir_cpu *c;
+
+	if (!is_idle_task(prev))
+		return;
+	c = ir_this();
+	if (c && c->phase == PHASE_SCHED)
+		c->to_fair = next->prio >= MAX_RT_PRIO;
+}
+
+static struct tracepoint *ir_tp_switch;
+
+static void __init ir_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		ir_tp_switch = tp;
+}
+
 enum { HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK };
 
 static struct hook ir_hooks[] = {
@@ -306,30 +338,49 @@ static u64 ir_start_ns, ir_stop_ns;
 static u64 ir_hook_ps;		/* measured cost of one hook hit, ps */
 static struct result result;
 
+/* Remove every hook; each returns once no CPU is inside it. */
+static void ir_unhook(void)
+{
+	hooks_unregister(ir_hooks, ARRAY_SIZE(ir_hooks));
+	if (ir_tp_switch) {
+		tracepoint_probe_unregister(ir_tp_switch, (void *)ir_switch_probe,
+					    NULL);
+		tracepoint_synchronize_unregister();
+		ir_tp_switch = NULL;
+	}
+}
+
 /*
  * Register every hook (the fair pick only with pick_hook=1). The order does
  * not matter: nothing is counted until ir_measure_start().
  */
-static int ir_hook(void)
+static int __init ir_hook(void)
 {
 	unsigned int i;
 	int ret;
 
+	for_each_kernel_tracepoint(ir_find_tp, NULL);
+	if (!ir_tp_switch) {
+		pr_err("no sched_switch tracepoint on this kernel\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(ir_tp_switch, (void *)ir_switch_probe,
+					NULL);
+	if (ret) {
+		pr_err("cannot attach to sched_switch: %d\n", ret);
+		ir_tp_switch = NULL;
+		return ret;
+	}
 	for (i = 0; i < ARRAY_SIZE(ir_hooks); i++) {
 		if (i == HOOK_PICK && !pick_hook)
 			continue;
 		ret = hook_register(&ir_hooks[i]);
 		if (ret) {
-			hooks_unregister(ir_hooks, ARRAY_SIZE(ir_hooks));
+			ir_unhook();
 			return ret;
 		}
 	}
 	return 0;
-}
-
-static void ir_unhook(void)
-{
-	hooks_unregister(ir_hooks, ARRAY_SIZE(ir_hooks));
 }
 
 /* Every hook is in place: rounds that begin from now on are counted. */
@@ -428,6 +479,7 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%srounds=%llu\n", pfx, n->rounds);
 	seq_buf_printf(sb, "%sreentries=%llu\n", pfx, n->reentries);
 	seq_buf_printf(sb, "%sswitched=%llu\n", pfx, n->switched);
+	seq_buf_printf(sb, "%sswitched_fair=%llu\n", pfx, n->switched_fair);
 	seq_buf_printf(sb, "%sswitched_pick=%llu\n", pfx, n->switched_pick);
 	seq_buf_printf(sb, "%spick_fair=%llu\n", pfx, n->reentry_pick_fair);
 	seq_buf_printf(sb, "%snewidle=%llu\n", pfx, n->reentry_newidle);
@@ -455,6 +507,7 @@ static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
 	sum->rounds += n->rounds;
 	sum->reentries += n->reentries;
 	sum->switched += n->switched;
+	sum->switched_fair += n->switched_fair;
 	sum->switched_pick += n->switched_pick;
 	sum->reentry_pick_fair += n->reentry_pick_fair;
 	sum->reentry_newidle += n->reentry_newidle;
@@ -464,14 +517,14 @@ static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
 
 /*
  * Whether the pick hook showed that it fires: a measurement whose rounds
- * switched to a task without one pick hit cannot tell SM_IDLE's fast path
- * from a hook that never fires, so its fast_pct is unproven.
+ * switched to a fair task without one pick hit cannot tell SM_IDLE's fast
+ * path from a hook that never fires, so its fast_pct is unproven.
  */
 static const char *ir_pick_proof(const struct ir_count *t)
 {
 	if (t->switched_pick || t->reentry_pick_fair)
 		return "proven";
-	if (t->switched)
+	if (t->switched_fair)
 		return "unproven";
 	return "untested";
 }
@@ -509,7 +562,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(ir_mask));
 	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
 	seq_buf_printf(sb, "measured_ns=%llu\n", ir_stop_ns - ir_start_ns);
-	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "");
+	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "sched_switch");
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
 
@@ -568,8 +621,8 @@ static void ir_stop(bool interrupted)
 
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
-		pr_warn("the pick hook never fired in %llu rounds that switched to a task: fast_pct is unproven\n",
-			tot.switched);
+		pr_warn("the pick hook never fired in %llu rounds that switched to a fair task: fast_pct is unproven\n",
+			tot.switched_fair);
 	result_report(&result, KBUILD_MODNAME, ir_result_size(), ir_emit,
 		      interrupted);
 }

@@ -27,12 +27,12 @@ check_ir() {
 	proven | untested) ;;
 	*) fail "pick_hook=$(val idle_reentry pick_hook), status=$(val idle_reentry status)" ;;
 	esac
-	if [ "$(val idle_reentry total.switched)" -gt 0 ]; then
+	if [ "$(val idle_reentry total.switched_fair)" -gt 0 ]; then
 		[ "$(val idle_reentry pick_hook)" = proven ] ||
-			fail "switched rounds, but the pick hook never fired"
+			fail "rounds switched to a fair task, but the pick hook never fired"
 	fi
 	hooked=$(val idle_reentry hooked)
-	for f in do_idle flush_smp_call_function_queue schedule_idle pick_; do
+	for f in sched_switch do_idle flush_smp_call_function_queue schedule_idle pick_; do
 		case ",$hooked," in *",$f"*) ;; *) fail "$f was not hooked" ;; esac
 	done
 	for c in $(sed -n 's/^cpu\([0-9]*\)\.rounds=.*/\1/p' "$TMP/idle_reentry") total; do
@@ -47,8 +47,10 @@ check_ir() {
 		done
 		check "$w == $r" "$p: wake reasons sum to $w, not $r re-entries"
 		check "$(val idle_reentry "${p}pick_fair") <= $r" "$p: more pick_next_task_fair re-entries than re-entries"
-		check "$(val idle_reentry "${p}switched_pick") <= $(val idle_reentry "${p}switched")" \
-			"$p: more switched rounds with a pick than switched rounds"
+		for k in switched_fair switched_pick; do
+			check "$(val idle_reentry "$p$k") <= $(val idle_reentry "${p}switched")" \
+				"$p: $k above switched"
+		done
 		[ "$c" = total ] && continue
 		for h in flush sched total; do
 			check_hist idle_reentry "$p$h" "$r"
@@ -157,7 +159,8 @@ ir_mid_storm() {
 	pf=$(val idle_reentry total.pick_fair)
 	m=$(val idle_reentry measured_ns)
 	note "stop through $1 mid-storm: re-entries $r, pick_fair $pf," \
-		"switched $(val idle_reentry total.switched) (with a pick: $(val idle_reentry total.switched_pick))," \
+		"switched $(val idle_reentry total.switched) (to a fair task $(val idle_reentry total.switched_fair)," \
+		"with a pick $(val idle_reentry total.switched_pick))," \
 		"measured $m ns"
 	[ "$(val idle_reentry status)" = complete ] || fail "status=$(val idle_reentry status)"
 	check "$m >= 1e9 && $m < 4e9" "stopped 1 s into the storm, measured $m ns"
@@ -249,10 +252,12 @@ test_idle_reentry_pick_proof() {
 	unload idle_reentry
 	check_ir
 	s=$(val idle_reentry total.switched)
+	sf=$(val idle_reentry total.switched_fair)
 	sp=$(val idle_reentry total.switched_pick)
-	note "with the pick hook: switched $s, with a pick $sp, pick_hook=$(val idle_reentry pick_hook)"
-	check "$s > 0" "a task slept and woke on CPU $t, but no round switched"
-	check "$sp > 0" "$s switched rounds, none hit the pick hook"
+	note "with the pick hook: switched $s, to a fair task $sf, with a pick $sp," \
+		"pick_hook=$(val idle_reentry pick_hook)"
+	check "$sf > 0" "a task slept and woke on CPU $t, but no round switched to a fair task"
+	check "$sp > 0" "$sf switched rounds to a fair task, none hit the pick hook"
 	[ "$(val idle_reentry pick_hook)" = proven ] || fail "pick_hook=$(val idle_reentry pick_hook)"
 	[ "$(val idle_reentry status)" = complete ] || fail "status=$(val idle_reentry status)"
 
@@ -261,14 +266,14 @@ test_idle_reentry_pick_proof() {
 	load idle_reentry cpulist="$t" duration=2 pick_hook=0
 	wait "$load_pid"
 	unload idle_reentry
-	s=$(val idle_reentry total.switched)
-	note "without it: switched $s, re-entries $(val idle_reentry total.reentries)," \
+	s=$(val idle_reentry total.switched_fair)
+	note "without it: switched to a fair task $s, re-entries $(val idle_reentry total.reentries)," \
 		"fast_pct $(val idle_reentry total.fast_pct), pick_hook=$(val idle_reentry pick_hook)"
 	case ",$(val idle_reentry missing)," in
 	*,pick_next_task_fair,*) ;;
 	*) fail "the pick hook is not reported missing" ;;
 	esac
-	check "$s > 0" "a task slept and woke on CPU $t, but no round switched"
+	check "$s > 0" "a task slept and woke on CPU $t, but no round switched to a fair task"
 	check "$(val idle_reentry total.switched_pick) == 0" "an unhooked pick was counted"
 	[ "$(val idle_reentry pick_hook)" = unproven ] || fail "pick_hook=$(val idle_reentry pick_hook) without the hook"
 	[ "$(val idle_reentry status)" = unproven ] || fail "status=$(val idle_reentry status) without the pick hook"
