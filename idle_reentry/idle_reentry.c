@@ -14,9 +14,15 @@
  *   insmod idle_reentry.ko cpulist=16 duration=10   # measure 10 s, then report
  *   insmod idle_reentry.ko cpulist=16               # measure until stopped:
  *   echo stop > /sys/kernel/debug/idle_reentry/control
+ *   echo 1 > /sys/module/idle_reentry/parameters/stop   # the same, no debugfs
  *
- * The result is printed to the kernel log and kept in
+ * A summary is printed to the kernel log; the whole result is kept in
  * /sys/kernel/debug/idle_reentry/result until rmmod.
+ *
+ * Rounds are counted only while every hook is in place: the measurement
+ * starts once all hooks are registered and stops, at one instant, before
+ * any is removed. A round is counted only if it both began and ended while
+ * measuring, so no round is counted half-hooked.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,9 +36,11 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/prio.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
+#include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 
@@ -42,15 +50,56 @@
 
 #define IR_FORMAT		"idle_reentry/1"
 #define MAX_DURATION_S		3600U
+#define MAX_CPULIST_LEN		65536
 #define CALIB_CALLS		20000
 
+/*
+ * cpulist: a copy of the string of any length up to MAX_CPULIST_LEN (the
+ * stock charp parameter stops at 1024 characters, short of listing every
+ * CPU of a large machine one by one).
+ */
 static char *cpulist;
-module_param(cpulist, charp, 0444);
+
+static int ir_cpulist_set(const char *val, const struct kernel_param *kp)
+{
+	size_t len = strnlen(val, MAX_CPULIST_LEN + 1);
+	char *copy;
+
+	if (len > MAX_CPULIST_LEN) {
+		pr_err("cpulist=%.32s...: longer than %u characters\n", val,
+		       MAX_CPULIST_LEN);
+		return -EINVAL;
+	}
+	copy = kstrndup(val, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	kfree(cpulist);
+	cpulist = copy;
+	return 0;
+}
+
+static void ir_cpulist_free(void *arg)
+{
+	kfree(cpulist);
+	cpulist = NULL;
+}
+
+static const struct kernel_param_ops ir_cpulist_ops = {
+	.set	= ir_cpulist_set,
+	.get	= param_get_charp,
+	.free	= ir_cpulist_free,
+};
+
+module_param_cb(cpulist, &ir_cpulist_ops, &cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "CPUs to measure, kernel cpulist syntax such as 16 or 8-15 (required)");
 
 static unsigned int duration;
 module_param(duration, uint, 0444);
-MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (seconds, default 0: measure until 'stop' is written to debugfs control or rmmod; max 3600)");
+MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (seconds, default 0: measure until stopped through the stop parameter, debugfs control or rmmod; max 3600)");
+
+static bool pick_hook = true;
+module_param(pick_hook, bool, 0444);
+MODULE_PARM_DESC(pick_hook, "0: leave the fair class's pick unhooked, to check that a result without it is reported unproven (default 1)");
 
 /* What pulled the CPU out of idle during one round. */
 enum {
@@ -65,24 +114,35 @@ static const char * const wake_name[NR_WAKE] = {
 	"wake_poll", "wake_ipi", "wake_timer", "wake_other",
 };
 
-/* Per measured CPU; written only by hooks running on that CPU. */
+/* Counts of rounds that began and ended while measuring. */
+struct ir_count {
+	u64 rounds;
+	u64 reentries;
+	u64 switched;
+	u64 switched_fair;	/* switched rounds that ran a fair task first */
+	u64 switched_pick;	/* switched rounds that hit the pick hook */
+	u64 reentry_pick_fair;
+	u64 reentry_newidle;
+	u64 woke[NR_WAKE];
+};
+
+/*
+ * Per measured CPU; written only by hooks running on that CPU. Each is its
+ * own allocation, cache-line aligned, so CPUs never share a line.
+ */
 struct ir_cpu {
 	/* The round in progress. */
 	u64 t_flush;
 	u64 t_sched;
 	unsigned long nivcsw;
+	bool armed;		/* began while measuring */
+	bool to_fair;		/* schedule_idle() switched to a fair task */
 	unsigned int phase;
 	unsigned int wake;
 	unsigned int pick_fair;
 	unsigned int newidle;
 
-	/* Totals. */
-	u64 rounds;
-	u64 reentries;
-	u64 switched;
-	u64 reentry_pick_fair;
-	u64 reentry_newidle;
-	u64 woke[NR_WAKE];
+	struct ir_count n;
 	struct hist flush;
 	struct hist sched;
 	struct hist total;
@@ -90,8 +150,16 @@ struct ir_cpu {
 
 enum { PHASE_NONE, PHASE_FLUSH, PHASE_SCHED };
 
-static struct ir_cpu **ir_state;	/* [nr_cpu_ids], NULL when unmeasured */
+static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
 static cpumask_var_t ir_mask;
+
+/*
+ * Set once every hook is registered, cleared before any is removed. Only
+ * the do_idle() hook reads it: at the top of each round it both ends the
+ * previous round, which counts only if it began and ends while this is
+ * set, and arms the next.
+ */
+static bool ir_measuring __read_mostly;
 
 static inline struct ir_cpu *ir_this(void)
 {
@@ -108,31 +176,39 @@ static inline struct ir_cpu *ir_this(void)
 
 static void ir_round_end(struct ir_cpu *c, u64 now)
 {
+	struct ir_count *n = &c->n;
 	unsigned int w;
 
+	n->rounds++;
 	if (c->phase != PHASE_SCHED)
 		return;
 	if (current->nivcsw != c->nivcsw) {
 		/* schedule_idle() ran another task before coming back. */
-		c->switched++;
+		n->switched++;
+		n->switched_fair += c->to_fair;
+		n->switched_pick += !!c->pick_fair;
 		return;
 	}
-	c->reentries++;
+	n->reentries++;
 	hist_add(&c->flush, c->t_sched - c->t_flush);
 	hist_add(&c->sched, now - c->t_sched);
 	hist_add(&c->total, now - c->t_flush);
-	c->reentry_pick_fair += !!c->pick_fair;
-	c->reentry_newidle += !!c->newidle;
+	n->reentry_pick_fair += !!c->pick_fair;
+	n->reentry_newidle += !!c->newidle;
 	for (w = 0; w < WAKE_OTHER; w++)
 		if (c->wake & BIT(w))
 			break;
-	c->woke[w]++;
+	n->woke[w]++;
 }
 
 static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 {
-	ir_round_end(c, sched_clock());
-	c->rounds++;
+	bool measuring = READ_ONCE(ir_measuring);
+
+	if (measuring && c->armed)
+		ir_round_end(c, sched_clock());
+	c->armed = measuring;
+	c->to_fair = false;
 	c->phase = PHASE_NONE;
 	c->wake = 0;
 	c->pick_fair = 0;
@@ -162,7 +238,11 @@ static __always_inline void ir_schedule_idle_on(struct ir_cpu *c)
 
 IR_HOOK(ir_schedule_idle)
 
-/* Calls made while the idle task is inside schedule_idle(). */
+/*
+ * Calls made while the idle task is inside schedule_idle(): in a re-entry
+ * they tell the slow path from SM_IDLE's fast one; in a round that switched
+ * to a task they prove that the hook fires at all.
+ */
 static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
 {
 	if (c->phase == PHASE_SCHED && is_idle_task(current))
@@ -205,13 +285,43 @@ static __always_inline void ir_wake_timer_on(struct ir_cpu *c)
 
 IR_HOOK(ir_wake_timer)
 
+/*
+ * sched_switch away from the idle task inside schedule_idle(): whether the
+ * task it switched to is a fair one, whose pick goes through the fair
+ * class's pick (a stop, real-time or deadline task's does not: the soft
+ * lockup watchdog, for one, runs in the stop class on every CPU).
+ */
+static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	struct ir_cpu *c;
+
+	if (!is_idle_task(prev))
+		return;
+	c = ir_this();
+	if (c && c->phase == PHASE_SCHED)
+		c->to_fair = next->prio >= MAX_RT_PRIO;
+}
+
+static struct tracepoint *ir_tp_switch;
+
+static void __init ir_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		ir_tp_switch = tp;
+}
+
+enum { HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK };
+
 static struct hook ir_hooks[] = {
-	{ HOOK_NAMES("do_idle"), ir_do_idle, true },
-	{ HOOK_NAMES("flush_smp_call_function_queue"), ir_flush, true },
-	{ HOOK_NAMES("schedule_idle"), ir_schedule_idle, true },
+	[HOOK_DO_IDLE] = { HOOK_NAMES("do_idle"), ir_do_idle, true },
+	[HOOK_FLUSH] = { HOOK_NAMES("flush_smp_call_function_queue"),
+			 ir_flush, true },
+	[HOOK_SCHEDULE_IDLE] = { HOOK_NAMES("schedule_idle"),
+				 ir_schedule_idle, true },
 	/* 7.x inlines pick_next_task_fair(); the fair class's pick remains. */
-	{ HOOK_NAMES("pick_next_task_fair", "pick_task_fair"), ir_pick_fair,
-	  true },
+	[HOOK_PICK] = { HOOK_NAMES("pick_next_task_fair", "pick_task_fair"),
+			ir_pick_fair, true },
 	{ HOOK_NAMES("sched_balance_newidle", "newidle_balance"), ir_newidle },
 	{ HOOK_NAMES("__flush_smp_call_function_queue"), ir_wake_poll },
 	{ HOOK_NAMES("generic_smp_call_function_single_interrupt"),
@@ -219,15 +329,81 @@ static struct hook ir_hooks[] = {
 	{ HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
 };
 
+/* Where the measurement stands; changed under ir_lock. */
+enum { IR_IDLE, IR_RUNNING, IR_DONE };
+
 static DEFINE_MUTEX(ir_lock);
-static bool ir_running;
+static int ir_run = IR_IDLE;
 static u64 ir_start_ns, ir_stop_ns;
 static u64 ir_hook_ps;		/* measured cost of one hook hit, ps */
 static struct result result;
 
+/* Remove every hook; each returns once no CPU is inside it. */
 static void ir_unhook(void)
 {
 	hooks_unregister(ir_hooks, ARRAY_SIZE(ir_hooks));
+	if (ir_tp_switch) {
+		tracepoint_probe_unregister(ir_tp_switch, (void *)ir_switch_probe,
+					    NULL);
+		tracepoint_synchronize_unregister();
+		ir_tp_switch = NULL;
+	}
+}
+
+/*
+ * Register every hook (the fair pick only with pick_hook=1). The order does
+ * not matter: nothing is counted until ir_measure_start().
+ */
+static int __init ir_hook(void)
+{
+	unsigned int i;
+	int ret;
+
+	for_each_kernel_tracepoint(ir_find_tp, NULL);
+	if (!ir_tp_switch) {
+		pr_err("no sched_switch tracepoint on this kernel\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(ir_tp_switch, (void *)ir_switch_probe,
+					NULL);
+	if (ret) {
+		pr_err("cannot attach to sched_switch: %d\n", ret);
+		ir_tp_switch = NULL;
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(ir_hooks); i++) {
+		if (i == HOOK_PICK && !pick_hook)
+			continue;
+		ret = hook_register(&ir_hooks[i]);
+		if (ret) {
+			ir_unhook();
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Every hook is in place: rounds that begin from now on are counted. */
+static void ir_measure_start(void)
+{
+	ir_start_ns = ktime_get_ns();
+	WRITE_ONCE(ir_measuring, true);
+}
+
+/*
+ * The one instant the measurement ends, before any hook is removed. A
+ * round still in progress ends after it and is not counted. The hooks run
+ * under ftrace's recursion lock, which disables preemption, at points where
+ * RCU is watching (the idle task outside its polling loop, the runqueue
+ * lock, hard IRQ), so synchronize_rcu() returns only once every hook that
+ * read ir_measuring as set has left its body: from then on the counts do
+ * not change.
+ */
+static void ir_measure_stop(void)
+{
+	WRITE_ONCE(ir_measuring, false);
+	ir_stop_ns = ktime_get_ns();
+	synchronize_rcu();
 }
 
 /*
@@ -295,44 +471,99 @@ static void __init ir_calibrate(void)
 	ir_calib_state = NULL;
 }
 
-static void ir_emit_cpu(struct seq_buf *sb, const char *pfx,
-			const struct ir_cpu *c, bool buckets)
+static void ir_emit_count(struct seq_buf *sb, const char *pfx,
+			  const struct ir_count *n)
 {
 	unsigned int w;
 
-	seq_buf_printf(sb, "%srounds=%llu\n", pfx, c->rounds);
-	seq_buf_printf(sb, "%sreentries=%llu\n", pfx, c->reentries);
-	seq_buf_printf(sb, "%sswitched=%llu\n", pfx, c->switched);
-	seq_buf_printf(sb, "%spick_fair=%llu\n", pfx, c->reentry_pick_fair);
-	seq_buf_printf(sb, "%snewidle=%llu\n", pfx, c->reentry_newidle);
-	result_pct(sb, pfx, "pick_fair_pct", c->reentry_pick_fair,
-		   c->reentries);
-	result_pct(sb, pfx, "fast_pct", c->reentries - c->reentry_pick_fair,
-		   c->reentries);
+	seq_buf_printf(sb, "%srounds=%llu\n", pfx, n->rounds);
+	seq_buf_printf(sb, "%sreentries=%llu\n", pfx, n->reentries);
+	seq_buf_printf(sb, "%sswitched=%llu\n", pfx, n->switched);
+	seq_buf_printf(sb, "%sswitched_fair=%llu\n", pfx, n->switched_fair);
+	seq_buf_printf(sb, "%sswitched_pick=%llu\n", pfx, n->switched_pick);
+	seq_buf_printf(sb, "%spick_fair=%llu\n", pfx, n->reentry_pick_fair);
+	seq_buf_printf(sb, "%snewidle=%llu\n", pfx, n->reentry_newidle);
+	result_pct(sb, pfx, "pick_fair_pct", n->reentry_pick_fair,
+		   n->reentries);
+	result_pct(sb, pfx, "fast_pct", n->reentries - n->reentry_pick_fair,
+		   n->reentries);
 	for (w = 0; w < NR_WAKE; w++)
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[w],
-			       c->woke[w]);
+			       n->woke[w]);
+}
+
+static void ir_emit_hists(struct seq_buf *sb, const char *pfx,
+			  const struct ir_cpu *c, bool buckets)
+{
 	hist_emit(sb, pfx, "flush", &c->flush, buckets);
 	hist_emit(sb, pfx, "sched", &c->sched, buckets);
 	hist_emit(sb, pfx, "total", &c->total, buckets);
 }
 
+static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
+{
+	unsigned int w;
+
+	sum->rounds += n->rounds;
+	sum->reentries += n->reentries;
+	sum->switched += n->switched;
+	sum->switched_fair += n->switched_fair;
+	sum->switched_pick += n->switched_pick;
+	sum->reentry_pick_fair += n->reentry_pick_fair;
+	sum->reentry_newidle += n->reentry_newidle;
+	for (w = 0; w < NR_WAKE; w++)
+		sum->woke[w] += n->woke[w];
+}
+
+/*
+ * Whether the pick hook showed that it fires: a measurement whose rounds
+ * switched to a fair task without one pick hit cannot tell SM_IDLE's fast
+ * path from a hook that never fires, so its fast_pct is unproven.
+ */
+static const char *ir_pick_proof(const struct ir_count *t)
+{
+	if (t->switched_pick || t->reentry_pick_fair)
+		return "proven";
+	if (t->switched_fair)
+		return "unproven";
+	return "untested";
+}
+
+static const char *ir_status(const struct ir_count *t, bool interrupted)
+{
+	if (interrupted)
+		return "interrupted";
+	if (!strcmp(ir_pick_proof(t), "unproven"))
+		return "unproven";
+	return "complete";
+}
+
+static void ir_total(struct ir_count *t)
+{
+	int cpu;
+
+	memset(t, 0, sizeof(*t));
+	for_each_cpu(cpu, ir_mask)
+		ir_count_add(t, &ir_state[cpu]->n);
+}
+
 static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 {
+	struct ir_count tot;
 	struct ir_cpu *all;
-	unsigned int w;
 	char pfx[24];
 	int cpu;
 
+	ir_total(&tot);
 	seq_buf_printf(sb, "format=%s\n", IR_FORMAT);
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
 	seq_buf_printf(sb, "mode=%s\n", duration ? "timed" : "until_stop");
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(ir_mask));
-	seq_buf_printf(sb, "status=%s\n",
-		       interrupted ? "interrupted" : "complete");
+	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
 	seq_buf_printf(sb, "measured_ns=%llu\n", ir_stop_ns - ir_start_ns);
-	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "");
+	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "sched_switch");
+	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
 
 	all = vzalloc(sizeof(*all));
@@ -345,22 +576,17 @@ static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 		const struct ir_cpu *c = ir_state[cpu];
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		ir_emit_cpu(sb, pfx, c, buckets);
+		ir_emit_count(sb, pfx, &c->n);
+		ir_emit_hists(sb, pfx, c, buckets);
 		if (!all)
 			continue;
-		all->rounds += c->rounds;
-		all->reentries += c->reentries;
-		all->switched += c->switched;
-		all->reentry_pick_fair += c->reentry_pick_fair;
-		all->reentry_newidle += c->reentry_newidle;
-		for (w = 0; w < NR_WAKE; w++)
-			all->woke[w] += c->woke[w];
 		hist_merge(&all->flush, &c->flush);
 		hist_merge(&all->sched, &c->sched);
 		hist_merge(&all->total, &c->total);
 	}
+	ir_emit_count(sb, "total.", &tot);
 	if (all)
-		ir_emit_cpu(sb, "total.", all, false);
+		ir_emit_hists(sb, "total.", all, false);
 	vfree(all);
 }
 
@@ -379,15 +605,24 @@ static size_t ir_result_size(void)
 	return size;
 }
 
-/* Unhook, then print and publish the result. Called with ir_lock held. */
+/*
+ * End the measurement, unhook, then print and publish the result. Called
+ * with ir_lock held.
+ */
 static void ir_stop(bool interrupted)
 {
-	if (!ir_running)
-		return;
-	ir_stop_ns = ktime_get_ns();
-	ir_unhook();
-	ir_running = false;
+	struct ir_count tot;
 
+	if (ir_run != IR_RUNNING)
+		return;
+	ir_measure_stop();
+	ir_unhook();
+	ir_run = IR_DONE;
+
+	ir_total(&tot);
+	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
+		pr_warn("the pick hook never fired in %llu rounds that switched to a fair task: fast_pct is unproven\n",
+			tot.switched_fair);
 	result_report(&result, KBUILD_MODNAME, ir_result_size(), ir_emit,
 		      interrupted);
 }
@@ -399,13 +634,58 @@ static void ir_stop_request(void)
 	mutex_unlock(&ir_lock);
 }
 
+/*
+ * stop: writing 1 does what writing "stop" to the debugfs control file
+ * does, for machines where debugfs refuses writes (kernel lockdown). Reads
+ * 1 once the measurement has ended.
+ */
+static int ir_stop_set(const char *val, const struct kernel_param *kp)
+{
+	int len = strcspn(val, "\n");
+	unsigned int v;
+	int ret = 0;
+
+	if (kstrtouint(val, 0, &v) || v != 1) {
+		pr_err("stop=%.*s: only 1, which ends the measurement, is accepted\n",
+		       len, val);
+		return -EINVAL;
+	}
+	mutex_lock(&ir_lock);
+	if (ir_run == IR_IDLE) {
+		pr_err("stop=1: no measurement to stop yet; write 1 to /sys/module/%s/parameters/stop while one runs\n",
+		       KBUILD_MODNAME);
+		ret = -EINVAL;
+	} else if (ir_run == IR_RUNNING && duration) {
+		pr_err("stop=1: a timed measurement (duration=%u) ends by itself; a signal to insmod ends it early\n",
+		       duration);
+		ret = -EINVAL;
+	} else {
+		ir_stop(false);
+	}
+	mutex_unlock(&ir_lock);
+	return ret;
+}
+
+static int ir_stop_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ir_run) == IR_DONE);
+}
+
+static const struct kernel_param_ops ir_stop_ops = {
+	.set	= ir_stop_set,
+	.get	= ir_stop_get,
+};
+
+module_param_cb(stop, &ir_stop_ops, NULL, 0644);
+MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
+
 static void ir_free_state(void)
 {
 	int cpu;
 
 	if (ir_state)
 		for_each_cpu(cpu, ir_mask)
-			kfree(ir_state[cpu]);
+			kvfree(ir_state[cpu]);
 	kfree(ir_state);
 	ir_state = NULL;
 	free_cpumask_var(ir_mask);
@@ -448,7 +728,7 @@ static int __init ir_parse(void)
 	for_each_cpu(cpu, ir_mask) {
 		struct ir_cpu *c;
 
-		c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
+		c = kvzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
 		if (!c) {
 			ir_free_state();
 			return -ENOMEM;
@@ -470,13 +750,17 @@ static int __init ir_init(void)
 		return ret;
 	ir_calibrate();
 
-	ret = hooks_register(ir_hooks, ARRAY_SIZE(ir_hooks));
+	ret = ir_hook();
 	if (ret) {
 		ir_free_state();
 		return ret;
 	}
-	ir_running = true;
-	ir_start_ns = ktime_get_ns();
+	mutex_lock(&ir_lock);
+	ir_measure_start();
+	ir_run = IR_RUNNING;
+	mutex_unlock(&ir_lock);
+	pr_info("measuring cpulist=%*pbl duration=%u pick_hook=%d\n",
+		cpumask_pr_args(ir_mask), duration, pick_hook);
 
 	if (!duration) {
 		result_control(&result, KBUILD_MODNAME, ir_stop_request);

@@ -3,11 +3,18 @@
 # storm() and check_lat-style helpers from ipistorm/tests/ipistorm.sh.
 
 IR_CTL=/sys/kernel/debug/idle_reentry/control
+IR_RESULT=/sys/kernel/debug/idle_reentry/result
+IR_STOP=/sys/module/idle_reentry/parameters/stop
 
-# ir_stop: stop an until_stop measurement and keep its result in $TMP.
+# ir_stop [param]: stop an until_stop measurement through debugfs control
+# (or the stop parameter) and keep its result in $TMP.
 ir_stop() {
-	echo stop >"$IR_CTL" || fail "cannot write $IR_CTL"
-	cat /sys/kernel/debug/idle_reentry/result >"$TMP/idle_reentry" ||
+	if [ "${1:-}" = param ]; then
+		echo 1 >"$IR_STOP" || fail "cannot write 1 to $IR_STOP"
+	else
+		echo stop >"$IR_CTL" || fail "cannot write $IR_CTL"
+	fi
+	cat "$IR_RESULT" >"$TMP/idle_reentry" ||
 		fail "no idle_reentry result after stop"
 	unload idle_reentry
 }
@@ -16,8 +23,16 @@ ir_stop() {
 # The checks every result must pass.
 check_ir() {
 	[ "$(val idle_reentry format)" = idle_reentry/1 ] || fail "unknown result format"
+	case $(val idle_reentry pick_hook) in
+	proven | untested) ;;
+	*) fail "pick_hook=$(val idle_reentry pick_hook), status=$(val idle_reentry status)" ;;
+	esac
+	if [ "$(val idle_reentry total.switched_fair)" -gt 0 ]; then
+		[ "$(val idle_reentry pick_hook)" = proven ] ||
+			fail "rounds switched to a fair task, but the pick hook never fired"
+	fi
 	hooked=$(val idle_reentry hooked)
-	for f in do_idle flush_smp_call_function_queue schedule_idle pick_; do
+	for f in sched_switch do_idle flush_smp_call_function_queue schedule_idle pick_; do
 		case ",$hooked," in *",$f"*) ;; *) fail "$f was not hooked" ;; esac
 	done
 	for c in $(sed -n 's/^cpu\([0-9]*\)\.rounds=.*/\1/p' "$TMP/idle_reentry") total; do
@@ -32,6 +47,10 @@ check_ir() {
 		done
 		check "$w == $r" "$p: wake reasons sum to $w, not $r re-entries"
 		check "$(val idle_reentry "${p}pick_fair") <= $r" "$p: more pick_next_task_fair re-entries than re-entries"
+		for k in switched_fair switched_pick; do
+			check "$(val idle_reentry "$p$k") <= $(val idle_reentry "${p}switched")" \
+				"$p: $k above switched"
+		done
 		[ "$c" = total ] && continue
 		for h in flush sched total; do
 			check_hist idle_reentry "$p$h" "$r"
@@ -96,7 +115,170 @@ test_idle_reentry_hostile_params() {
 	cpulist|cpulist=99999 duration=1
 	duration|cpulist=$c duration=100000
 	duration|cpulist=$c duration=-1
+	stop|cpulist=$c stop=1
+	stop|cpulist=$c stop=0
+	stop|cpulist=$c duration=1 stop=1
+	pick_hook|cpulist=$c pick_hook=2
 	EOF
+}
+
+# A cpulist longer than the 1024 characters of a stock string parameter
+# (every CPU of a 512-CPU machine, listed one by one, takes 1891): here the
+# measured CPU 600 times.
+test_idle_reentry_long_cpulist() {
+	need_cpus 2
+	c=$(cpu 1)
+	l=$(seq 600 | sed "s/.*/$c/" | tr '\n' , | sed 's/,$//')
+	unload idle_reentry
+	load idle_reentry cpulist="$l" duration=1
+	unload idle_reentry
+	[ "$(val idle_reentry cpulist)" = "$c" ] ||
+		fail "cpulist of ${#l} characters read as $(val idle_reentry cpulist)"
+	note "a cpulist of ${#l} characters is parsed"
+}
+
+# ir_mid_storm HOW: measure CPU 1 while a 4 s storm from CPU 0 hits it and
+# stop through HOW (param: the stop parameter; debugfs: the control file)
+# after 1 s, with the storm still running. Every re-entry counted was seen
+# whole: without SM_IDLE each one called pick_next_task_fair().
+ir_mid_storm() {
+	a=$(cpu 0) t=$(cpu 1)
+	unload idle_reentry
+	unload ipistorm
+	insmod "$(ko idle_reentry)" cpulist="$t" || fail "insmod idle_reentry failed"
+	[ "$(cat "$IR_STOP")" = 0 ] || fail "$IR_STOP reads $(cat "$IR_STOP") while measuring"
+	insmod "$(ko ipistorm)" timeout=4 pairs="$a:$t" &
+	pid=$!
+	sleep 1
+	loaded ipistorm || fail "the storm is not running"
+	ir_stop "$1"
+	wait "$pid" || fail "the storm failed"
+	unload ipistorm
+	check_ir
+	r=$(val idle_reentry total.reentries)
+	pf=$(val idle_reentry total.pick_fair)
+	m=$(val idle_reentry measured_ns)
+	note "stop through $1 mid-storm: re-entries $r, pick_fair $pf," \
+		"switched $(val idle_reentry total.switched) (to a fair task $(val idle_reentry total.switched_fair)," \
+		"with a pick $(val idle_reentry total.switched_pick))," \
+		"measured $m ns"
+	[ "$(val idle_reentry status)" = complete ] || fail "status=$(val idle_reentry status)"
+	check "$m >= 1e9 && $m < 4e9" "stopped 1 s into the storm, measured $m ns"
+	if cmdline_has idle=poll; then
+		check "$r > 0" "no re-entries in a storm"
+	fi
+	case ${IPISTORM_SM_IDLE:-} in
+	0) check "$pf == $r" "without SM_IDLE, $pf of $r re-entries called pick_next_task_fair" ;;
+	esac
+}
+
+# The stop parameter ends the measurement mid-storm, as the control file
+# does, twice each.
+test_idle_reentry_stop_mid_storm() {
+	need_cpus 2
+	for how in param debugfs param debugfs; do
+		ir_mid_storm "$how"
+	done
+}
+
+# ir_wait_measuring MARK: wait until the kernel log after MARK says that
+# idle_reentry measures (its hooks are all in place), 20 s at most.
+ir_wait_measuring() {
+	_i=0
+	until dmesg_since "$1" | grep -q "idle_reentry: measuring"; do
+		_i=$((_i + 1))
+		[ "$_i" -le 100 ] || fail "idle_reentry did not start measuring"
+		usleep 200000
+	done
+}
+
+# The stop parameter: only 1, only while an until_stop measurement runs
+# (after it, 1 again is harmless, as "stop" to the control file is).
+test_idle_reentry_stop_param() {
+	need_cpus 2
+	t=$(cpu 1)
+	unload idle_reentry
+	insmod "$(ko idle_reentry)" cpulist="$t" || fail "insmod idle_reentry failed"
+	for v in 0 2 abc stop; do
+		mark=$(dmesg_mark)
+		! echo "$v" 2>/dev/null >"$IR_STOP" || fail "stop=$v accepted"
+		dmesg_since "$mark" | grep -q "idle_reentry: stop=$v" ||
+			fail "no error naming stop=$v"
+	done
+	[ "$(cat "$IR_STOP")" = 0 ] || fail "a refused write stopped the measurement"
+	echo 1 >"$IR_STOP" || fail "cannot write 1 to $IR_STOP"
+	[ "$(cat "$IR_STOP")" = 1 ] || fail "$IR_STOP reads $(cat "$IR_STOP") after the stop"
+	cat "$IR_RESULT" >"$TMP/idle_reentry" || fail "no result after stop=1"
+	echo 1 >"$IR_STOP" || fail "a second stop=1 failed"
+	echo stop >"$IR_CTL" || fail "stop through debugfs after stop=1 failed"
+	cmp -s "$IR_RESULT" "$TMP/idle_reentry" || fail "the result changed after a second stop"
+	unload idle_reentry
+	check_ir
+
+	# A timed measurement ends by itself.
+	mark=$(dmesg_mark)
+	insmod "$(ko idle_reentry)" cpulist="$t" duration=4 &
+	pid=$!
+	ir_wait_measuring "$mark"
+	mark=$(dmesg_mark)
+	! echo 1 2>/dev/null >"$IR_STOP" || fail "stop=1 accepted during a timed measurement"
+	dmesg_since "$mark" | grep -q "idle_reentry: stop=1: a timed" ||
+		fail "no error naming stop=1 during a timed measurement"
+	wait "$pid" || fail "the timed measurement failed"
+	cat "$IR_RESULT" >"$TMP/idle_reentry" || fail "no result of the timed measurement"
+	unload idle_reentry
+	[ "$(val idle_reentry mode)" = timed ] || fail "mode=$(val idle_reentry mode)"
+	check "$(val idle_reentry measured_ns) >= 4e9" "the timed measurement was cut short"
+}
+
+# ir_switch_load CPU: a shell on CPU that sleeps and wakes 100 times in
+# the background, so that idle rounds there switch to a task.
+ir_switch_load() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	taskset -c "$1" sh -c 'i=0; while [ $i -lt 100 ]; do usleep 20000; i=$((i + 1)); done' &
+	load_pid=$!
+}
+
+# The pick hook proves that it fires: in rounds that switched to a task it
+# is hit; with it left unhooked (pick_hook=0), the fast path cannot be told
+# from a silent hook, and the result says so.
+test_idle_reentry_pick_proof() {
+	need_cpus 2
+	t=$(cpu 1)
+	unload idle_reentry
+	ir_switch_load "$t"
+	load idle_reentry cpulist="$t" duration=2
+	wait "$load_pid"
+	unload idle_reentry
+	check_ir
+	s=$(val idle_reentry total.switched)
+	sf=$(val idle_reentry total.switched_fair)
+	sp=$(val idle_reentry total.switched_pick)
+	note "with the pick hook: switched $s, to a fair task $sf, with a pick $sp," \
+		"pick_hook=$(val idle_reentry pick_hook)"
+	check "$sf > 0" "a task slept and woke on CPU $t, but no round switched to a fair task"
+	check "$sp > 0" "$sf switched rounds to a fair task, none hit the pick hook"
+	[ "$(val idle_reentry pick_hook)" = proven ] || fail "pick_hook=$(val idle_reentry pick_hook)"
+	[ "$(val idle_reentry status)" = complete ] || fail "status=$(val idle_reentry status)"
+
+	ir_switch_load "$t"
+	mark=$(dmesg_mark)
+	load idle_reentry cpulist="$t" duration=2 pick_hook=0
+	wait "$load_pid"
+	unload idle_reentry
+	s=$(val idle_reentry total.switched_fair)
+	note "without it: switched to a fair task $s, re-entries $(val idle_reentry total.reentries)," \
+		"fast_pct $(val idle_reentry total.fast_pct), pick_hook=$(val idle_reentry pick_hook)"
+	case ",$(val idle_reentry missing)," in
+	*,pick_next_task_fair,*) ;;
+	*) fail "the pick hook is not reported missing" ;;
+	esac
+	check "$s > 0" "a task slept and woke on CPU $t, but no round switched to a fair task"
+	check "$(val idle_reentry total.switched_pick) == 0" "an unhooked pick was counted"
+	[ "$(val idle_reentry pick_hook)" = unproven ] || fail "pick_hook=$(val idle_reentry pick_hook) without the hook"
+	[ "$(val idle_reentry status)" = unproven ] || fail "status=$(val idle_reentry status) without the pick hook"
+	dmesg_since "$mark" | grep -q "idle_reentry: .*fast_pct is unproven" ||
+		fail "no warning in the kernel log"
 }
 
 # rmmod while a storm hits the measured CPU: every hook is gone before the
