@@ -18,8 +18,8 @@
 struct hook {
 	const char * const *names;	/* candidates, the first found is hooked */
 	ftrace_func_t func;
-	unsigned long flags;		/* FTRACE_OPS_FL_* */
 	bool required;			/* insmod fails without it */
+	unsigned long flags;		/* FTRACE_OPS_FL_* for its ftrace_ops */
 	const char *hooked;		/* the candidate that matched */
 	bool registered;
 	struct ftrace_ops ops;

@@ -98,6 +98,11 @@ static inline void result_line_add(struct result_line *l, const char *word,
 {
 	if (l->used && l->used + 1 + n >= sizeof(l->buf))
 		result_line_flush(l);
+	/* A word longer than a line gets a line of its own, whole. */
+	if (strlen(l->lead) + 1 + n >= sizeof(l->buf)) {
+		pr_info("%s%s%.*s\n", l->lead, *l->lead ? " " : "", n, word);
+		return;
+	}
 	if (!l->used)
 		l->used = scnprintf(l->buf, sizeof(l->buf), "%s", l->lead);
 	l->used += scnprintf(l->buf + l->used, sizeof(l->buf) - l->used,

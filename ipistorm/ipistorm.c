@@ -255,9 +255,10 @@ static void witness_no_ipi(void *data, int cpu)
 
 static struct hook witness_hooks[] = {
 	/* The callback calls nothing traceable: no recursion protection. */
-	{ HOOK_NAMES("call_function_single_prep_ipi",
-		     "send_call_function_single_ipi"),
-	  witness_decide, FTRACE_OPS_FL_RECURSION, true },
+	{ .names = HOOK_NAMES("call_function_single_prep_ipi",
+			      "send_call_function_single_ipi"),
+	  .func = witness_decide, .required = true,
+	  .flags = FTRACE_OPS_FL_RECURSION },
 };
 
 static struct tracepoint *witness_tp;

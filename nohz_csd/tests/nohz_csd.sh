@@ -249,3 +249,17 @@ test_nohz_csd_polling_aid_unload() {
 	# Leave it loaded, as the polled test does.
 	insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid again"
 }
+
+# Every online CPU watched under a load on the first: the accounting holds
+# on each CPU, and the kernel log gets at most 20 lines whatever the
+# number of CPUs (the per-CPU detail is in debugfs).
+test_nohz_csd_all_cpus() {
+	need_cpus 3
+	mark=$(dmesg_mark)
+	nc_run load_cpus="$(cpu 0)" duration=3
+	check_nc
+	lines=$(log_lines "$mark" nohz_csd)
+	check "$lines <= 20" "$lines kernel-log lines for one run"
+	nc_summary
+	note "$(ncpus) CPUs, $lines log lines"
+}
