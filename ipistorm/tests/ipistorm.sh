@@ -224,11 +224,12 @@ test_ipistorm_delivery_poll() {
 	check "$pct >= ${IPISTORM_MIN_POLL_PCT:-10}" "too few callbacks ran from the polling idle task"
 }
 
-# Both ends agree exactly where delivery is deterministic: halting idle
-# targets take an IPI for every call; under instruction counting with
-# idle=poll every call finds its target polling. In real time with
-# idle=poll a callback run by the idle task may have come by a late IPI:
-# the difference is reported, not judged.
+# Both ends agree: a call notified without an IPI ran in the target's idle
+# task (check_witness). Exactly, under instruction counting with idle=poll,
+# where every call finds its target polling. Elsewhere a few callbacks
+# notified by an IPI (or queued behind one) still ran in the idle task,
+# which was already flushing the queue when the IPI came: the difference
+# is reported, not judged.
 test_ipistorm_witness_agrees() {
 	need_cpus 2
 	storm numipi=20000 single=1 wait=1 cpulist="$(cpu 0)" offset=1 witness=1
@@ -237,7 +238,7 @@ test_ipistorm_witness_agrees() {
 	qu=$(val ipistorm total.sent_queued)
 	poll=$(val ipistorm total.cb_poll) irq=$(val ipistorm total.cb_irq)
 	note "sender: no IPI $ni, IPI $ip, queued $qu; target: polled $poll, hard IRQ $irq"
-	if ! cmdline_has idle=poll || [ "${IPISTORM_EXACT_DELIVERY:-0}" = 1 ]; then
+	if [ "${IPISTORM_EXACT_DELIVERY:-0}" = 1 ]; then
 		check "$ni == $poll" "calls notified without IPI and polled callbacks differ"
 	fi
 }
