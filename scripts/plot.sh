@@ -89,13 +89,15 @@ bars() {
 	csv=$("$here/compare.sh" -f csv "$@") || rc=$?
 	((rc != 2)) || die "compare.sh refused the directories"
 	printf '%s\n' "$csv" >"$prefix.csv"
-	# the primary metric is the first one of the CSV
-	awk -F, 'NR == 1 { next } NR == 2 { m = $2 } $2 != m { exit }
-		{ l = $4; gsub(/"/, "", l); printf "%d \"%s\" %s %s\n", NR - 2, l, $12, $13 }' \
+	# the primary metric is the first one of the CSV; columns by name
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["record"] != "metric" { next }
+		m == "" { m = $c["name"] } $c["name"] != m { exit }
+		{ l = $c["label"]; gsub(/"/, "", l); printf "%d \"%s\" %s %s\n", n++, l, $c["norm_mean"], $c["norm_stddev"] }' \
 		"$prefix.csv" >"$prefix.dat"
 	local metric dir
-	metric=$(awk -F, 'NR == 2 { print $2 }' "$prefix.csv")
-	dir=$(awk -F, 'NR == 2 { print $3 }' "$prefix.csv")
+	metric=$(awk -F, 'NR == 2 { print $3 }' "$prefix.csv")
+	dir=$(awk -F, 'NR == 2 { print $4 }' "$prefix.csv")
 	cat >"$prefix.gp" <<EOF
 set terminal pngcairo noenhanced size 900,500
 set output '$prefix.png'

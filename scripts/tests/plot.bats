@@ -56,7 +56,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ "$(cat "$T/cmp.dat")" = '0 "6.1.0-50-amd64" 1.000000 0.001111
 1 "6.12.95+deb12-amd64" 0.879093 0.000290' ]
-	head -n 1 "$T/cmp.csv" | grep -q '^format,metric,'
+	head -n 1 "$T/cmp.csv" | grep -q '^format,record,name,'
 	grep -q "yerrorbars" "$T/cmp.gp"
 	run "$S/plot.sh" -n -o "$T/cmp" bars "$T/ipistorm-6.1" "$T/ipistorm-6.12"
 	[ "$status" -eq 1 ]
