@@ -1,9 +1,15 @@
 # compare.awk: the statistics and output of compare.sh (which see).
-# Input: iteration files, each group preceded by the assignments d=INDEX
-# label=LABEL dir=DIR. Variables: metrics ("key:lower|higher|none ..."),
-# primary, title (its name in the normalized table), fmt, alpha, thresh,
-# bench, params. Exit 2 on bad input (error on stderr, nothing on stdout),
-# 1 on a significant regression, else 0.
+# Input: iteration files, each group preceded by the assignment d=INDEX;
+# compare.sh passes every file name as a path (absolute or ./-prefixed), so
+# a directory named k=6.12 is never taken for an assignment. Variables:
+# metrics ("key:lower|higher|none ..."), primary, title (its name in the
+# normalized table), fmt, alpha, thresh, rule (welch or mmtests), strict.
+# From the environment, where no escape is interpreted: CMP_LABELS and
+# CMP_DIRS (one per line, in the order of d), CMP_BENCH, CMP_PARAMS and
+# CMP_DIFFS (a file of "d<TAB>key<TAB>baseline value<TAB>value" lines, the
+# differences of meta.txt that change IPI cost). Exit 2 on bad input (error
+# on stderr, nothing on stdout) or, with strict, on any difference; 1 on a
+# significant regression, else 0.
 
 function err(msg) {
 	if (!failed) print "compare.sh: " msg >"/dev/stderr"
@@ -48,31 +54,76 @@ function betai(a, b, x,    bt) {
 	return 1 - bt * betacf(b, a, 1 - x) / b
 }
 # welch(): sets T, DF and the two-sided P; P = -1 when there is no test
-# (fewer than 2 runs on a side, or no variance at all).
+# (fewer than 2 runs on a side). Neither side varying is decided, not
+# skipped: equal means are no difference (P = 1), different means are as
+# certain as data can be (P = 0, T and DF infinite, left empty).
 function welch(m1, v1, n1, m2, v2, n2,    se2) {
-	T = DF = 0; P = -1
+	T = DF = ""; P = -1
 	if (n1 < 2 || n2 < 2) return
 	se2 = v1 / n1 + v2 / n2
-	if (se2 <= 0) return
+	if (se2 <= 0) {
+		P = m1 == m2 ? 1 : 0
+		if (m1 == m2) T = 0
+		return
+	}
 	T = (m2 - m1) / sqrt(se2)
 	DF = se2 * se2 / ((v1 / n1) ^ 2 / (n1 - 1) + (v2 / n2) ^ 2 / (n2 - 1))
 	P = betai(DF / 2, 0.5, DF / (DF + T * T))
 }
 
+# qnorm(p): the standard normal quantile, P. J. Acklam's rational
+# approximation (relative error below 1.15e-9, ample for an interval).
+function qnorm(p,    q, r, x) {
+	if (p < 0.02425) {
+		q = sqrt(-2 * log(p))
+		x = (((((-7.784894002430293e-03 * q - 3.223964580411365e-01) * q - 2.400758277161838e+00) * q - 2.549732539343734e+00) * q + 4.374664141464968e+00) * q + 2.938163982698783e+00) / \
+		    ((((7.784695709041462e-03 * q + 3.224671290700398e-01) * q + 2.445134137142996e+00) * q + 3.754408661907416e+00) * q + 1)
+	} else if (p <= 1 - 0.02425) {
+		q = p - 0.5; r = q * q
+		x = (((((-3.969683028665376e+01 * r + 2.209460984245205e+02) * r - 2.759285104469687e+02) * r + 1.383577518672690e+02) * r - 3.066479806614716e+01) * r + 2.506628277459239e+00) * q / \
+		    (((((-5.447609879822406e+01 * r + 1.615858368580409e+02) * r - 1.556989798598866e+02) * r + 6.680131188771972e+01) * r - 1.328068155288572e+01) * r + 1)
+	} else
+		return -qnorm(1 - p)
+	return x
+}
+
+# mmtests' rule, as compare-kernels marks a difference with SIG: each mean
+# gets the interval mean +- qnorm(1 - alpha/2) * stddev (the sample stddev,
+# not the standard error: _calc_meanci() in bin/lib/MMTests/Stat.pm), and
+# cidiff() in the same file divides the difference of the means by the sum
+# of the two half-widths; _generateComparisonTable() in
+# bin/lib/MMTests/Compare.pm calls it significant when |ratio| > 1, that is
+# when the intervals do not overlap. With no variance on either side
+# cidiff() returns the raw difference, so then a difference above 1 (in
+# the metric's unit) is significant. A side with one run has no stddev
+# (NaN), hence no interval, and nothing is significant.
+function cirat(m1, s1, n1, m2, s2, n2,    cisum) {
+	if (n1 < 2 || n2 < 2) return ""
+	cisum = Z * s1 + Z * s2
+	return cisum == 0 ? m2 - m1 : (m2 - m1) / cisum
+}
+
 BEGIN {
 	split("76.18009172947146 -86.50532032941677 24.01409824083091 -1.231739572450155 0.1208650973866179e-2 -0.5395239384953e-5", COF, " ")
+	Z = qnorm(1 - alpha / 2)
 	nm = split(metrics, ml, " ")
 	for (i = 1; i <= nm; i++) {
 		split(ml[i], x, ":")
 		mname[i] = x[1]; mdirn[i] = x[2]; wanted[x[1]] = i
 	}
-	nd = 0; nf = 0
+	nd = split(ENVIRON["CMP_LABELS"], dl0, "\n")
+	split(ENVIRON["CMP_DIRS"], dd0, "\n")
+	for (i = 1; i <= nd; i++) { dlabel[i - 1] = dl0[i]; ddir[i - 1] = dd0[i] }
+	bench = ENVIRON["CMP_BENCH"]; params = ENVIRON["CMP_PARAMS"]
+	ndiff = 0
+	if (ENVIRON["CMP_DIFFS"] != "")
+		while ((getline line < ENVIRON["CMP_DIFFS"]) > 0) {
+			split(line, x, "\t")
+			ndiff++; xd[ndiff] = x[1]; xk[ndiff] = x[2]; xb[ndiff] = x[3]; xv[ndiff] = x[4]
+		}
+	nf = 0
 }
-FNR == 1 {
-	nf++; fd[nf] = d; fn[nf] = FILENAME
-	if (d + 1 > nd) nd = d + 1
-	dlabel[d] = label; ddir[d] = dir; nfiles[d]++
-}
+FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 {
 	eq = index($0, "=")
 	if (!eq) next
@@ -86,6 +137,12 @@ FNR == 1 {
 	c = ++cnt[d, m]
 	val[d, m, c] = v + 0
 	present[m]++
+}
+# na(x, f): x formatted, or "n/a" when it is undefined ("").
+function na(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
+# worse(d, m): the mean of d is worse than the baseline's in m's direction.
+function worse(d, m) {
+	return mdirn[m] == "lower" ? mean[d, m] > mean[0, m] : mdirn[m] == "higher" ? mean[d, m] < mean[0, m] : 0
 }
 END {
 	if (failed) exit 2
@@ -112,40 +169,65 @@ END {
 			mean[d, m] = s / n
 			ss = 0
 			for (c = 1; c <= n; c++) ss += (val[d, m, c] - mean[d, m]) ^ 2
+			# one run has no sample variance: n/a, as mmtests' NaN
 			var[d, m] = n > 1 ? ss / (n - 1) : 0
-			sd[d, m] = sqrt(var[d, m])
-			cv[d, m] = mean[d, m] != 0 ? sd[d, m] / abs(mean[d, m]) * 100 : 0
+			sd[d, m] = n > 1 ? sqrt(var[d, m]) : ""
+			cv[d, m] = n > 1 && mean[d, m] != 0 ? sd[d, m] / abs(mean[d, m]) * 100 : ""
 			min[d, m] = mn; max[d, m] = mx; N[d, m] = n
 			b = mean[0, m]
-			norm[d, m] = b != 0 ? mean[d, m] / b : 0
-			normsd[d, m] = b != 0 ? sd[d, m] / abs(b) : 0
-			change[d, m] = b != 0 ? (mean[d, m] - b) / abs(b) * 100 : 0
-			gain[d, m] = mdirn[m] == "lower" ? -change[d, m] : change[d, m]
-			if (gain[d, m] == 0) gain[d, m] = change[d, m] = 0	# no "-0.00"
-			if (d) welch(b, var[0, m], N[0, m], mean[d, m], var[d, m], n)
-			else P = -1
+			# A zero baseline has no ratio: the change is absolute then.
+			absch[d, m] = mean[d, m] - b
+			absgain[d, m] = mdirn[m] == "lower" ? -absch[d, m] : absch[d, m]
+			if (absgain[d, m] == 0) absgain[d, m] = absch[d, m] = 0	# no "-0.00"
+			norm[d, m] = b != 0 ? mean[d, m] / b : ""
+			normsd[d, m] = b != 0 && sd[d, m] != "" ? sd[d, m] / abs(b) : ""
+			change[d, m] = b != 0 ? absch[d, m] / abs(b) * 100 : mean[d, m] == 0 ? 0 : ""
+			gain[d, m] = change[d, m] == "" ? "" : mdirn[m] == "lower" ? -change[d, m] : change[d, m]
+			if (gain[d, m] == 0 && gain[d, m] != "") gain[d, m] = change[d, m] = 0
+			if (d) {
+				welch(b, var[0, m], N[0, m], mean[d, m], var[d, m], n)
+				cr[d, m] = cirat(b, sd[0, m], N[0, m], mean[d, m], sd[d, m], n)
+			} else {
+				P = -1; T = DF = ""; cr[d, m] = ""
+			}
 			tt[d, m] = T; df[d, m] = DF; p[d, m] = P
-			sig[d, m] = d > 0 && P >= 0 && P < alpha
-			regr[d, m] = sig[d, m] && mdirn[m] != "none" && gain[d, m] < -thresh
+			if (rule == "mmtests")
+				sig[d, m] = d > 0 && cr[d, m] != "" && abs(cr[d, m]) > 1
+			else
+				sig[d, m] = d > 0 && P >= 0 && P < alpha
+			# worse beyond -t percent; from a zero baseline any worsening
+			# is beyond every percentage
+			regr[d, m] = sig[d, m] && worse(d, m) && (gain[d, m] == "" || gain[d, m] < -thresh)
 			if (regr[d, m]) {
 				nreg++
-				printf "compare.sh: regression: %s %s: %.2f%% worse than %s (p=%.4g, threshold %s%%)\n", \
-					dlabel[d], mname[m], -gain[d, m], dlabel[0], P, thresh >"/dev/stderr"
+				printf "compare.sh: regression: %s %s: %s worse than %s (%s, threshold %s%%)\n", \
+					dlabel[d], mname[m], gain[d, m] == "" ? sprintf("%.2f -> %.2f, from a zero baseline,", b, mean[d, m]) : sprintf("%.2f%%", -gain[d, m]), \
+					dlabel[0], rule == "mmtests" ? sprintf("mmtests CI ratio %.4g", cr[d, m]) : sprintf("p=%.4g", P), thresh >"/dev/stderr"
 			}
 			if (mname[m] == primary) pm = m
 		}
+	for (i = 1; i <= ndiff; i++)
+		printf "compare.sh: %s: %s %s differs from %s: '%s', baseline '%s'\n", strict ? "error" : "warning", \
+			dlabel[xd[i]], xk[i], dlabel[0], xv[i], xb[i] >"/dev/stderr"
 	if (fmt == "csv") csv(); else if (fmt == "json") json(); else text()
+	if (strict && ndiff) exit 3
 	exit nreg ? 1 : 0
 }
 
-function text(    d, i, m, w, lw, line, cell) {
+# gaincell(d, m): " (x%)", " *x%*" when significant, absolute from a zero
+# baseline.
+function gaincell(d, m,    g) {
+	g = gain[d, m] == "" ? sprintf("%+.2f abs", absgain[d, m]) : sprintf("%7.2f%%", gain[d, m])
+	return sig[d, m] ? " *" g "*" : " (" g ")"
+}
+function text(    d, i, m, w, lw, cell) {
 	lw = 8
 	for (d = 0; d < nd; d++) if (length(dlabel[d]) > lw) lw = length(dlabel[d])
 	printf "%s %s\n\n", bench, params
 	printf "%-*s %8s\n", lw + 2, "kernel:", title " [pct imp]"
 	for (d = 0; d < nd; d++)
-		printf "%-*s %8.2f %s\n", lw + 2, dlabel[d], norm[d, pm],
-			d ? sprintf("[%.2f%%]", mdirn[pm] == "lower" ? (1 - norm[d, pm]) * 100 : (norm[d, pm] - 1) * 100) : "[baseline]"
+		printf "%-*s %8s %s\n", lw + 2, dlabel[d], na(norm[d, pm], "%.2f"),
+			!d ? "[baseline]" : gain[d, pm] == "" ? sprintf("[%+.2f abs]", absgain[d, pm]) : sprintf("[%.2f%%]", gain[d, pm])
 	w = 25
 	for (d = 0; d < nd; d++) if (length(dlabel[d]) > w) w = length(dlabel[d])
 	for (i = 1; i <= nused; i++) {
@@ -155,56 +237,71 @@ function text(    d, i, m, w, lw, line, cell) {
 		printf "\n%-10s", "Runs"
 		for (d = 0; d < nd; d++) printf " %*d", w, N[d, m]
 		printf "\n%-10s", "AMean"
-		for (d = 0; d < nd; d++) {
-			cell = sprintf("%.2f", mean[d, m])
-			cell = cell (sig[d, m] ? sprintf(" *%7.2f%%*", gain[d, m]) : sprintf(" (%7.2f%%)", gain[d, m]))
-			printf " %*s", w, cell
-		}
+		for (d = 0; d < nd; d++) printf " %*s", w, sprintf("%.2f", mean[d, m]) gaincell(d, m)
 		row("Stddev", sd, m, w); row("CoeffVar", cv, m, w)
 		row("Min", min, m, w); row("Max", max, m, w)
 		printf "\n%-10s", "Welch-p"
 		for (d = 0; d < nd; d++)
 			printf " %*s", w, d == 0 ? "-" : p[d, m] < 0 ? "n/a" : sprintf("%.4f", p[d, m])
+		if (rule == "mmtests") {
+			printf "\n%-10s", "CI-ratio"
+			for (d = 0; d < nd; d++) printf " %*s", w, d == 0 ? "-" : na(cr[d, m], "%.4f")
+		}
 		printf "\n"
 	}
-	printf "\n%% is the gain over %s (positive: better); *x%%*: significant, Welch's t-test, alpha %s\n", dlabel[0], alpha
+	printf "\n%% is the gain over %s (positive: better; abs: absolute, the baseline mean is 0); *x*: significant, %s, alpha %s\n", \
+		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart)" : "Welch's t-test", alpha
+	if (ndiff) {
+		printf "\nNot comparable: %d difference%s of the machine state (meta.txt) from %s:\n", ndiff, (ndiff > 1 ? "s" : ""), dlabel[0]
+		for (i = 1; i <= ndiff; i++)
+			printf "  %s: %s: '%s', baseline '%s'\n", dlabel[xd[i]], xk[i], xv[i], xb[i]
+	}
 }
 function row(name, a, m, w,    d) {
 	printf "\n%-10s", name
-	for (d = 0; d < nd; d++) printf " %*s", w, sprintf("%.2f", a[d, m])
+	for (d = 0; d < nd; d++) printf " %*s", w, na(a[d, m], "%.2f")
 }
 
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
+# e(x, f): x formatted, empty when undefined.
+function e(x, f) { return x == "" ? "" : sprintf(f, x) }
 function csv(    d, i, m) {
-	print "format,metric,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,t,df,p,significant,regression"
+	print "format,record,name,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,abs_change,t,df,p,ci_ratio,significant,regression,baseline_value,value"
 	for (i = 1; i <= nused; i++)
 		for (d = 0; d < nd; d++) {
 			m = used[i]
-			printf "ipistorm-compare/1,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%.6f,%.4f,%.4f,%s,%s,%s,%d,%d\n", \
-				mname[m], mdirn[m], q(dlabel[d]), q(ddir[d]), N[d, m], mean[d, m], sd[d, m], cv[d, m], \
-				min[d, m], max[d, m], norm[d, m], normsd[d, m], change[d, m], gain[d, m], \
-				p[d, m] < 0 ? "" : sprintf("%.6f", tt[d, m]), p[d, m] < 0 ? "" : sprintf("%.4f", df[d, m]), \
-				p[d, m] < 0 ? "" : sprintf("%.6g", p[d, m]), sig[d, m], regr[d, m]
+			printf "ipistorm-compare/2,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%.4f,%s,%s,%s,%s,%d,%d,,\n", \
+				mname[m], mdirn[m], q(dlabel[d]), q(ddir[d]), N[d, m], mean[d, m], e(sd[d, m], "%.4f"), e(cv[d, m], "%.4f"), \
+				min[d, m], max[d, m], e(norm[d, m], "%.6f"), e(normsd[d, m], "%.6f"), e(change[d, m], "%.4f"), \
+				e(gain[d, m], "%.4f"), absch[d, m], e(tt[d, m], "%.6f"), e(df[d, m], "%.4f"), \
+				p[d, m] < 0 ? "" : sprintf("%.6g", p[d, m]), e(cr[d, m], "%.6g"), sig[d, m], regr[d, m]
 		}
+	for (i = 1; i <= ndiff; i++)
+		printf "ipistorm-compare/2,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
 }
 
 function js(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
 function jn(x, f) { return x == "" ? "null" : sprintf(f, x) }
 function json(    d, i, m) {
-	printf "{\n  \"format\": \"ipistorm-compare/1\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
-	printf "  \"primary\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", js(primary), alpha + 0, thresh + 0, nreg
-	printf "  \"runs\": ["
+	printf "{\n  \"format\": \"ipistorm-compare/2\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
+	printf "  \"primary\": %s,\n  \"rule\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", \
+		js(primary), js(rule), alpha + 0, thresh + 0, nreg
+	printf "  \"comparable\": %s,\n  \"differences\": [", ndiff ? "false" : "true"
+	for (i = 1; i <= ndiff; i++)
+		printf "%s\n    {\"label\": %s, \"dir\": %s, \"key\": %s, \"baseline\": %s, \"value\": %s}", (i > 1 ? "," : ""), \
+			js(dlabel[xd[i]]), js(ddir[xd[i]]), js(xk[i]), js(xb[i]), js(xv[i])
+	printf "%s],\n  \"runs\": [", ndiff ? "\n  " : ""
 	for (d = 0; d < nd; d++) printf "%s\n    {\"label\": %s, \"dir\": %s}", d ? "," : "", js(dlabel[d]), js(ddir[d])
 	printf "\n  ],\n  \"metrics\": ["
 	for (i = 1; i <= nused; i++) {
 		m = used[i]
 		printf "%s\n    {\"name\": %s, \"direction\": %s, \"values\": [", (i > 1 ? "," : ""), js(mname[m]), js(mdirn[m])
 		for (d = 0; d < nd; d++)
-			printf "%s\n      {\"label\": %s, \"n\": %d, \"mean\": %.4f, \"stddev\": %.4f, \"coeffvar_pct\": %.4f, \"min\": %.4f, \"max\": %.4f, \"norm_mean\": %.6f, \"norm_stddev\": %.6f, \"change_pct\": %.4f, \"gain_pct\": %.4f, \"t\": %s, \"df\": %s, \"p\": %s, \"significant\": %s, \"regression\": %s}", \
-				d ? "," : "", js(dlabel[d]), N[d, m], mean[d, m], sd[d, m], cv[d, m], min[d, m], max[d, m], \
-				norm[d, m], normsd[d, m], change[d, m], gain[d, m], \
-				p[d, m] < 0 ? "null" : jn(tt[d, m], "%.6f"), p[d, m] < 0 ? "null" : jn(df[d, m], "%.4f"), \
-				p[d, m] < 0 ? "null" : jn(p[d, m], "%.6g"), sig[d, m] ? "true" : "false", regr[d, m] ? "true" : "false"
+			printf "%s\n      {\"label\": %s, \"n\": %d, \"mean\": %.4f, \"stddev\": %s, \"coeffvar_pct\": %s, \"min\": %.4f, \"max\": %.4f, \"norm_mean\": %s, \"norm_stddev\": %s, \"change_pct\": %s, \"gain_pct\": %s, \"abs_change\": %.4f, \"t\": %s, \"df\": %s, \"p\": %s, \"ci_ratio\": %s, \"significant\": %s, \"regression\": %s}", \
+				d ? "," : "", js(dlabel[d]), N[d, m], mean[d, m], jn(sd[d, m], "%.4f"), jn(cv[d, m], "%.4f"), min[d, m], max[d, m], \
+				jn(norm[d, m], "%.6f"), jn(normsd[d, m], "%.6f"), jn(change[d, m], "%.4f"), jn(gain[d, m], "%.4f"), absch[d, m], \
+				jn(tt[d, m], "%.6f"), jn(df[d, m], "%.4f"), p[d, m] < 0 ? "null" : sprintf("%.6g", p[d, m]), jn(cr[d, m], "%.6g"), \
+				sig[d, m] ? "true" : "false", regr[d, m] ? "true" : "false"
 		printf "\n    ]}"
 	}
 	printf "\n  ]\n}\n"

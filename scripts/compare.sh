@@ -1,41 +1,52 @@
 #!/bin/bash
 # compare.sh: compare result directories of run.sh against a baseline.
 #
-#   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] BASELINE OTHER...
-#     -f  output format (default text); csv and json are ipistorm-compare/1
-#     -l  labels of the directories, comma-separated (default: the kernel
-#         release in each meta.txt)
-#     -a  significance level of Welch's t-test (default 0.05)
+#   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE OTHER...
+#     -f  output format (default text); csv and json are ipistorm-compare/2
+#     -l  labels of the directories, comma-separated, unique (default: the
+#         kernel release in each meta.txt, made unique)
+#     -a  significance level (default 0.05)
 #     -t  regression threshold in percent (default 5)
+#     -m  significance rule: welch (default, Welch's two-sided t-test) or
+#         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart)
+#     -x  strict: any difference of the machine state is fatal (exit 2)
 #
-# Every directory must hold meta.txt and iter-*.txt of the same bench with
-# the same params and storm. Statistics are over the iterations: arithmetic
-# mean, sample standard deviation, Welch's two-sided t-test against the
-# baseline. Exit: 0 no significant regression beyond the threshold, 1 some
-# metric regressed significantly by more than -t percent (named on stderr),
-# 2 usage or bad input (nothing written on stdout then).
+# Every directory must hold meta.txt (ipistorm-run/1 or /2) and iter-*.txt
+# of the same bench with the same params and storm. Statistics are over the
+# iterations: arithmetic mean, sample standard deviation (n/a for one run),
+# and against the baseline Welch's t-test or mmtests' rule. Differences of
+# meta.txt that change IPI cost (CPU, microcode, command line, frequency
+# and idle control, SMT, mitigations, preemption, HZ, clocksource) are
+# reported, and warned about on stderr. Exit: 0 no significant regression
+# beyond the threshold, 1 some metric regressed significantly by more than
+# -t percent (named on stderr), 2 usage or bad input (nothing written on
+# stdout then), or with -x a difference of the machine state (the report is
+# written, the differences named on stderr).
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] BASELINE_DIR OTHER_DIR..." >&2
+	echo "usage: $0 [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE_DIR OTHER_DIR..." >&2
 	exit 2
 }
 bad() { echo "compare.sh: $*" >&2; exit 2; }
 
-fmt=text labels="" alpha=0.05 thresh=5
-while getopts f:l:a:t:h opt; do
+fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0
+while getopts f:l:a:t:m:xh opt; do
 	case $opt in
 	f) fmt=$OPTARG ;;
 	l) labels=$OPTARG ;;
 	a) alpha=$OPTARG ;;
 	t) thresh=$OPTARG ;;
+	m) rule=$OPTARG ;;
+	x) strict=1 ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [[ $fmt == text || $fmt == csv || $fmt == json ]] || { echo "compare.sh: -f: unknown format '$fmt'" >&2; usage; }
-[[ $alpha =~ ^0?\.[0-9]+$ ]] || { echo "compare.sh: -a: '$alpha' is not a level between 0 and 1" >&2; usage; }
+[[ $alpha =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || { echo "compare.sh: -a: '$alpha' is not a level between 0 and 1" >&2; usage; }
 [[ $thresh =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "compare.sh: -t: '$thresh' is not a percentage" >&2; usage; }
+[[ $rule == welch || $rule == mmtests ]] || { echo "compare.sh: -m: unknown rule '$rule' (welch or mmtests)" >&2; usage; }
 (($# >= 2)) || { echo "compare.sh: give a baseline and at least one other directory" >&2; usage; }
 
 # meta DIR KEY: a key of DIR/meta.txt (empty when absent).
@@ -45,13 +56,61 @@ IFS=, read -r -a lab <<<"$labels"
 if [[ -n $labels ]] && ((${#lab[@]} != $#)); then
 	bad "-l gives ${#lab[@]} labels for $# directories"
 fi
-args=()
+
+# differences BASE OTHER: "key<TAB>baseline<TAB>value" for each key of
+# meta.txt that changes IPI cost and differs; a key recorded in one only
+# (ipistorm-run/1 against /2) is not a known difference. The command line
+# is compared without the kernel image (BOOT_IMAGE=, initrd=, a leading
+# path). Files are read through getline, so no path is an assignment.
+differences() {
+	A=$1/meta.txt B=$2/meta.txt awk '
+	function norm(k, v,    n, w, i, o) {
+		if (k != "cmdline") return v
+		n = split(v, w, " ")
+		for (i = 1; i <= n; i++) {
+			if (w[i] ~ /^(BOOT_IMAGE|initrd)=/ || (i == 1 && w[i] ~ /^\//)) continue
+			o = o (o == "" ? "" : " ") w[i]
+		}
+		return o
+	}
+	function load(f, a,    line, eq, k) {
+		while ((getline line < f) > 0) {
+			eq = index(line, "=")
+			if (!eq) continue
+			k = substr(line, 1, eq - 1)
+			if (k !~ KEYS || (k in a)) continue
+			a[k] = norm(k, substr(line, eq + 1))
+			if (f == ENVIRON["A"]) order[++n] = k
+		}
+		close(f)
+	}
+	BEGIN {
+		KEYS = "^(cpu_model|microcode|cmdline|idle|cpufreq_driver|governor|governors|boost|no_turbo|" \
+			"boost_policies|pstate_status|epp|cpuidle_driver|cpuidle_governor|cpuidle\\.state[0-9]+|" \
+			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|vuln\\..*|preempt|hz|no_hz|clocksource)$"
+		load(ENVIRON["A"], a); load(ENVIRON["B"], b)
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			if ((k in b) && a[k] != b[k]) {
+				gsub(/\t/, " ", a[k]); gsub(/\t/, " ", b[k])
+				print k "\t" a[k] "\t" b[k]
+			}
+		}
+	}'
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/diffs"
+args=() labs=() dirs=()
 i=0
 for d in "$@"; do
 	[[ -d $d ]] || bad "$d: no such directory"
 	[[ -f $d/meta.txt ]] || bad "$d: no meta.txt (not a run.sh result directory)"
-	[[ $(meta "$d" format) == ipistorm-run/1 ]] ||
-		bad "$d/meta.txt: format is '$(meta "$d" format)', want ipistorm-run/1"
+	case $(meta "$d" format) in
+	ipistorm-run/1 | ipistorm-run/2) ;;
+	*) bad "$d/meta.txt: format is '$(meta "$d" format)', want ipistorm-run/1 or ipistorm-run/2" ;;
+	esac
 	[[ $(meta "$d" status) == ok ]] ||
 		bad "$d/meta.txt: status is '$(meta "$d" status)', not ok: the run did not complete"
 	shopt -s nullglob
@@ -65,11 +124,40 @@ for d in "$@"; do
 		[[ $(meta "$d" "$k") == $(meta "$1" "$k") ]] ||
 			bad "$d: $k '$(meta "$d" "$k")' differs from the baseline's '$(meta "$1" "$k")' ($1)"
 	done
-	label=${lab[i]:-$(meta "$d" kernel)}
-	[[ -n $label ]] || label=$d
-	args+=("d=$i" "label=$label" "dir=$d" "${iters[@]}")
+	# awk takes an argument NAME=VALUE for an assignment: give it paths
+	# that cannot be one.
+	[[ $d == /* ]] || iters=("${iters[@]/#/./}")
+	args+=("d=$i" "${iters[@]}")
+	if [[ -n $labels ]]; then
+		labs+=("${lab[i]}")
+	else
+		labs+=("$(meta "$d" kernel)")
+		[[ -n ${labs[i]} ]] || labs[i]=$d
+	fi
+	dirs+=("$d")
+	((i == 0)) || differences "$1" "$d" | sed "s/^/$i\t/" >>"$tmp/diffs"
 	i=$((i + 1))
 done
+
+# Labels must tell the directories apart: "X worse than X" helps nobody.
+# Given ones must be unique; a release shared by two builds gets the
+# directory's name, then its position.
+dups() { printf '%s\n' "${labs[@]}" | sort | uniq -d; }
+for ((i = 0; i < ${#labs[@]}; i++)); do
+	[[ ${labs[i]} != *$'\n'* ]] || bad "label '${labs[i]}' holds a newline"
+done
+mapfile -t twice < <(dups)
+if ((${#twice[@]})); then
+	[[ -z $labels ]] || bad "-l: label '${twice[0]}' is given twice"
+	for ((i = 0; i < ${#labs[@]}; i++)); do
+		printf '%s\n' "${twice[@]}" | grep -qxF -- "${labs[i]}" &&
+			labs[i]="${labs[i]} ($(basename -- "${dirs[i]}"))"
+	done
+	mapfile -t twice < <(dups)
+	for ((i = 0; i < ${#labs[@]}; i++)); do
+		printf '%s\n' "${twice[@]}" | grep -qxF -- "${labs[i]}" && labs[i]="${labs[i]} #$((i + 1))"
+	done
+fi
 
 bench=$(meta "$1" bench)
 case $bench in
@@ -90,14 +178,17 @@ nohz_csd)
 *) bad "$1/meta.txt: unknown bench '$bench'" ;;
 esac
 
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+out=$tmp/out
 set +e
-awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
-	-v thresh="$thresh" -v bench="$bench" -v params="$(meta "$1" params)" \
+CMP_LABELS=$(printf '%s\n' "${labs[@]}") CMP_DIRS=$(printf '%s\n' "${dirs[@]}") \
+	CMP_BENCH=$bench CMP_PARAMS=$(meta "$1" params) CMP_DIFFS=$tmp/diffs \
+	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
+	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" \
 	-f "$(dirname "$0")/compare.awk" "${args[@]}" >"$out"
 rc=$?
 set -e
-# Output only when the input was good.
+# Output only when the input was good; 3 is a strict failure on a
+# difference of the machine state, with its report.
 ((rc == 2)) || cat "$out"
+((rc != 3)) || rc=2
 exit "$rc"

@@ -1,14 +1,22 @@
 #!/bin/bash
 # plot.sh: gnuplot PNGs of run.sh results.
 #
-#   plot.sh [-n] hist DIR...
-#       latency histogram of each result directory, summed over its
+#   plot.sh [-n] [-o PREFIX] hist DIR...
+#       latency distribution of each result directory, summed over its
 #       iterations (ipistorm: *.lat_hist_ns.*, idle_reentry:
-#       *.total_hist_ns.*, nohz_csd: *.delay_hist_ns.*), log x:
-#       DIR/latency-hist.{dat,gp,png}
+#       *.total_hist_ns.*, nohz_csd: *.delay_hist_ns.*), all directories
+#       on one set of axes as tail distributions (share of calls in or
+#       above each bucket, steps: the main bucket and the tail on one
+#       picture), log scales where the data span a decade or more, one
+#       legend entry per kernel: PREFIX.{dat,gp,png}
+#       (default PREFIX: DIR/latency-hist for one directory, else the first
+#       one's parent/hist-FIRST-vs-LAST)
 #   plot.sh [-n] [-o PREFIX] bars BASELINE OTHER...
-#       normalized primary metric, mean +- stddev, per directory, from
-#       `compare.sh -f csv`: PREFIX.{csv,dat,gp,png}
+#       primary metric per directory, mean +- stddev normalized to the
+#       baseline (absolute when the baseline mean is 0), from
+#       `compare.sh -f csv`; each bar carries its gain, "*" when the
+#       difference is significant, "n/a" instead of an error bar for one
+#       run: PREFIX.{csv,dat,gp,png}
 #       (default PREFIX: BASELINE's parent/compare-BASELINE-vs-LAST)
 #     -n  write the data and the gnuplot input only, do not run gnuplot
 #
@@ -17,7 +25,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [-n] hist DIR... | $0 [-n] [-o PREFIX] bars BASELINE OTHER..." >&2
+	echo "usage: $0 [-n] [-o PREFIX] hist DIR... | $0 [-n] [-o PREFIX] bars BASELINE OTHER..." >&2
 	exit 2
 }
 die() { echo "plot.sh: $*" >&2; exit 1; }
@@ -43,77 +51,163 @@ fresh() {
 	for f in "$@"; do [[ ! -e $f ]] || die "$f exists: refusing to overwrite it"; done
 }
 run_gnuplot() { ((render == 0)) || gnuplot "$1" || die "gnuplot $1 failed"; }
+# gq STRING: STRING for a gnuplot double-quoted string.
+gq() {
+	local s=${1//\\/\\\\}
+	printf '%s' "${s//\"/\\\"}"
+}
+meta() { sed -n "s/^$2=//p" "$1/meta.txt" | head -n 1; }
 
 hist() {
-	local d=$1 key label
-	[[ -f $d/meta.txt ]] || die "$d: no meta.txt (not a run.sh result directory)"
-	case $(sed -n 's/^bench=//p' "$d/meta.txt") in
-	ipistorm) key=lat ;;
-	idle_reentry) key=total ;;
-	nohz_csd) key=delay ;;
-	*) die "$d/meta.txt: unknown bench" ;;
+	local d key what bench="" n=0 labels=() dirs=("$@") tmp i j logx
+	for d in "${dirs[@]}"; do
+		[[ -f $d/meta.txt ]] || die "$d: no meta.txt (not a run.sh result directory)"
+		[[ -z $bench || $(meta "$d" bench) == "$bench" ]] ||
+			die "$d: bench '$(meta "$d" bench)', not $bench as ${dirs[0]}"
+		bench=$(meta "$d" bench)
+		labels+=("$(meta "$d" kernel)")
+	done
+	case $bench in
+	ipistorm) key=lat what="ipistorm call latency" ;;
+	idle_reentry) key=total what="idle re-entry time" ;;
+	nohz_csd) key=delay what="nohz idle balance kick delay" ;;
+	*) die "${dirs[0]}/meta.txt: unknown bench" ;;
 	esac
-	label=$(sed -n 's/^kernel=//p' "$d/meta.txt")
-	fresh "$d/latency-hist.dat" "$d/latency-hist.gp" "$d/latency-hist.png"
-	local tmp
-	tmp=$(mktemp)
-	# lower bound, calls in the bucket, summed over senders/CPUs and runs
-	cat "$d"/iter-[0-9]*.txt 2>/dev/null | awk -F= -v re="\\\\.${key}_hist_ns\\\\.[0-9]+$" '
-		$1 ~ re { b = $1; sub(/.*\./, "", b); n[b + 0] += $2 }
-		END { for (b in n) print b, n[b] }' | sort -n >"$tmp"
-	if [[ ! -s $tmp ]]; then
-		rm -f "$tmp"
-		die "$d: no ${key}_hist_ns lines (results from the kernel log have none; use run.sh's debugfs results)"
+	# One legend entry per kernel: a release shared by two directories
+	# gets the directory's name.
+	for ((i = 0; i < ${#labels[@]}; i++)); do
+		[[ -n ${labels[i]} ]] || labels[i]=${dirs[i]}
+	done
+	local orig=("${labels[@]}")
+	for ((i = 0; i < ${#labels[@]}; i++)); do
+		for ((j = 0; j < ${#labels[@]}; j++)); do
+			if ((i != j)) && [[ ${orig[i]} == "${orig[j]}" ]]; then
+				labels[i]="${orig[i]} ($(basename -- "${dirs[i]}"))"
+				break
+			fi
+		done
+	done
+	if [[ -z $prefix ]]; then
+		if ((${#dirs[@]} == 1)); then
+			prefix=${dirs[0]}/latency-hist
+		else
+			prefix=$(dirname -- "${dirs[0]}")/hist-$(basename -- "${dirs[0]}")-vs-$(basename -- "${dirs[-1]}")
+		fi
 	fi
-	{ echo "# ${key}_hist_ns: lower_ns calls (all iterations of $d)"; cat "$tmp"; } >"$d/latency-hist.dat"
+	fresh "$prefix.dat" "$prefix.gp" "$prefix.png"
+	tmp=$(mktemp)
+	for d in "${dirs[@]}"; do
+		# lower bound, calls in the bucket (summed over senders/CPUs and
+		# runs), share of all calls in it or above; a gnuplot index each
+		cat -- "$d"/iter-[0-9]*.txt 2>/dev/null | awk -F= -v re="\\\\.${key}_hist_ns\\\\.[0-9]+$" '
+			$1 ~ re { b = $1; sub(/.*\./, "", b); n[b + 0] += $2 }
+			END { for (b in n) print b, n[b] }' | sort -n | awk -v dir="$d" '
+			{ b[NR] = $1; c[NR] = $2; t += $2 }
+			END {
+				if (!NR) exit 1
+				printf "# %s: lower_ns calls share_at_or_above\n", dir
+				for (i = 1; i <= NR; i++) { printf "%d %d %.9g\n", b[i], c[i], (t - s) / t; s += c[i] }
+				printf "\n\n"
+			}' >>"$tmp" || {
+			rm -f "$tmp"
+			die "$d: no ${key}_hist_ns lines (results from the kernel log have none; use run.sh's debugfs results)"
+		}
+		n=$((n + 1))
+	done
+	{ echo "# ${key}_hist_ns: one block (gnuplot index) per directory, in order"; cat "$tmp"; } >"$prefix.dat"
 	rm -f "$tmp"
-	cat >"$d/latency-hist.gp" <<EOF
+	# log x when the buckets span a decade or more, log y when the shares do
+	logx=$(awk '!/^#/ && NF == 3 { if (min == "" || $1 < min) min = $1; if ($1 > max) max = $1
+			if (ymin == "" || $3 < ymin) ymin = $3 }
+		END { print (min > 0 && max / min >= 10) ? "set logscale x" : "unset logscale x"
+			print ymin <= 0.1 ? "set logscale y\nset yrange [*:1.5]" : "set yrange [0:1.05]" }' "$prefix.dat")
+	{
+		cat <<EOF
 set terminal pngcairo noenhanced size 900,500
-set output '$d/latency-hist.png'
-set title "${key} latency, ${label//\"/}"
-set xlabel "ns (bucket lower bound)"
-set ylabel "calls"
-set logscale x
+set output '$prefix.png'
+set title "$(gq "$what") (ns), tail distribution over all runs"
+set xlabel "bucket lower bound"
+set ylabel "share of calls in the bucket or above"
+$logx
+set key top right
 set grid
-plot '$d/latency-hist.dat' using 1:2 with steps title "${label//\"/}"
+set format y "%g"
+set format x "%.0s%c"
 EOF
-	run_gnuplot "$d/latency-hist.gp"
-	if ((render)); then echo "$d/latency-hist.png"; else echo "$d/latency-hist.gp"; fi
+		for ((i = 0; i < n; i++)); do
+			((i)) && printf ', \\\n     ' || printf 'plot '
+			printf "'%s' index %d using 1:3 with steps lw 2 title \"%s\"" "$prefix.dat" "$i" "$(gq "${labels[i]}")"
+		done
+		printf '\n'
+	} >"$prefix.gp"
+	run_gnuplot "$prefix.gp"
+	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
+}
+
+# describe METRIC: what it is, with its unit, once.
+describe() {
+	case $1 in
+	runtime_ns) echo "storm runtime (ns)" ;;
+	total.total_mean_ns) echo "mean idle re-entry time (ns)" ;;
+	total.balanced) echo "kicks that ended in a nohz idle balance (count)" ;;
+	*_ns) echo "${1%_ns} (ns)" ;;
+	*_pct) echo "${1%_pct} (%)" ;;
+	*) echo "$1 (count)" ;;
+	esac
 }
 
 bars() {
-	local base=$1 last=${*: -1}
+	local base=$1 last=${*: -1} csv rc=0 norm metric dir what ylabel
 	prefix=${prefix:-$(dirname "$base")/compare-$(basename "$base")-vs-$(basename "$last")}
 	fresh "$prefix.csv" "$prefix.dat" "$prefix.gp" "$prefix.png"
-	local csv rc=0
-	csv=$("$here/compare.sh" -f csv "$@") || rc=$?
+	csv=$("$here/compare.sh" -f csv "$@" 2>/dev/null) || rc=$?
 	((rc != 2)) || die "compare.sh refused the directories"
 	printf '%s\n' "$csv" >"$prefix.csv"
-	# the primary metric is the first one of the CSV
-	awk -F, 'NR == 1 { next } NR == 2 { m = $2 } $2 != m { exit }
-		{ l = $4; gsub(/"/, "", l); printf "%d \"%s\" %s %s\n", NR - 2, l, $12, $13 }' \
-		"$prefix.csv" >"$prefix.dat"
-	local metric dir
-	metric=$(awk -F, 'NR == 2 { print $2 }' "$prefix.csv")
-	dir=$(awk -F, 'NR == 2 { print $3 }' "$prefix.csv")
+	# The primary metric is the first one of the CSV (columns by name).
+	# Normalized to the baseline mean unless that is 0.
+	norm=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["record"] == "metric" { print ($c["norm_mean"] == "" ? 0 : 1); exit }' "$prefix.csv")
+	# x, label, value, error (NaN for one run: no bar), the mark above it
+	awk -F, -v norm="$norm" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["record"] != "metric" { next }
+		m == "" { m = $c["name"] } $c["name"] != m { exit }
+		{
+			l = $c["label"]; gsub(/"/, "", l)
+			v = norm ? $c["norm_mean"] : $c["mean"]; e = norm ? $c["norm_stddev"] : $c["stddev"]
+			g = $c["gain_pct"] != "" ? sprintf("%+.2f%%", $c["gain_pct"]) : sprintf("%+.2f abs", $c["abs_change"])
+			mark = n == 0 ? "baseline" : g ($c["significant"] ? " *" : "")
+			if (e == "") mark = mark ", n/a: 1 run"
+			printf "%d \"%s\" %s %s \"%s\"\n", n++, l, v, e == "" ? "NaN" : e, mark
+		}' "$prefix.csv" >"$prefix.dat"
+	metric=$(awk -F, 'NR == 2 { print $3 }' "$prefix.csv")
+	dir=$(awk -F, 'NR == 2 { print $4 }' "$prefix.csv")
+	what=$(describe "$metric")
+	if ((norm)); then
+		ylabel="mean / baseline mean ($dir is better)"
+		what="$what, normalized to the baseline"
+	else
+		ylabel="mean ($dir is better; the baseline mean is 0)"
+	fi
 	cat >"$prefix.gp" <<EOF
 set terminal pngcairo noenhanced size 900,500
 set output '$prefix.png'
-set title "$metric normalized to the baseline (mean, stddev)"
-set ylabel "$metric / baseline mean ($dir is better)"
+set title "$(gq "$what")\\nbars: mean, error bars: stddev, *: significant (compare.sh)"
+set ylabel "$(gq "$ylabel")"
 set style fill solid 0.5
 set boxwidth 0.6
 set yrange [0:*]
+set offsets 0.5, 0.5, graph 0.15, 0
 set grid y
 plot '$prefix.dat' using 1:3:xtic(2) with boxes notitle, \\
-     '' using 1:3:4 with yerrorbars notitle
+     '' using 1:3:4 with yerrorbars lc rgb "black" pt -1 notitle, \\
+     '' using 1:(\$3 + (valid(4) && \$4 == \$4 ? \$4 : 0)):5 with labels offset 0,1 notitle
 EOF
 	run_gnuplot "$prefix.gp"
 	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
 }
 
 case $what in
-hist) for d in "$@"; do hist "$d"; done ;;
+hist) hist "$@" ;;
 bars) bars "$@" ;;
 *) echo "plot.sh: unknown plot '$what'" >&2; usage ;;
 esac

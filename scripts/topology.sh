@@ -2,33 +2,38 @@
 # topology.sh: CPU pairs of each distance class, from sysfs, for ipistorm's
 # pairs= parameter (busybox sh).
 #
-#   topology.sh [-a] [-r ROOT] [-c CLASS]
-#     -a       every pair of a class (the first 8), comma-separated
+#   topology.sh [-a] [-n] [-r ROOT] [-c CLASS]
+#     -a       up to 8 pairs of a class, comma-separated, no CPU in two
+#              pairs (ipistorm refuses a repeated sender, and a sender that
+#              is another pair's target measures both at once)
+#     -n       leave CPU0 out (the housekeeping CPU: timers, RCU, IRQs)
 #     -c CLASS print only that class's pair(s) as S:T, e.g.
 #              run.sh ipistorm pairs=$(topology.sh -c cross-socket) numipi=100000
 #     -r ROOT  read ROOT/sys instead of /sys (fake trees in tests)
 #
-# Classes (S < T, online CPUs, lowest first):
+# Classes (S < T, online CPUs, lowest first), each pair in exactly one:
 #   smt           SMT siblings (same core)
 #   llc           same last-level cache (index3), different core
-#   node          same NUMA node, different LLC
-#   cross-node    different NUMA node
-#   cross-socket  different package
-# cross-node and cross-socket overlap on machines with one node per socket.
+#   cross-llc     same NUMA node, different LLC (CCX to CCX on EPYC;
+#                 -c node is the old name)
+#   cross-node    same die, different NUMA node (NPS2/4, SNC)
+#   cross-die     same package, different die
+#   cross-socket  different package (physical_package_id)
 # Output: `class=NAME pair=S:T` (pair=none when there is none); with -a
 # `class=NAME pairs=S:T,S:T,...`. Exit: 0, 1 when -c's class has no pair,
 # 2 usage.
 set -eu
 
 usage() {
-	echo "usage: $0 [-a] [-r ROOT] [-c smt|llc|node|cross-node|cross-socket]" >&2
+	echo "usage: $0 [-a] [-n] [-r ROOT] [-c smt|llc|cross-llc|cross-node|cross-die|cross-socket]" >&2
 	exit 2
 }
 
-all=0 root="" class=""
-while getopts ac:r:h opt; do
+all=0 root="" class="" nocpu0=0
+while getopts anc:r:h opt; do
 	case $opt in
 	a) all=1 ;;
+	n) nocpu0=1 ;;
 	c) class=$OPTARG ;;
 	r) root=$OPTARG ;;
 	*) usage ;;
@@ -37,7 +42,10 @@ done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || { echo "topology.sh: unexpected argument '$1'" >&2; usage; }
 case $class in
-'' | smt | llc | node | cross-node | cross-socket) ;;
+node) class=cross-llc ;;
+esac
+case $class in
+'' | smt | llc | cross-llc | cross-node | cross-die | cross-socket) ;;
 *) echo "topology.sh: unknown class '$class'" >&2; usage ;;
 esac
 
@@ -58,7 +66,8 @@ first() { head -n 1 "$1" 2>/dev/null || :; }
 		core=$(first "$d/topology/core_cpus_list")
 		[ -n "$core" ] || core=$(first "$d/topology/thread_siblings_list")
 		llc=$(first "$d/cache/index3/shared_cpu_list")
-		echo "cpu $c ${pkg:-0}.${die:-0} ${core:-$c} ${llc:-$c}"
+		[ "$nocpu0" = 0 ] || [ "$c" != 0 ] || continue
+		echo "cpu $c ${pkg:-0} ${pkg:-0}.${die:-0} ${core:-$c} ${llc:-$c}"
 	done
 	for d in "$NODE"/node[0-9]*; do
 		[ -d "$d" ] && echo "node ${d##*/node} $(first "$d/cpulist")"
@@ -74,17 +83,22 @@ function expand(list, set,    n, i, r, a, b) {
 		} else if (r[i] != "") set[r[i] + 0] = 1
 	}
 }
-$1 == "cpu" { ncpu++; id[ncpu] = $2 + 0; pkg[$2 + 0] = $3; core[$2 + 0] = $4; llc[$2 + 0] = $5 }
+$1 == "cpu" { ncpu++; id[ncpu] = $2 + 0; pkg[$2 + 0] = $3; die[$2 + 0] = $4; core[$2 + 0] = $5; llc[$2 + 0] = $6 }
 $1 == "node" { split("", cs); expand($3, cs); for (c in cs) node[c] = $2 }
 function classof(s, t) {
 	if (pkg[s] != pkg[t]) return "cross-socket"
+	if (die[s] != die[t]) return "cross-die"
 	if (node[s] != node[t]) return "cross-node"
 	if (core[s] == core[t]) return "smt"
 	if (llc[s] == llc[t]) return "llc"
-	return "node"
+	return "cross-llc"
 }
+# add(): the first pair of a class, and with -a up to 8 pairs whose CPUs
+# are all distinct (greedy, lowest first).
 function add(k, s, t) {
-	if (cnt[k] >= 8) return
+	if (first[k] == "") first[k] = s ":" t
+	if (cnt[k] >= 8 || used[k, s] || used[k, t]) return
+	used[k, s] = used[k, t] = 1
 	pairs[k] = pairs[k] (cnt[k] ? "," : "") s ":" t
 	cnt[k]++
 }
@@ -99,15 +113,12 @@ END {
 	for (i = 1; i <= ncpu; i++)
 		for (j = i + 1; j <= ncpu; j++) {
 			s = id[i]; t = id[j]
-			k = classof(s, t)
-			add(k, s, t)
-			# cross-socket pairs are also cross-node when the nodes differ
-			if (k == "cross-socket" && node[s] != node[t]) add("cross-node", s, t)
+			add(classof(s, t), s, t)
 		}
-	n = split("smt llc node cross-node cross-socket", names, " ")
+	n = split("smt llc cross-llc cross-node cross-die cross-socket", names, " ")
 	for (i = 1; i <= n; i++) {
 		k = names[i]
-		p = all ? pairs[k] : substr(pairs[k] ",", 1, index(pairs[k] ",", ",") - 1)
+		p = all ? pairs[k] : first[k]
 		if (want != "") {
 			if (k != want) continue
 			if (p == "") exit 1

@@ -14,7 +14,7 @@ mkrun() {
 	local d=$1 k=$2 i=0
 	shift 2
 	mkdir -p "$d"
-	printf 'format=ipistorm-run/1\nbench=ipistorm\nparams=numipi=100 cpulist=0\nstorm=\nkernel=%s\nstatus=ok\n' "$k" >"$d/meta.txt"
+	printf 'format=ipistorm-run/2\nbench=ipistorm\nparams=numipi=100 cpulist=0\nstorm=\nkernel=%s\nstatus=ok\n' "$k" >"$d/meta.txt"
 	for v in "$@"; do
 		i=$((i + 1))
 		printf 'format=ipistorm/1\nstatus=complete\nruntime_ns=%s\n' "$v" >"$d/iter-$(printf %03d "$i").txt"
@@ -57,27 +57,35 @@ print(m1, math.sqrt(v1), m2, math.sqrt(v2), t, df, p)
 PY
 }
 
+# col NAME ROW: the field NAME (a header of compare.sh -f csv) of the
+# ROW-th line of $output after the header (labels hold no comma here).
+col() {
+	awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!(name in c)) exit 1; next }
+		NR == row + 1 { print $c[name]; exit }' <<<"$output"
+}
+# row METRIC LABEL: the line number (after the header) of a metric record.
+row() { awk -F, -v m="$1" -v l="\"$2\"" '$2 == "metric" && $3 == m && $5 == l { print NR - 1; exit }' <<<"$output"; }
+
 # close A B REL: |A - B| <= REL * max(|B|, 1e-12)
 close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= r * (m > 1e-12 ? m : 1e-12)) }'; }
 
 @test "compare: statistics agree with an independent computation" {
 	for key in runtime_ns total.lat_p99_ns total.ipis_per_sec; do
 		read -r m1 s1 m2 s2 t df p < <(python_stats "$key" "$F/ipistorm-6.1" "$F/ipistorm-6.12")
-		run "$S/compare.sh" -f csv "$F/ipistorm-6.1" "$F/ipistorm-6.12"
+		run --separate-stderr "$S/compare.sh" -f csv "$F/ipistorm-6.1" "$F/ipistorm-6.12"
 		[ "$status" -eq 0 ]
-		base=$(grep "^ipistorm-compare/1,$key," <<<"$output" | sed -n 1p)
-		other=$(grep "^ipistorm-compare/1,$key," <<<"$output" | sed -n 2p)
-		IFS=, read -r -a b <<<"$base"
-		IFS=, read -r -a o <<<"$other"
-		close "${b[6]}" "$m1" 1e-9
+		b=$(row "$key" 6.1.0-50-amd64) o=$(row "$key" 6.12.95+deb12-amd64)
+		close "$(col mean "$b")" "$m1" 1e-9
 		# The CSV prints 4 decimals: a stddev of 7.38 keeps 6 digits.
-		close "${b[7]}" "$s1" 1e-5
-		close "${o[6]}" "$m2" 1e-9
-		close "${o[7]}" "$s2" 1e-5
-		close "${o[15]}" "$t" 1e-5
-		close "${o[16]}" "$df" 1e-4
-		close "${o[17]}" "$p" 1e-4
-		close "${o[11]}" "$(awk -v a="$m2" -v b="$m1" 'BEGIN { print a / b }')" 1e-5
+		close "$(col stddev "$b")" "$s1" 1e-5
+		close "$(col mean "$o")" "$m2" 1e-9
+		close "$(col stddev "$o")" "$s2" 1e-5
+		close "$(col t "$o")" "$t" 1e-5
+		close "$(col df "$o")" "$df" 1e-4
+		close "$(col p "$o")" "$p" 1e-4
+		close "$(col norm_mean "$o")" "$(awk -v a="$m2" -v b="$m1" 'BEGIN { print a / b }')" 1e-5
+		# mmtests: (m2 - m1) / (z s1 + z s2), z = qnorm(0.975)
+		close "$(col ci_ratio "$o")" "$(awk -v a="$m1" -v b="$m2" -v x="$s1" -v y="$s2" 'BEGIN { print (b - a) / (1.959963984540054 * (x + y)) }')" 1e-6
 	done
 }
 
@@ -87,17 +95,16 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	read -r _ _ _ _ t df p < <(python_stats runtime_ns "$T/a" "$T/b")
 	run "$S/compare.sh" -f csv "$T/a" "$T/b"
 	[ "$status" -eq 0 ]
-	IFS=, read -r -a o <<<"$(sed -n 3p <<<"$output")"
-	close "${o[15]}" "$t" 1e-6
-	close "${o[17]}" "$p" 1e-3
-	[ "${o[18]}" = 1 ]
+	close "$(col t 2)" "$t" 1e-6
+	close "$(col p 2)" "$p" 1e-3
+	[ "$(col significant 2)" = 1 ]
 	run "$S/compare.sh" "$T/a" "$T/b"
 	[[ $output == *"new"*"0.90 [9.61%]"* ]]
 	[[ $output == *"92.20 *   9.61%*"* ]]
 }
 
 @test "compare: text output of the fixtures" {
-	run "$S/compare.sh" "$F/ipistorm-6.1" "$F/ipistorm-6.12"
+	run --separate-stderr "$S/compare.sh" "$F/ipistorm-6.1" "$F/ipistorm-6.12"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == "kernel:"*"time [pct imp]" ]]
 	[[ ${lines[2]} == "6.1.0-50-amd64 "*" 1.00 [baseline]" ]]
@@ -108,14 +115,14 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	for r in Runs AMean Stddev CoeffVar Min Max Welch-p; do
 		grep -q "^$r " <<<"$output"
 	done
-	run "$S/compare.sh" -l old,new "$F/ipistorm-6.1" "$F/ipistorm-6.12"
+	run --separate-stderr "$S/compare.sh" -l old,new "$F/ipistorm-6.1" "$F/ipistorm-6.12"
 	[[ ${lines[3]} == "new "*"[12.09%]" ]]
 }
 
 @test "compare: json is valid and versioned" {
-	run "$S/compare.sh" -f json "$F/ipistorm-6.1" "$F/ipistorm-6.12"
+	run --separate-stderr "$S/compare.sh" -f json "$F/ipistorm-6.1" "$F/ipistorm-6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/1"; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/2"; assert d["rule"] == "welch"; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
 }
 
 @test "compare: a significant regression beyond -t exits 1 and is named" {
@@ -130,19 +137,71 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$status" -eq 0 ]
 }
 
-@test "compare: n=1 and zero variance claim no significance" {
+@test "compare: n=1 shows n/a for stddev and CoV and is never significant" {
 	mkrun "$T/a" base 100
 	mkrun "$T/b" one 200
+	mkrun "$T/c" more 100 101 102
+	for args in "$T/a $T/b" "$T/c $T/a" "$T/a $T/c"; do
+		# shellcheck disable=SC2086 # two paths without blanks
+		run "$S/compare.sh" -f csv $args
+		[ "$status" -eq 0 ]
+		[ "$(col p 2)" = "" ] && [ "$(col significant 2)" = 0 ] && [ "$(col ci_ratio 2)" = "" ]
+		# shellcheck disable=SC2086
+		run "$S/compare.sh" -m mmtests $args
+		[ "$status" -eq 0 ]
+	done
+	run "$S/compare.sh" -f csv "$T/a" "$T/b"
+	[ "$(col stddev 1)" = "" ] && [ "$(col coeffvar_pct 1)" = "" ] && [ "$(col norm_stddev 2)" = "" ]
+	run "$S/compare.sh" "$T/a" "$T/b"
+	grep -q '^Stddev  *n/a  *n/a$' <<<"$output"
+	grep -q '^CoeffVar  *n/a  *n/a$' <<<"$output"
+	run "$S/compare.sh" -f json "$T/a" "$T/b"
+	python3 -c 'import json, sys; v = json.load(sys.stdin)["metrics"][0]["values"]; assert v[0]["stddev"] is None and v[1]["coeffvar_pct"] is None and not v[1]["significant"]' <<<"$output"
+}
+
+# Neither side varies: different means are significant (a regression when
+# worse beyond -t), equal means are not, under both rules; mmtests' rule
+# then compares the raw difference with 1 (cidiff() returns it).
+@test "compare: no variance on either side is decided" {
+	while IFS='|' read -r rule base other want sig; do
+		# shellcheck disable=SC2086 # lists of values
+		mkrun "$T/a" base $base
+		# shellcheck disable=SC2086
+		mkrun "$T/b" new $other
+		run --separate-stderr "$S/compare.sh" -m "$rule" -f csv "$T/a" "$T/b"
+		[ "$status" -eq "$want" ] || { echo "$rule $base / $other: exit $status, want $want"; false; }
+		[ "$(col significant 2)" = "$sig" ] || { echo "$rule $base / $other: significant $(col significant 2)"; false; }
+		rm -rf "$T/a" "$T/b"
+	done <<-'EOF'
+	welch|100 100 100|150 150 150|1|1
+	welch|100 100 100|50 50 50|0|1
+	welch|100 100 100|100 100 100|0|0
+	welch|100 100 100|104 104 104|0|1
+	mmtests|100 100 100|150 150 150|1|1
+	mmtests|100 100 100|100.5 100.5 100.5|0|0
+	mmtests|100 100 100|100 100 100|0|0
+	EOF
+}
+
+@test "compare: the two rules differ where the intervals overlap" {
+	mkrun "$T/a" base 100 101 102 103 104
+	mkrun "$T/b" new 103 104 105 106 107
 	run "$S/compare.sh" -f csv "$T/a" "$T/b"
 	[ "$status" -eq 0 ]
-	IFS=, read -r -a o <<<"$(sed -n 3p <<<"$output")"
-	[ "${o[17]}" = "" ] && [ "${o[18]}" = 0 ]
-	mkrun "$T/c" base 100 100 100
-	mkrun "$T/d" same 150 150 150
-	run "$S/compare.sh" "$T/c" "$T/d"
+	[ "$(col significant 2)" = 1 ]
+	run "$S/compare.sh" -m mmtests -f csv "$T/a" "$T/b"
 	[ "$status" -eq 0 ]
-	[[ $output == *"150.00 ( -50.00%)"* ]]
-	[[ $output == *"n/a"* ]]
+	[ "$(col significant 2)" = 0 ]
+	close "$(col ci_ratio 2)" "$(awk 'BEGIN { print 3 / (2 * 1.959963984540054 * sqrt(2.5)) }')" 1e-6
+	# beyond the threshold and intervals apart: a regression under both
+	mkrun "$T/c" slow 110 111 112 113 115
+	for rule in welch mmtests; do
+		run --separate-stderr "$S/compare.sh" -m "$rule" "$T/a" "$T/c"
+		[ "$status" -eq 1 ]
+		[[ $stderr == *"regression: slow runtime_ns: 10.00% worse"* ]]
+	done
+	grep -q "mmtests' rule" <<<"$output"
+	grep -q "^CI-ratio " <<<"$output"
 }
 
 @test "compare: hostile inputs exit 2 with a clear message and no output" {
@@ -209,7 +268,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 }
 
 @test "compare: nohz_csd fixtures, balances normalized, counts checked" {
-	run "$S/compare.sh" "$F/nohz_csd-6.1" "$F/nohz_csd-6.12"
+	run --separate-stderr "$S/compare.sh" "$F/nohz_csd-6.1" "$F/nohz_csd-6.12"
 	[ "$status" -ne 2 ]
 	[[ ${lines[1]} == "kernel:"*"balances [pct imp]" ]]
 	for m in total.balanced total.kicks total.kick_poll total.dropped total.ksoftirqd_wakeups; do
@@ -235,4 +294,150 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$status" -eq 1 ]
 	grep -q '^kb  *0.12 \[-88.24%\]$' <<<"$output"
 	[[ $output == *"regression: kb total.balanced: 88.24% worse than ka"* ]]
+}
+
+# derive NEW FROM KEY VALUE...: a copy of the fixture FROM whose iteration
+# i has KEY=VALUE[i] (the values are cycled).
+derive() {
+	local new=$1 from=$2 key=$3 i=0 f
+	shift 3
+	local vals=("$@")
+	cp -r "$from" "$new"
+	for f in "$new"/iter-*.txt; do
+		sed -i "s/^$key=.*/$key=${vals[i % ${#vals[@]}]}/" "$f"
+		i=$((i + 1))
+	done
+}
+
+# The commands of issue 10's "Why", on the fixtures and on copies of them
+# with one metric changed: each regression fails CI, with its reason.
+@test "compare: flipped and zero-baseline metrics fail CI" {
+	derive "$T/poll-base" "$F/ipistorm-6.12" total.poll_pct 100.0
+	derive "$T/poll-lost" "$F/ipistorm-6.12" total.poll_pct 0.0
+	derive "$T/drop-base" "$F/nohz_csd-6.1" total.dropped 0
+	derive "$T/drop-lots" "$F/nohz_csd-6.12" total.dropped 40 41 42 41 41
+	while IFS='|' read -r base other want msg; do
+		run --separate-stderr "$S/compare.sh" "$base" "$other"
+		[ "$status" -eq "$want" ] || { echo "$base $other: exit $status, want $want"; false; }
+		[[ $stderr == *"$msg"* ]] || { echo "$base $other: no '$msg' in: $stderr"; false; }
+		[[ $output != *" 0.00%*"* ]] || { echo "a significant 0.00%"; false; }
+	done <<-EOF
+	$F/idle_reentry-6.12|$F/idle_reentry-6.1|1|regression: 6.1.0-50-amd64 total.fast_pct: 100.00% worse than 6.12.95+deb12-amd64 (p=0,
+	$F/idle_reentry-6.1|$F/idle_reentry-6.12|0|warning: 6.12.95+deb12-amd64 cmdline differs
+	$T/poll-base|$T/poll-lost|1|regression: 6.12.95+deb12-amd64 (poll-lost) total.poll_pct: 100.00% worse
+	$T/drop-base|$T/drop-lots|1|total.dropped: 0.00 -> 41.00, from a zero baseline, worse than
+	EOF
+	run --separate-stderr "$S/compare.sh" "$T/drop-base" "$T/drop-lots"
+	grep -q '^AMean  *0.00 (   0.00%)  *41.00 \*-41.00 abs\*$' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f csv "$T/drop-base" "$T/drop-lots"
+	r=$(row total.dropped "6.12.95+deb12-amd64")
+	[ "$(col change_pct "$r")" = "" ] && [ "$(col abs_change "$r")" = 41.0000 ] && [ "$(col regression "$r")" = 1 ]
+}
+
+@test "compare: a zero baseline of the normalized metric is an absolute gain" {
+	derive "$T/none" "$F/nohz_csd-6.1" total.balanced 0
+	run --separate-stderr "$S/compare.sh" "$T/none" "$F/nohz_csd-6.12"
+	[ "$status" -eq 0 ]
+	grep -q '^6.12.95+deb12-amd64  *n/a \[+49.00 abs\]$' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f json "$T/none" "$F/nohz_csd-6.12"
+	python3 -c 'import json, sys; v = json.load(sys.stdin)["metrics"][0]["values"][1]; assert v["norm_mean"] is None and v["gain_pct"] is None and v["abs_change"] == 49 and v["significant"] and not v["regression"]' <<<"$output"
+}
+
+@test "compare: a directory named k=6.12 is read as a path" {
+	cp -r "$F/ipistorm-6.1" "$T/k=6.1"
+	cp -r "$F/ipistorm-6.12" "$T/k=6.12"
+	cd "$T"
+	for args in "k=6.1 k=6.12" "$T/k=6.1 k=6.12" "./k=6.1 $T/k=6.12"; do
+		# shellcheck disable=SC2086 # paths without blanks
+		run --separate-stderr "$S/compare.sh" $args
+		[ "$status" -eq 0 ]
+		grep -q '^6.12.95+deb12-amd64  *0.88 \[12.09%\]$' <<<"$output"
+		grep -q '^Runs  *5  *5$' <<<"$output"
+	done
+}
+
+@test "compare: labels are unique" {
+	cp -r "$F/ipistorm-6.12" "$T/build1"
+	cp -r "$F/ipistorm-6.12" "$T/build2"
+	mkdir "$T/x"
+	cp -r "$F/ipistorm-6.12" "$T/x/build2"
+	run --separate-stderr "$S/compare.sh" "$T/build1" "$T/build2" "$T/x/build2"
+	[ "$status" -eq 0 ]
+	[[ ${lines[2]} == "6.12.95+deb12-amd64 (build1) "*"1.00 [baseline]" ]]
+	grep -q '^6.12.95+deb12-amd64 (build2) #2 ' <<<"$output"
+	grep -q '^6.12.95+deb12-amd64 (build2) #3 ' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -l a,a "$T/build1" "$T/build2"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"label 'a' is given twice"* ]]
+}
+
+# One difference of meta.txt at a time, on a copy of the baseline: each is
+# reported in text, CSV and JSON, warned about, and fatal with -x.
+@test "compare: differences of the machine state are reported" {
+	while IFS='|' read -r key value; do
+		rm -rf "$T/other"
+		cp -r "$F/ipistorm-6.1" "$T/other"
+		if grep -q "^$key=" "$T/other/meta.txt"; then
+			sed -i "s|^$key=.*|$key=$value|" "$T/other/meta.txt"
+		else
+			sed -i "1a $key=$value" "$T/other/meta.txt"
+			cp -r "$F/ipistorm-6.1" "$T/base"
+			sed -i "1a $key=other" "$T/base/meta.txt"
+		fi
+		base=$F/ipistorm-6.1
+		[ ! -d "$T/base" ] || base=$T/base
+		run --separate-stderr "$S/compare.sh" "$base" "$T/other"
+		[ "$status" -eq 0 ]
+		[[ $stderr == *"warning: 6.1.0-50-amd64 (other) $key differs"* ]] || { echo "$key: $stderr"; false; }
+		grep -q "^  6.1.0-50-amd64 (other): $key: '$value', baseline '" <<<"$output"
+		run --separate-stderr "$S/compare.sh" -f csv "$base" "$T/other"
+		grep -q "^ipistorm-compare/2,difference,$key,,\"6.1.0-50-amd64 (other)\",.*,\"$value\"$" <<<"$output"
+		run --separate-stderr "$S/compare.sh" -f json "$base" "$T/other"
+		KEY=$key python3 -c 'import json, os, sys; d = json.load(sys.stdin); assert not d["comparable"]; assert [x["key"] for x in d["differences"]] == [os.environ["KEY"]]' <<<"$output"
+		run --separate-stderr "$S/compare.sh" -x "$base" "$T/other"
+		[ "$status" -eq 2 ]
+		[[ $stderr == *"error: 6.1.0-50-amd64 (other) $key differs"* ]]
+		grep -q "^Not comparable: 1 difference" <<<"$output"
+		rm -rf "$T/base"
+	done <<-'EOF'
+	cpu_model|AMD EPYC 9654 96-Core Processor
+	microcode|0xa101144
+	idle|halt
+	governor|powersave
+	boost|1
+	cpuidle.state1|C1 latency_us=2 disable=1
+	cstates.cpu1|POLL:0:0,C1:2:0,C2:18:1
+	smt_control|off
+	vuln.spectre_v2|Mitigation: Retpolines
+	preempt|full
+	hz|1000
+	clocksource|hpet
+	boost_policies|policy0=0
+	pstate_status|active
+	epp|balance_performance
+	EOF
+	# the kernel image is not a difference, the rest of the command line is
+	cp -r "$F/ipistorm-6.1" "$T/img"
+	sed -i 's|^cmdline=|cmdline=BOOT_IMAGE=/boot/vmlinuz-6.1.0-50-amd64 |' "$T/img/meta.txt"
+	run --separate-stderr "$S/compare.sh" -x "$F/ipistorm-6.1" "$T/img"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	sed -i 's|^cmdline=|cmdline=mitigations=off |' "$T/img/meta.txt"
+	run --separate-stderr "$S/compare.sh" -x "$F/ipistorm-6.1" "$T/img"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"cmdline differs"*"mitigations=off"* ]]
+}
+
+@test "compare: reads ipistorm-run/1 beside ipistorm-run/2" {
+	cp -r "$F/ipistorm-6.12" "$T/v2"
+	sed -i 's|^format=.*|format=ipistorm-run/2|; $i preempt=full\nhz=1000' "$T/v2/meta.txt"
+	run --separate-stderr "$S/compare.sh" -x "$F/ipistorm-6.1" "$T/v2"
+	# a key recorded on one side only is not a known difference
+	[[ $stderr != *"preempt differs"* ]]
+	[[ $stderr == *"cmdline differs"* ]]
+	[ "$status" -eq 2 ]
+	sed -i 's|^format=.*|format=ipistorm-run/3|' "$T/v2/meta.txt"
+	run --separate-stderr "$S/compare.sh" "$F/ipistorm-6.1" "$T/v2"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"want ipistorm-run/1 or ipistorm-run/2"* ]]
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
 # plot.sh: gnuplot input and data; the PNGs when gnuplot is installed.
 
 setup() {
@@ -17,16 +18,46 @@ setup() {
 @test "plot: histogram data sums buckets over senders and runs" {
 	run "$S/plot.sh" -n hist "$T/h"
 	[ "$status" -eq 0 ]
-	[ "$(grep -v '^#' "$T/h/latency-hist.dat")" = "96 2
-1024 20
-1088 10
-131072 4" ]
+	# 36 calls: share in the bucket or above
+	[ "$(grep -v '^#' "$T/h/latency-hist.dat")" = "96 2 1
+1024 20 0.944444444
+1088 10 0.388888889
+131072 4 0.111111111" ]
 	grep -q "set logscale x" "$T/h/latency-hist.gp"
-	grep -q "plot '$T/h/latency-hist.dat' using 1:2 with steps" "$T/h/latency-hist.gp"
+	grep -q "plot '$T/h/latency-hist.dat' index 0 using 1:3 with steps" "$T/h/latency-hist.gp"
 	[ ! -e "$T/h/latency-hist.png" ]
 	run "$S/plot.sh" -n hist "$T/h"
 	[ "$status" -eq 1 ]
 	[[ $output == *"exists: refusing to overwrite"* ]]
+}
+
+# Several directories share one set of axes, one legend entry per kernel,
+# and the title names the quantity and its unit once.
+@test "plot: hist of several directories on one set of axes" {
+	cp -r "$F/idle_reentry-6.1" "$F/idle_reentry-6.12" "$T/"
+	cp -r "$T/ipistorm-6.12" "$T/rebuild"
+	while IFS='|' read -r dirs title legend; do
+		rm -f "$T/p".*
+		# shellcheck disable=SC2086 # directories without blanks
+		run "$S/plot.sh" -n -o "$T/p" hist $dirs
+		[ "$status" -eq 0 ]
+		[ "$(grep -c ' index [0-9] using 1:3 with steps' "$T/p.gp")" -eq "$(wc -w <<<"$dirs")" ]
+		grep -qxF "set title \"$title\"" "$T/p.gp" || { grep title "$T/p.gp"; false; }
+		[ "$(grep -v '^set title' "$T/p.gp" | grep -o 'title "[^"]*"' | tr '\n' '|')" = "$legend" ]
+		run ! grep -qi "lat latency" "$T/p.gp"
+		grep -qx "set logscale x" "$T/p.gp"
+		grep -qx "set logscale y" "$T/p.gp"
+	done <<-EOF
+	$T/ipistorm-6.1 $T/ipistorm-6.12|ipistorm call latency (ns), tail distribution over all runs|title "6.1.0-50-amd64"|title "6.12.95+deb12-amd64"|
+	$T/idle_reentry-6.12 $T/idle_reentry-6.1|idle re-entry time (ns), tail distribution over all runs|title "6.12.95+deb12-amd64"|title "6.1.0-50-amd64"|
+	$T/ipistorm-6.12 $T/rebuild|ipistorm call latency (ns), tail distribution over all runs|title "6.12.95+deb12-amd64 (ipistorm-6.12)"|title "6.12.95+deb12-amd64 (rebuild)"|
+	EOF
+	# by default beside the first directory
+	run "$S/plot.sh" -n hist "$T/ipistorm-6.1" "$T/ipistorm-6.12"
+	[ "$output" = "$T/hist-ipistorm-6.1-vs-ipistorm-6.12.gp" ]
+	run "$S/plot.sh" -n hist "$T/ipistorm-6.1" "$T/idle_reentry-6.1"
+	[ "$status" -eq 1 ]
+	[[ $output == *"bench 'idle_reentry', not ipistorm"* ]]
 }
 
 @test "plot: nohz_csd kick delays, every balance counted once, higher is better" {
@@ -35,10 +66,11 @@ setup() {
 	[ "$status" -eq 0 ]
 	n=$(cat "$T"/nohz_csd-6.1/iter-*.txt | awk -F= '$1 ~ /^cpu[0-9]+\.delay_n$/ { s += $2 } END { print s }')
 	[ "$n" -gt 0 ]
-	[ "$(awk '!/^#/ { s += $2 } END { print s }' "$T/nohz_csd-6.1/latency-hist.dat")" -eq "$n" ]
+	[ "$(awk '!/^#/ && NF { s += $2 } END { print s }' "$T/nohz_csd-6.1/latency-hist.dat")" -eq "$n" ]
 	run "$S/plot.sh" -n -o "$T/nc" bars "$T/nohz_csd-6.1" "$T/nohz_csd-6.12"
 	[ "$status" -eq 0 ]
-	grep -q 'total.balanced / baseline mean (higher is better)' "$T/nc.gp"
+	grep -q 'set ylabel "mean / baseline mean (higher is better)"' "$T/nc.gp"
+	grep -q 'set title "kicks that ended in a nohz idle balance (count), normalized' "$T/nc.gp"
 }
 
 @test "plot: results without histogram lines are refused" {
@@ -54,10 +86,11 @@ setup() {
 @test "plot: bars from compare.sh's CSV" {
 	run "$S/plot.sh" -n -o "$T/cmp" bars "$T/ipistorm-6.1" "$T/ipistorm-6.12"
 	[ "$status" -eq 0 ]
-	[ "$(cat "$T/cmp.dat")" = '0 "6.1.0-50-amd64" 1.000000 0.001111
-1 "6.12.95+deb12-amd64" 0.879093 0.000290' ]
-	head -n 1 "$T/cmp.csv" | grep -q '^format,metric,'
+	[ "$(cat "$T/cmp.dat")" = '0 "6.1.0-50-amd64" 1.000000 0.001111 "baseline"
+1 "6.12.95+deb12-amd64" 0.879093 0.000290 "+12.09% *"' ]
+	head -n 1 "$T/cmp.csv" | grep -q '^format,record,name,'
 	grep -q "yerrorbars" "$T/cmp.gp"
+	grep -qF 'set title "storm runtime (ns), normalized to the baseline\nbars: mean, error bars: stddev, *: significant (compare.sh)"' "$T/cmp.gp"
 	run "$S/plot.sh" -n -o "$T/cmp" bars "$T/ipistorm-6.1" "$T/ipistorm-6.12"
 	[ "$status" -eq 1 ]
 	run "$S/plot.sh" -n -o "$T/bad" bars "$T/ipistorm-6.1" "$T/missing"
@@ -65,13 +98,29 @@ setup() {
 	[[ $output == *"compare.sh refused"* ]]
 }
 
+@test "plot: bars of one run have no error bar, a zero baseline plots absolute means" {
+	mkdir "$T/one"
+	cp "$T/ipistorm-6.12/meta.txt" "$T/ipistorm-6.12/iter-001.txt" "$T/one/"
+	run "$S/plot.sh" -n -o "$T/one-bars" bars "$T/ipistorm-6.1" "$T/one"
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 2p "$T/one-bars.dat")" = '1 "6.12.95+deb12-amd64" 0.878874 NaN "+12.11%, n/a: 1 run"' ]
+	cp -r "$F/nohz_csd-6.1" "$F/nohz_csd-6.12" "$T/"
+	sed -i 's/^total.balanced=.*/total.balanced=0/' "$T"/nohz_csd-6.1/iter-*.txt
+	run "$S/plot.sh" -n -o "$T/zero" bars "$T/nohz_csd-6.1" "$T/nohz_csd-6.12"
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 2p "$T/zero.dat")" = '1 "6.12.95+deb12-amd64" 49.0000 7.3824 "+49.00 abs *"' ]
+	grep -q 'the baseline mean is 0' "$T/zero.gp"
+}
+
 @test "plot: PNGs with gnuplot" {
 	command -v gnuplot >/dev/null || skip "no gnuplot (apt-get install gnuplot-nox)"
 	run "$S/plot.sh" hist "$T/h"
 	[ "$status" -eq 0 ]
+	run "$S/plot.sh" hist "$T/ipistorm-6.1" "$T/ipistorm-6.12"
+	[ "$status" -eq 0 ]
 	run "$S/plot.sh" bars "$T/ipistorm-6.1" "$T/ipistorm-6.12"
 	[ "$status" -eq 0 ]
-	for f in "$T/h/latency-hist.png" "$T/compare-ipistorm-6.1-vs-ipistorm-6.12.png"; do
+	for f in "$T/h/latency-hist.png" "$T/hist-ipistorm-6.1-vs-ipistorm-6.12.png" "$T/compare-ipistorm-6.1-vs-ipistorm-6.12.png"; do
 		[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '211PNG' ]
 	done
 }

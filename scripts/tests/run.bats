@@ -22,6 +22,9 @@ setup() {
 	m=$(basename "$1" .ko)
 	echo "insmod $*" >>"$R/calls"
 	[ -z "${FAIL_INSMOD:-}" ] || exit 1
+	# 20000 function call IPIs to CPU1, 7 rescheduling IPIs to CPU0
+	awk '$1 == "CAL:" { $3 += 20000 } $1 == "RES:" { $2 += 7 } { print }' "$R/proc/interrupts" >"$R/proc/interrupts.new"
+	mv "$R/proc/interrupts.new" "$R/proc/interrupts"
 	echo "$(cat "$R/sys/devices/system/cpu/cpu5/cpuidle/state3/disable") $(cat "$R/sys/devices/system/cpu/cpu5/cpufreq/scaling_governor")" >>"$R/during"
 	mkdir -p "$R/sys/kernel/debug/$m" "$R/sys/module/$m/parameters"
 	echo ABCDEF0123 >"$R/sys/module/$m/srcversion"
@@ -47,7 +50,10 @@ setup() {
 @test "run: N iterations, raw results and meta.txt, under busybox sh" {
 	run busybox sh "$S/run.sh" -n 3 -w 0 -o "$T/out" -m "$T/mods" -g v6.12-rc1-5-gabc ipistorm numipi=20000 single=1 cpulist=0 offset=1 wait=1
 	[ "$status" -eq 0 ]
-	[ "$(ls "$T/out")" = "iter-001.txt
+	[ "$(ls "$T/out")" = "irq-iter-001.txt
+irq-iter-002.txt
+irq-iter-003.txt
+iter-001.txt
 iter-002.txt
 iter-003.txt
 meta.txt" ]
@@ -55,18 +61,54 @@ meta.txt" ]
 	[ "$(grep -c '^insmod .*/ipistorm.ko numipi=20000 single=1 cpulist=0 offset=1 wait=1$' "$R/calls")" -eq 3 ]
 	[ "$(grep -c '^rmmod ipistorm$' "$R/calls")" -eq 3 ]
 	m=$T/out/meta.txt
-	for kv in format=ipistorm-run/1 bench=ipistorm "params=numipi=20000 single=1 cpulist=0 offset=1 wait=1" \
+	for kv in format=ipistorm-run/2 bench=ipistorm "params=numipi=20000 single=1 cpulist=0 offset=1 wait=1" \
 		iterations=3 kernel=6.12.0-test kernel_describe=v6.12-rc1-5-gabc "cmdline=console=ttyS0 quiet" \
 		idle=none "cpu_model=Fake CPU @ 2.0GHz" microcode=0x2b000620 sockets=2 cores=8 threads=16 \
 		numa_nodes=2 node0.cpulist=0-3,8-11 "llc=0-1,8-9;2-3,10-11;4-5,12-13;6-7,14-15" \
 		governor=powersave boost=1 cpuidle_driver=intel_idle \
 		"cpuidle.state3=C6 latency_us=170 disable=0" module.ipistorm.srcversion=ABCDEF0123 \
 		"warning=deep C-states enabled: C1E C6 (run with -p)" \
-		"warning=cpufreq governor is powersave, not performance (run with -p)" status=ok; do
+		"warning=cpufreq governor is powersave, not performance (run with -p)" status=ok \
+		hostname=testhost "kernel_version=#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1" \
+		"config_hash=sha256:$(sha256sum <"$R/boot/config-6.12.0-test" | cut -d ' ' -f 1)" \
+		preempt=voluntary hz=250 no_hz=idle clocksource=tsc smt_control=on smt_active=1 \
+		"vuln.meltdown=Not affected" "vuln.spectre_v2=Mitigation: Enhanced / Automatic IBRS; IBPB: conditional" \
+		"sched_features=PLACE_LAG TTWU_QUEUE SIS_UTIL NO_WARN_DOUBLE_CLOCK" pstate_status=intel_pstate:passive \
+		epp=balance_performance "boost_policies=policy0=1;policy1=1;policy10=1;policy11=1;policy12=1;policy13=1;policy14=1;policy15=1;policy2=1;policy3=1;policy4=1;policy5=1;policy6=1;policy7=1;policy8=1;policy9=1" \
+		"bios=Fake BIOS Inc. 2.1.7 03/14/2025" "product=Fake Server 2S" memory_kb=65536000 \
+		"loadavg_before=0.12 0.34 0.56" "measured_cpus=0 1" irqbalance=running irqs.cpu0=0,24 irqs.cpu1=0,25 \
+		cstates.cpu0=POLL:0:0,C1:2:0,C1E:10:0,C6:170:0 cstates.cpu1=POLL:0:0,C1:2:0,C1E:10:0,C6:170:0; do
 		grep -qxF "$kv" "$m" || { echo "missing: $kv"; cat "$m"; false; }
 	done
 	[[ $output == *"warning: deep C-states enabled"* ]]
 	[[ ${lines[-1]} == "$T/out" ]]
+	grep -q '^date_end=20[0-9-]*T[0-9:]*Z$' "$m"
+	# the interrupts of the measured CPUs (0 sends to 1) during each run
+	[ "$(cat "$T/out/irq-iter-002.txt")" = "format=ipistorm-irq/1
+cpu0.CAL=0
+cpu0.RES=7
+cpu0.LOC=0
+cpu0.TLB=0
+cpu1.CAL=20000
+cpu1.RES=0
+cpu1.LOC=0
+cpu1.TLB=0" ]
+}
+
+@test "run: the measured CPUs follow the parameters" {
+	while IFS='|' read -r storm args want; do
+		rm -rf "$T/out"
+		# shellcheck disable=SC2086 # a list of parameters
+		run busybox sh "$S/run.sh" -n 1 -w 0 -o "$T/out" -m "$T/mods" ${storm:+-s "$storm"} $args
+		[ "$status" -eq 0 ]
+		grep -qx "measured_cpus=$want" "$T/out/meta.txt" || { echo "$args: $(grep measured_cpus "$T/out/meta.txt")"; false; }
+	done <<-'EOF'
+	|ipistorm pairs=2:9,5:12 numipi=10|2 5 9 12
+	|ipistorm cpulist=4-5 offset=8 single=1 numipi=10|4 5 12 13
+	|ipistorm cpulist=3 numipi=10|0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+	pairs=0:1 numipi=10|idle_reentry cpulist=1|0 1
+	|nohz_csd load_cpus=0 cpulist=2 duration=1|0 2
+	EOF
 }
 
 @test "run: missing sysfs files are recorded as unknown" {
@@ -101,23 +143,66 @@ meta.txt" ]
 		[ "$(cat "$d/cpufreq/scaling_governor")" = powersave ]
 	done
 	[ "$(cat "$R/sys/devices/system/cpu/cpufreq/boost")" = 1 ]
+	[ "$(cat "$R/sys/devices/system/cpu/cpufreq/policy"*/boost | sort -u)" = 1 ]
+	grep -q '^boost_policies=policy0=0;' "$T/out/meta.txt"
+	[ "$(grep -o '=0' <<<"$(grep '^boost_policies=' "$T/out/meta.txt")" | wc -l)" -eq 16 ]
 }
 
-@test "run: -p restores on Ctrl-C (SIGINT)" {
-	# job control: the run gets its own process group, as at a terminal,
-	# and Ctrl-C reaches the whole group
-	set -m
-	HANG_INSMOD=1 busybox sh "$S/run.sh" -p -n 1 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0 2>"$T/err" &
-	pid=$!
-	for _ in $(seq 50); do [ -s "$R/during" ] && break; sleep 0.1; done
-	kill -INT -- "-$pid"
-	rc=0
-	wait "$pid" || rc=$?
-	[ "$rc" -eq 1 ]
-	grep -q restored "$T/err"
-	[ "$(cat "$R/sys/devices/system/cpu/cpu3/cpuidle/state3/disable")" = 0 ]
-	[ "$(cat "$R/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor")" = powersave ]
-	grep -qx status=interrupted "$T/out/meta.txt"
+@test "run: -p turns per-policy boost off, or says it could not" {
+	rm "$R/sys/devices/system/cpu/cpufreq/boost"
+	run dash "$S/run.sh" -p -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	grep -qx boost=unknown "$T/out/meta.txt"
+	grep -q '^boost_policies=policy0=0;policy1=0;' "$T/out/meta.txt"
+	[ "$(cat "$R/sys/devices/system/cpu/cpufreq/policy7/boost")" = 1 ]
+	rm -r "$R/sys/devices/system/cpu/cpufreq"/policy*
+	run dash "$S/run.sh" -p -n 1 -w 0 -o "$T/out2" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	[[ $output == *"could not turn boost off: no writable cpufreq/boost, policy*/boost or intel_pstate/no_turbo"* ]]
+	grep -q '^warning=could not turn boost off' "$T/out2/meta.txt"
+}
+
+# An ssh drop (HUP), Ctrl-C (INT) and kill (TERM) under each shell: the
+# machine is restored and the run recorded as interrupted.
+@test "run: -p restores on HUP, INT and TERM under dash and busybox sh" {
+	for sh in dash "busybox sh"; do
+		for sig in HUP INT TERM; do
+			rm -rf "$T/out" "$R/during"
+			# job control: the run gets its own process group, as at a
+			# terminal, and the signal reaches the whole group
+			set -m
+			# shellcheck disable=SC2086 # the shell and its argument
+			HANG_INSMOD=1 $sh "$S/run.sh" -p -n 1 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0 2>"$T/err" &
+			pid=$!
+			set +m
+			for _ in $(seq 300); do [ -s "$R/during" ] && break; sleep 0.1; done
+			[ -s "$R/during" ] || { echo "$sh: the run never reached insmod"; false; }
+			[ "$(cat "$R/sys/devices/system/cpu/cpufreq/policy3/boost")" = 0 ]
+			kill -"$sig" -- "-$pid"
+			rc=0
+			wait "$pid" || rc=$?
+			[ "$rc" -eq 1 ] || { echo "$sh SIG$sig: exit $rc"; cat "$T/err"; false; }
+			grep -q restored "$T/err" || { echo "$sh SIG$sig: not restored"; cat "$T/err"; false; }
+			[ "$(cat "$R/sys/devices/system/cpu/cpu3/cpuidle/state3/disable")" = 0 ]
+			[ "$(cat "$R/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor")" = powersave ]
+			[ "$(cat "$R/sys/devices/system/cpu/cpufreq/boost")" = 1 ]
+			[ "$(cat "$R/sys/devices/system/cpu/cpufreq/policy3/boost")" = 1 ]
+			grep -qx status=interrupted "$T/out/meta.txt"
+			grep -qx "failure=SIG$sig" "$T/out/meta.txt"
+		done
+	done
+}
+
+@test "run: idle_reentry without -s and nohz_csd need duration=" {
+	for args in "idle_reentry cpulist=1" "idle_reentry cpulist=1 duration=0" "nohz_csd load_cpus=0" "nohz_csd duration=x"; do
+		# shellcheck disable=SC2086 # a list of parameters
+		run busybox sh "$S/run.sh" -n 1 -o "$T/out" -m "$T/mods" $args
+		[ "$status" -eq 2 ]
+		[[ $output == *"needs duration=SECONDS"* ]]
+		[ ! -e "$T/out" ] && [ ! -e "$R/calls" ]
+	done
+	run busybox sh "$S/run.sh" -n 1 -w 0 -o "$T/out" -m "$T/mods" idle_reentry cpulist=1 duration=2
+	[ "$status" -eq 0 ]
 }
 
 @test "run: idle_reentry with a storm alongside" {
@@ -152,7 +237,10 @@ rmmod nohz_csd" ]
 @test "run: warm-up iterations are kept apart" {
 	run busybox sh "$S/run.sh" -n 1 -w 2 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
 	[ "$status" -eq 0 ]
-	[ "$(ls "$T/out")" = "iter-001.txt
+	[ "$(ls "$T/out")" = "irq-iter-001.txt
+irq-warmup-001.txt
+irq-warmup-002.txt
+iter-001.txt
 meta.txt
 warmup-001.txt
 warmup-002.txt" ]
