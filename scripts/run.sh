@@ -92,7 +92,11 @@ if [ "$bench" = nohz_csd ] || { [ "$bench" = idle_reentry ] && [ -z "$storm" ]; 
 		case $p in duration=*) dur=${p#duration=} ;; esac
 	done
 	case $dur in
-	'' | 0 | *[!0-9]*) bad "$bench${storm:+ }needs duration=SECONDS (1 or more)${storm:-, or a storm with -s}" ;;
+	'' | 0 | *[!0-9]*)
+		or=""
+		[ "$bench" = nohz_csd ] || or=", or a storm with -s"
+		bad "$bench needs duration=SECONDS (1 or more)$or"
+		;;
 	esac
 fi
 for m in "$bench" ${storm:+ipistorm}; do
