@@ -30,7 +30,7 @@ class=cross-socket pair=0:4" ]
 		done
 		[ "$want" = "" ] && continue
 		# no CPU twice: ipistorm refuses a repeated sender
-		[ -z "$(tr ',:' '\n\n' <<<"$want" | sort | uniq -d)" ]
+		[ -z "$(tr ',:' '\n' <<<"$want" | sort | uniq -d)" ]
 	done <<-'EOF'
 	sysfs-epyc-nps1|llc|0:1,2:3,4:5,6:7,8:9,10:11,12:13,14:15
 	sysfs-epyc-nps1|cross-llc|0:2,1:3,4:6,5:7,8:10,9:11,12:14,13:15
