@@ -226,7 +226,8 @@ test_ipistorm_delivery_poll() {
 
 # Both ends agree: a call notified without an IPI ran in the target's idle
 # task (check_witness). Exactly, under instruction counting with idle=poll,
-# where every call finds its target polling. Elsewhere a few callbacks
+# where every call finds its target polling, but for calls queued behind
+# another one, which run with that one's batch. Elsewhere a few callbacks
 # notified by an IPI (or queued behind one) still ran in the idle task,
 # which was already flushing the queue when the IPI came: the difference
 # is reported, not judged.
@@ -239,7 +240,10 @@ test_ipistorm_witness_agrees() {
 	poll=$(val ipistorm total.cb_poll) irq=$(val ipistorm total.cb_irq)
 	note "sender: no IPI $ni, IPI $ip, queued $qu; target: polled $poll, hard IRQ $irq"
 	if [ "${IPISTORM_EXACT_DELIVERY:-0}" = 1 ]; then
-		check "$ni == $poll" "calls notified without IPI and polled callbacks differ"
+		# A queued call rides with the batch of the call it queued
+		# behind, polled or not: polled = no IPI + some of the queued.
+		check "$poll >= $ni && $poll <= $ni + $qu" \
+			"polled callbacks outside calls notified without IPI (+ queued)"
 	fi
 }
 
