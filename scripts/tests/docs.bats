@@ -81,7 +81,7 @@ check_link() {
 	case $link in *#*) anchor=${link#*#} ;; esac
 	dest=$f
 	if [ -n "$path" ]; then
-		dest=$(dirname "$f")/$path
+		dest=${f%/*}/$path
 		[ -e "$dest" ] || {
 			echo "${f#"$root"/}: broken link: $link"
 			return 0
