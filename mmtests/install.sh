@@ -26,16 +26,17 @@ usage() {
 HERE=$(cd "$(dirname "$0")" && pwd)
 suite=$(cd "$HERE/.." && pwd)
 uninstall=0
-while getopts us:h opt; do
-	case $opt in
-	u) uninstall=1 ;;
-	s) suite=$OPTARG ;;
-	h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+while [ $# -gt 1 ] || [ "${1:-}" = -h ]; do
+	case $1 in
+	-u) uninstall=1 && shift ;;
+	-s) suite=$2 && shift 2 ;;
+	-h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
+	--) shift && break ;;
 	*) usage ;;
 	esac
 done
-shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
+case $1 in -*) usage ;; esac
 dest=$1
 die() { echo "install.sh: $*" >&2; exit 1; }
 { [ -f "$dest/run-mmtests.sh" ] && [ -d "$dest/shellpack_src/src" ] && [ -d "$dest/drivers" ]; } ||

@@ -27,7 +27,7 @@ tree() {
 # logdir BENCH FIXTURE: a shellpack logs directory holding FIXTURE as run/.
 logdir() {
 	mkdir -p "$T/$2"
-	ln -s "$F/$2" "$T/$2/run"
+	ln -sfn "$F/$2" "$T/$2/run"
 	echo "$T/$2"
 }
 
@@ -92,22 +92,25 @@ logdir() {
 	[[ ${lines[1]} == "$(printf 'poll_pct\t_\t_\t1\t')"* ]]
 }
 
-@test "parse-results: idle_reentry's fast path and nohz_csd's balances" {
+@test "parse-results: idle_reentry's slow path and fast path, nohz_csd's kicks" {
 	run "$M/shellpack_src/src/idle_reentry/parse-results" "$(logdir idle_reentry idle_reentry-6.1)"
 	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 30 ]
+	[ "${lines[0]}" = "$(printf 'pick_fair_pct\t_\t_\t1\t100.0\t_')" ]
+	run "$M/shellpack_src/src/idle_reentry/parse-results-fastpath" "$(logdir idle_reentry idle_reentry-6.12)"
+	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 5 ]
-	[ "${lines[0]}" = "$(printf 'fast_pct\t_\t_\t1\t0.0\t_')" ]
-	run "$M/shellpack_src/src/idle_reentry/parse-results" "$(logdir idle_reentry idle_reentry-6.12)"
 	[ "${lines[4]}" = "$(printf 'fast_pct\t_\t_\t5\t100.0\t_')" ]
 	run "$M/shellpack_src/src/nohz_csd/parse-results" "$(logdir nohz_csd nohz_csd-6.12)"
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 5 ]
-	run "$M/shellpack_src/src/nohz_csd/parse-results-lost" "$(logdir nohz_csd nohz_csd-6.12)"
 	[ "${#lines[@]}" -eq 10 ]
+	run "$M/shellpack_src/src/nohz_csd/parse-results-balanced" "$(logdir nohz_csd nohz_csd-6.12)"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 5 ]
 }
 
 @test "parse-results: a result without the metric fails, naming it" {
-	run "$M/shellpack_src/src/idle_reentry/parse-results" "$(logdir ipistorm ipistorm-6.1)"
+	run "$M/shellpack_src/src/idle_reentry/parse-results-fastpath" "$(logdir ipistorm ipistorm-6.1)"
 	[ "$status" -eq 1 ]
 	[[ $output == *"no number for total.fast_pct"* ]]
 	run "$M/shellpack_src/src/ipistorm/parse-results" "$T"

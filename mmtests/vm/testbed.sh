@@ -1,5 +1,5 @@
 #!/bin/bash
-# testbed.sh [-b] [-o DIR] [BASELINE OTHER]: run the suite under MMTests in the
+# testbed.sh [-b] [-o DIR] [-C REPORT] [BASELINE OTHER]: run the suite under MMTests in the
 # test bed and report with MMTests' compare-kernels.sh. Copies the MMTests
 # snapshot (MMTESTS_SNAPSHOT, default /work/shared/third_party/mmtests) to
 # DIR/mmtests, installs the integration (mmtests/install.sh), generates
@@ -14,34 +14,76 @@
 # DIR/compare.text and DIR/compare.html.
 #   -b      reuse the kernels' images of vm/mkinitramfs.sh when built
 #   -o DIR  where everything goes (default build/mmtests-<date>)
+#   -C FILE only check a compare-kernels.sh text report, as below
 #
-# Exit: 0 the reports were written, 1 a step failed, 4 no snapshot
+# The text report must show ipistorm's runtime lower on OTHER, marked
+# significant by MMTests (`*x%*`), and the fast path 0 % on BASELINE and
+# 100 % on OTHER (idle_reentry's pick_fair_pct 100 and 0).
+#
+# Exit: 0 the report shows that, 1 it does not or a step failed, 4 no snapshot
 # (skipped, the reason on stderr), 2 usage.
 set -euo pipefail
 # shellcheck source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
 usage() {
-	echo "usage: $0 [-b] [-o DIR] [BASELINE OTHER]" >&2
+	echo "usage: $0 [-b] [-o DIR] [-C REPORT] [BASELINE OTHER]" >&2
 	exit 2
 }
-out="" reuse=0
-while getopts bo:h opt; do
+out="" reuse=0 report=""
+while getopts bo:C:h opt; do
 	case $opt in
 	b) reuse=1 ;;
+	C) report=$OPTARG ;;
 	o) out=$OPTARG ;;
 	h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) usage ;;
 	esac
 done
-shift $((OPTIND - 1))
-[ $# -eq 0 ] || [ $# -eq 2 ] || usage
-kernels=("${1:-6.1}" "${2:-6.12}")
+kernels=("${@:OPTIND}")
+case ${#kernels[@]} in
+0) kernels=(6.1 6.12) ;;
+2) ;;
+*) usage ;;
+esac
 snap=${MMTESTS_SNAPSHOT:-/work/shared/third_party/mmtests}
 if [ ! -f "$snap/compare-kernels.sh" ]; then
 	log "skip: no MMTests snapshot at $snap (set MMTESTS_SNAPSHOT)"
 	exit 4
 fi
+# check REPORT: compare-kernels.sh's text must show ipistorm's runtime
+# lower on the second kernel with MMTests' significance mark (Amean
+# `* x%*`, x > 0: the direction-aware gain), and idle_reentry's slow-path
+# share 100 % on the first and 0 % on the second: the fast path 0 % against
+# 100 %. Prints the rows it read.
+check() {
+	awk '
+	/^ipistorm$/ { sec = "ipistorm" } /^idle_reentry$/ { sec = "idle_reentry" }
+	/^[a-z_]+$/ && $0 != "ipistorm" && $0 != "idle_reentry" { sec = "" }
+	sec == "ipistorm" && $1 == "Amean" && $2 == "runtime" {
+		print; seen++
+		# Amean runtime BASE ( 0.00%) OTHER *  GAIN%*
+		if (!match($0, /\*[ ]*-?[0-9.]+%\*$/)) { print "runtime: no significance mark"; bad = 1 }
+		g = substr($0, RSTART + 1, RLENGTH - 3) + 0
+		if (g <= 0) { print "runtime: no gain (" g "%)"; bad = 1 }
+	}
+	sec == "idle_reentry" && $1 == "Amean" && $2 == "pick_fair_pct" {
+		print; seen++
+		if ($3 + 0 != 100) { print "fast path on the baseline: " 100 - $3 "%, want 0"; bad = 1 }
+		split($0, w, ")"); split(w[2], o, " ")
+		if (o[1] + 0 != 0) { print "fast path on the other kernel: " 100 - o[1] "%, want 100"; bad = 1 }
+	}
+	END {
+		if (seen != 2) { print "missing rows: " seen " of 2 found"; bad = 1 }
+		exit bad
+	}' "$1" || die "the report does not show the expected result ($1)"
+	log "verdict: 6.12 faster, significant by MMTests' rule; fast path 0 % against 100 %"
+}
+if [ -n "$report" ]; then
+	check "$report"
+	exit 0
+fi
+
 out=${out:-$BUILD/mmtests-$(date +%Y%m%d-%H%M%S)}
 [ ! -e "$out" ] || die "$out exists: choose a new directory"
 mkdir -p "$out"
@@ -124,5 +166,7 @@ for fmt in text html; do
 		>"$out/compare.$fmt" 2>"$out/compare-$fmt.err" ||
 		{ cat "$out/compare-$fmt.err" >&2; die "compare-kernels.sh --format $fmt failed"; }
 done
-step "done: $out/compare.text, $out/compare.html"
-printf '%s\n' "$out"
+grep -q 'pick_fair_pct' "$out/compare.html" ||
+	die "compare-kernels.sh --format html has no idle_reentry table"
+step "reports: $out/compare.text, $out/compare.html"
+check "$out/compare.text"
