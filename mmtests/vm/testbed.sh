@@ -18,7 +18,8 @@
 #
 # The text report must show ipistorm's runtime lower on OTHER, marked
 # significant by MMTests (`*x%*`), and the fast path 0 % on BASELINE and
-# 100 % on OTHER (idle_reentry's pick_fair_pct 100 and 0).
+# 100 % on OTHER (idle_reentry's pick_fair_pct 100 and 0); the HTML must
+# mark both Amean rows as significant gains (green).
 #
 # Exit: 0 the report shows that, 1 it does not or a step failed, 4 no snapshot
 # (skipped, the reason on stderr), 2 usage.
@@ -166,7 +167,10 @@ for fmt in text html; do
 		>"$out/compare.$fmt" 2>"$out/compare-$fmt.err" ||
 		{ cat "$out/compare-$fmt.err" >&2; die "compare-kernels.sh --format $fmt failed"; }
 done
-grep -q 'pick_fair_pct' "$out/compare.html" ||
-	die "compare-kernels.sh --format html has no idle_reentry table"
+# The HTML marks a significant gain by a green cell (PrintHtml.pm).
+for row in runtime pick_fair_pct; do
+	grep -q "^<tr><td >Amean *</td><td > $row *</td>.*<td bgcolor=\"#A0FFA0\">" "$out/compare.html" ||
+		die "compare-kernels.sh --format html does not mark Amean $row a significant gain"
+done
 step "reports: $out/compare.text, $out/compare.html"
 check "$out/compare.text"
