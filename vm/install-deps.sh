@@ -13,4 +13,6 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends -t bookworm \
 	make gcc libc6-dev libelf-dev bc file cpio gzip xz-utils tar \
 	busybox-static qemu-system-x86 debootstrap dwarves sparse shellcheck \
-	git perl bats python3 gnuplot-nox trace-cmd dkms
+	git perl bats python3 gnuplot-nox trace-cmd dkms \
+	libyaml-pp-perl libfile-slurp-perl libmath-gradient-perl libfile-which-perl \
+	r-base-core

@@ -4,7 +4,9 @@
 # the matrix (default: all), fetch it, build the modules, and boot it under
 # QEMU in each configuration below, running the suite's runner inside;
 # then, when 6.1 and 6.12 are both tested, the demo (vm/demo.sh), whose
-# verdict must hold; last, DKMS builds against the downloaded headers.
+# verdict must hold, and the suite under MMTests (mmtests/vm/testbed.sh),
+# whose compare-kernels.sh report must show the same; last, DKMS builds
+# against the downloaded headers.
 # Prints every step's TAP/KTAP and ends with "total: N passed, N failed,
 # N skipped"; exits 1 when anything failed.
 #
@@ -52,7 +54,7 @@ count() {
 
 echo "# === scripts and kselftest wrapper (bats)"
 mkdir -p "$BUILD"
-bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" >"$BUILD/bats.tap" 2>&1 || true
+bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" >"$BUILD/bats.tap" 2>&1 || true
 sed "s/^/    /" "$BUILD/bats.tap"
 count "$BUILD/bats.tap"
 grep -q '^1\.\.[1-9]' "$BUILD/bats.tap" || { echo "not ok bats did not run"; failed=$((failed + 1)); }
@@ -109,6 +111,22 @@ case $demo in
 	fi
 	;;
 esac
+
+# The suite under MMTests on the same kernels, reported by MMTests' own
+# compare-kernels.sh, whose tables must show the demo's result.
+if [ "$demo" = 1 ]; then
+	echo "# === MMTests: 6.1 against 6.12"
+	rm -rf "$BUILD/mmtests-test"
+	rc=0
+	"$TOP/mmtests/vm/testbed.sh" -b -o "$BUILD/mmtests-test" 6.1 6.12 \
+		>"$BUILD/mmtests.txt" 2>&1 || rc=$?
+	sed "s/^/    # /" "$BUILD/mmtests.txt"
+	case $rc in
+	0) echo "ok 1 mmtests: compare-kernels.sh shows 6.12 faster and the fast path"; pass=$((pass + 1)) ;;
+	4) echo "ok 1 mmtests # SKIP $(tail -n 1 "$BUILD/mmtests.txt")"; skipped=$((skipped + 1)) ;;
+	*) echo "not ok 1 mmtests: exit $rc"; failed=$((failed + 1)) ;;
+	esac
+fi
 
 # DKMS builds against the downloaded headers of the host-built kernels
 # (7.3 needs trixie's compiler, which only its build root has).

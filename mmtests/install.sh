@@ -1,0 +1,96 @@
+#!/bin/sh
+# install.sh: install the suite's MMTests integration into an MMTests
+# checkout, or remove it again (POSIX sh).
+#
+#   install.sh [-s SUITE] MMTESTS_DIR      install (again: idempotent)
+#   install.sh -u MMTESTS_DIR              uninstall
+#     -s SUITE  the suite's source tree the configs build from at run time
+#               (IPISTORM_SOURCE; default: the tree holding this script)
+#
+# Installs the shellpack sources shellpack_src/src/{ipistorm,idle_reentry,
+# nohz_csd}/, drivers/driver-{ipistorm,idle_reentry,nohz_csd}.sh and
+# configs/config-ipistorm-*, and lists them in MMTESTS_DIR/.ipistorm-files.
+# Uninstalling removes exactly those files, the shellpacks run-mmtests.sh
+# generated from them (shellpacks/shellpack-{bench,install}-NAME), the
+# directories install made and the list, which leaves the checkout as it
+# was (results under work/ are kept). A file of the checkout's own that
+# install would overwrite is refused. Exit: 0 done, 1 refused or failed,
+# 2 usage.
+set -eu
+
+usage() {
+	echo "usage: $0 [-s SUITE] MMTESTS_DIR | -u MMTESTS_DIR" >&2
+	exit 2
+}
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+suite=$(cd "$HERE/.." && pwd)
+uninstall=0
+while [ $# -gt 1 ] || [ "${1:-}" = -h ]; do
+	case $1 in
+	-u) uninstall=1 && shift ;;
+	-s) suite=$2 && shift 2 ;;
+	-h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
+	--) shift && break ;;
+	*) usage ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+case $1 in -*) usage ;; esac
+dest=$1
+die() { echo "install.sh: $*" >&2; exit 1; }
+{ [ -f "$dest/run-mmtests.sh" ] && [ -d "$dest/shellpack_src/src" ] && [ -d "$dest/drivers" ]; } ||
+	die "$dest is not an MMTests checkout (no run-mmtests.sh, shellpack_src/src, drivers)"
+list=$dest/.ipistorm-files
+TESTS="ipistorm idle_reentry nohz_csd"
+
+# ours: the integration's files, relative paths.
+ours() { (cd "$HERE" && find shellpack_src drivers configs -type f | LC_ALL=C sort); }
+
+# remove: delete the listed files and generated shellpacks, then the
+# directories install created, when empty.
+remove() {
+	[ -f "$list" ] || return 0
+	while read -r f; do
+		[ -n "$f" ] && rm -f "$dest/$f"
+	done <"$list"
+	for t in $TESTS; do
+		rm -f "$dest/shellpacks/shellpack-bench-$t" "$dest/shellpacks/shellpack-install-$t"
+		[ ! -d "$dest/shellpack_src/src/$t" ] || rmdir "$dest/shellpack_src/src/$t" 2>/dev/null ||
+			echo "install.sh: kept $dest/shellpack_src/src/$t: it holds files not installed here" >&2
+	done
+	rm -f "$list"
+}
+
+if [ "$uninstall" = 1 ]; then
+	[ -f "$list" ] || die "nothing installed in $dest (no .ipistorm-files)"
+	remove
+	echo "install.sh: removed the integration from $dest"
+	exit 0
+fi
+
+[ -f "$suite/scripts/run.sh" ] || die "$suite is not the suite's source tree (no scripts/run.sh)"
+suite=$(cd "$suite" && pwd)
+# Refuse to overwrite what the checkout has of its own.
+for f in $(ours); do
+	if [ -e "$dest/$f" ] && ! grep -qxF "$f" "$list" 2>/dev/null; then
+		die "$dest/$f exists and was not installed here: refusing to overwrite it"
+	fi
+done
+for t in $TESTS; do
+	if [ -d "$dest/shellpack_src/src/$t" ] && [ ! -f "$list" ]; then
+		die "$dest/shellpack_src/src/$t exists and was not installed here"
+	fi
+done
+esc=$(printf '%s\n' "$suite" | sed 's/[\\|&]/\\&/g')
+ours >"$list.new"
+for f in $(ours); do
+	mkdir -p "$dest/$(dirname "$f")"
+	case $f in
+	configs/*) sed "s|@IPISTORM_SOURCE@|$esc|g" "$HERE/$f" >"$dest/$f" ;;
+	*) cp "$HERE/$f" "$dest/$f" ;;
+	esac
+	if [ -x "$HERE/$f" ]; then chmod 755 "$dest/$f"; else chmod 644 "$dest/$f"; fi
+done
+mv "$list.new" "$list"
+echo "install.sh: installed ipistorm, idle_reentry and nohz_csd into $dest (suite: $suite)"
