@@ -341,7 +341,7 @@ echo 0 >"$state/run-count"
 gitdir=$(git -C "$src" rev-parse --absolute-git-dir)
 if [ -f "$gitdir/BISECT_START" ]; then
 	[ -f "$state/bisecting" ] || die "a bisect is in progress in $src: finish it (git bisect reset) first"
-	git -C "$src" bisect reset -q
+	git -C "$src" bisect reset >/dev/null
 fi
 if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
 	die "$src has uncommitted changes to tracked files"
@@ -350,7 +350,7 @@ start_head=$(git -C "$src" symbolic-ref -q --short HEAD || git -C "$src" rev-par
 # shellcheck disable=SC2317 # run by the EXIT trap
 restore() {
 	if [ -f "$state/bisecting" ]; then
-		git -C "$src" bisect reset -q || true
+		git -C "$src" bisect reset >/dev/null 2>&1 || true
 		rm -f "$state/bisecting"
 	fi
 	git -C "$src" checkout -q "$start_head" || true
@@ -389,7 +389,7 @@ log "$metric_key $change from old to new: $ratio times the noise; bisecting"
 
 # git bisect run, on the terms old and new.
 touch "$state/bisecting"
-git -C "$src" bisect start -q --term-old=old --term-new=new "$new" "$old" >/dev/null
+git -C "$src" bisect start --term-old=old --term-new=new "$new" "$old" >/dev/null
 set +e
 (cd "$src" && git bisect run "$VM_DIR/bisect.sh" _step "$state") 2>&1 |
 	tee "$state/bisect-run.log" |
