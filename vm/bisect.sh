@@ -324,7 +324,7 @@ exec 9>"$state/lock"
 flock -n 9 || die "$state is in use by another bisect"
 
 # The measurement's identity: results made otherwise are not reused.
-ident=$(printf '%s\n' "src=$src" "bench=$bench" "params=$params" "storm=$storm" \
+ident=$(printf '%s\n' "format=ipistorm-bisect/1" "src=$src" "bench=$bench" "params=$params" "storm=$storm" \
 	"runs=$runs" "warmup=$warmup" "boot=$bootopts" "hook=$hook" \
 	"config=${config:+$(md5sum <"$config" | cut -d' ' -f1)}" "kbuild=$kbuild")
 if [ -f "$state/ident" ] && [ "$(cat "$state/ident")" != "$ident" ]; then
