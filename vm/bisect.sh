@@ -22,7 +22,8 @@
 #              commit checked out, BISECT_COMMIT and BISECT_BUILD (the -B
 #              directory) in its environment; its last two lines of output
 #              are the kernel image and a build directory to build modules
-#              against; a non-zero exit means the commit does not build
+#              against (relative to SRC unless absolute); a non-zero exit
+#              means the commit does not build
 #   -d DIR     state directory (default build/bisect/state); it is tied to
 #              the measurement options (a rerun with others is refused) but
 #              not to OLD, NEW, -m or -k
@@ -138,6 +139,8 @@ measure_step() {
 			>"$dir/hook.out" 2>"$dir/build.log" </dev/null || rc=$?
 		image=$(tail -n 2 "$dir/hook.out" | head -n 1)
 		kdir=$(tail -n 1 "$dir/hook.out")
+		case $image in /*) ;; *) image=$src/$image ;; esac
+		case $kdir in /*) ;; *) kdir=$src/$kdir ;; esac
 	else
 		image=$(build_kernel "$dir/build.log") || rc=$?
 		kdir=$kbuild
@@ -356,6 +359,8 @@ restore() {
 	git -C "$src" checkout -q "$start_head" || true
 }
 trap restore EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 t_start=$(date +%s)
 
 # The references.
@@ -371,12 +376,15 @@ for end in old new; do
 	printf -v "${end}_sd" '%s' "$s"
 done
 declare -p old_mean new_mean >>"$state/run.env"
-read -r diff noise ratio <<<"$(awk -v o="$old_mean" -v n="$new_mean" -v so="$old_sd" -v sn="$new_sd" 'BEGIN {
-	d = n - o; if (d < 0) d = -d
-	z = so > sn ? so : sn
-	printf "%.10g %.10g %s\n", d, z, (z > 0 ? sprintf("%.1f", d / z) : (d > 0 ? "inf" : 0)) }')"
+read -r diff noise ratio o n <<<"$(awk -v o="$old_mean" -v n="$new_mean" -v so="$old_sd" -v sn="$new_sd" '
+	function f(x) { return x >= 1000 || x <= -1000 ? sprintf("%.0f", x) : sprintf("%.4g", x) }
+	BEGIN {
+		d = n - o; if (d < 0) d = -d
+		z = so > sn ? so : sn
+		r = z > 0 ? sprintf("%.1f", d / z) : (d > 0 ? "inf" : 0)
+		printf "%s %s %s %s %s\n", f(d), f(z), r, f(o), f(n) }')"
 if ! awk -v d="$diff" -v r="$ratio" -v k="$sep" 'BEGIN { exit !(d > 0 && (r == "inf" || r + 0 >= k)) }'; then
-	log "refusing to bisect: $metric_key differs by $diff between the ends (old $old_mean, new $new_mean),"
+	log "refusing to bisect: $metric_key differs by $diff between the ends (old $o, new $n),"
 	log "$ratio times the noise ($noise, the larger standard deviation of the ends' $runs runs); -k asks for $sep"
 	exit 1
 fi
