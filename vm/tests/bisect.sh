@@ -123,7 +123,8 @@ else
 	nok "in at most 5 steps (${steps:-none})" "$tmp/resumed"
 fi
 if grep -q "^$(c 8 | cut -c1-12)  commit 8 .*build-failed  *skip\$" "$tmp/resumed" &&
-	[ "$(cat "$state/steps/$(c 8)/status")" = build-failed ]; then
+	[ "$(cat "$state/steps/$(c 8)/status")" = build-failed ] &&
+	grep -qx "git bisect skip $(c 8)" "$state/bisect.log"; then
 	ok "the commit that does not build is skipped"
 else
 	nok "the commit that does not build is skipped" "$tmp/resumed"
