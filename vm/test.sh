@@ -4,9 +4,10 @@
 # the matrix (default: all), fetch it, build the modules, and boot it under
 # QEMU in each configuration below, running the suite's runner inside;
 # then, when 6.1 and 6.12 are both tested, the demo (vm/demo.sh), whose
-# verdict must hold, and the suite under MMTests (mmtests/vm/testbed.sh),
-# whose compare-kernels.sh report must show the same; last, DKMS builds
-# against the downloaded headers.
+# verdict must hold, the suite under MMTests (mmtests/vm/testbed.sh),
+# whose compare-kernels.sh report must show the same, and vm/bisect.sh's
+# tests (vm/tests/bisect.sh); last, DKMS builds against the downloaded
+# headers.
 # Prints every step's TAP/KTAP and ends with "total: N passed, N failed,
 # N skipped"; exits 1 when anything failed.
 #
@@ -109,6 +110,11 @@ case $demo in
 		echo "not ok 1 demo: verdict not reached (exit $rc)"
 		failed=$((failed + 1))
 	fi
+	echo "# === bisect.sh on a tree of 6.1 and 6.12 commits"
+	"$VM_DIR/tests/bisect.sh" >"$BUILD/bisect.tap" 2>&1 || true
+	sed "s/^/    /" "$BUILD/bisect.tap"
+	count "$BUILD/bisect.tap"
+	grep -q '^1\.\.[1-9]' "$BUILD/bisect.tap" || { echo "not ok bisect tests did not run"; failed=$((failed + 1)); }
 	;;
 esac
 

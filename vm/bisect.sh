@@ -1,0 +1,435 @@
+#!/bin/bash
+# bisect.sh [options] SRC OLD NEW: find the first commit of kernel git tree
+# SRC between OLD and NEW that changed a measured metric, with one boot per
+# step under instruction counting. Each commit is built out of tree in one
+# reused build directory, the suite's modules are built against it, it is
+# booted on the demo's emulated 2-socket machine (vm/demo.sh) and scripts/
+# run.sh measures N storms. OLD and NEW are measured first: they must be
+# separated by K times the noise (the larger standard deviation of the two
+# ends' runs). Every later commit is called old or new by the reference it
+# is nearer to, and `git bisect run` (terms old and new: a regression or an
+# improvement) does the rest; a commit that does not build, boot or measure
+# is skipped (exit 125). Each commit's results stay in the state directory,
+# keyed by commit: a rerun, after an interruption too, neither rebuilds nor
+# re-measures what is there. Prints a line per step, a table and the first
+# new commit. The tree must have no uncommitted changes to tracked files.
+#
+#   -c CONFIG  a full .config for every step (default: x86_64_defconfig and
+#              the test bed's fragment vm/kernel.config, vm/build-kernel.sh)
+#   -B DIR     build directory, reused by every step (default
+#              build/bisect/kbuild)
+#   -H CMD     build hook instead of building: run by sh in SRC with the
+#              commit checked out, BISECT_COMMIT and BISECT_BUILD (the -B
+#              directory) in its environment; its last two lines of output
+#              are the kernel image and a build directory to build modules
+#              against (relative to SRC unless absolute); a non-zero exit
+#              means the commit does not build
+#   -d DIR     state directory (default build/bisect/state); it is tied to
+#              the measurement options (a rerun with others is refused) but
+#              not to OLD, NEW, -m or -k
+#   -b BENCH   ipistorm (default), idle_reentry or nohz_csd
+#   -P PARAMS  the module's parameters, one string (defaults below)
+#   -s STORM   idle_reentry: the storm run beside it (run.sh -s)
+#   -n N       measured runs per step (default 3), after -w warm-up runs
+#   -w N       warm-up runs per step (default 1)
+#   -O OPTS    vm/boot.sh options (defaults below)
+#   -m METRIC  KEY[:lower|:higher] of the result format, or A/B (100 * A / B,
+#              percent) of two keys; default per bench below
+#   -k K       separation of the ends required, in noise units (default 10)
+#   -x N       stop after N commits built or measured (exit 3): resume by
+#              running the same command again
+#   -h         this help
+#
+# Defaults per bench (params | storm | boot options | metric):
+#   ipistorm      numipi=20000 single=1 offset=1 cpulist=0 wait=1 | - |
+#                 -c 2 -s 2 -p -i | runtime_ns (lower)
+#   idle_reentry  cpulist=1 | pairs=0:1 numipi=20000 | -c 2 -s 2 -p (no
+#                 ftrace hooks under instruction counting) | total.fast_pct
+#                 (higher)
+#   nohz_csd      load_cpus=0 duration=2 | - | -c 4 |
+#                 total.dropped/total.kicks (lower)
+#
+# Output: state/steps/COMMIT/{status,build.log,run.log,result/,times};
+# status is ok, build-failed or boot-failed; result/ is run.sh's result
+# directory (iter-NNN.txt, meta.txt). Exit: 0 the first new commit named,
+# 1 refused (ends not separated, an end that does not build or boot) or no
+# single commit found (skipped commits), 2 usage, 3 stopped by -x.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+	exit "${1:-0}"
+}
+bad() { log "$*"; echo "usage: bisect.sh [options] SRC OLD NEW (-h: help)" >&2; exit 2; }
+
+# metric_default BENCH
+metric_default() {
+	case $1 in
+	ipistorm) echo runtime_ns ;;
+	idle_reentry) echo total.fast_pct ;;
+	nohz_csd) echo total.dropped/total.kicks ;;
+	esac
+}
+
+# direction METRIC: lower, higher or none (compare.sh's directions).
+direction() {
+	case $1 in
+	*:lower) echo lower ;;
+	*:higher) echo higher ;;
+	runtime_ns | total.ns_per_ipi | total.lat_*_ns | total.total_*_ns | \
+		total.sched_*_ns | total.flush_*_ns | total.dropped | total.dropped/* | \
+		total.ksoftirqd_wakeups) echo lower ;;
+	total.ipis_per_sec | total.poll_pct | total.fast_pct | total.balanced) echo higher ;;
+	*) echo none ;;
+	esac
+}
+
+# values DIR METRIC: the metric of each iter-NNN.txt in run.sh's result DIR,
+# one a line; fails when a run lacks it.
+values() {
+	local f m=${2%:*}
+	for f in "$1"/iter-*.txt; do
+		[ -f "$f" ] || return 1
+		awk -F= -v m="$m" '
+			BEGIN { n = split(m, k, "/") }
+			{ v[$1] = $2 }
+			END {
+				for (i = 1; i <= n; i++)
+					if (!(k[i] in v) || v[k[i]] !~ /^-?[0-9.]+$/) exit 1
+				if (n == 1) { print v[k[1]]; exit 0 }
+				if (n != 2 || v[k[2]] == 0) exit 1
+				printf "%.6f\n", 100 * v[k[1]] / v[k[2]]
+			}' "$f" || return 1
+	done
+}
+
+# stats: "n mean sd" of the numbers on stdin (sd 0 for one number).
+stats() {
+	awk '{ x[++n] = $1; s += $1 }
+		END {
+			if (!n) exit 1
+			m = s / n
+			for (i = 1; i <= n; i++) q += (x[i] - m) ^ 2
+			printf "%d %.6f %.6f\n", n, m, (n > 1 ? sqrt(q / (n - 1)) : 0)
+		}'
+}
+
+# measure_step COMMIT: build, boot and measure COMMIT (checked out in SRC)
+# unless its state says it was done. Sets $fresh to 1 when it did work.
+measure_step() {
+	local c=$1 dir=$state/steps/$1 t0 t1 image kdir rc label out desc
+	fresh=0
+	[ -f "$dir/status" ] && return 0
+	if [ "$stop_after" -gt 0 ] && [ "$(cat "$state/run-count")" -ge "$stop_after" ]; then
+		log "stopping before $c: -x $stop_after reached; run the same command again to resume"
+		return 3
+	fi
+	fresh=1
+	echo $(($(cat "$state/run-count") + 1)) >"$state/run-count"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	[ "$(git -C "$src" rev-parse HEAD)" = "$c" ] || git -C "$src" checkout -q "$c"
+	desc=$(git -C "$src" describe --always --tags)
+	t0=$(date +%s)
+	rc=0
+	if [ -n "$hook" ]; then
+		(cd "$src" && BISECT_COMMIT=$c BISECT_BUILD=$kbuild sh -c "$hook") \
+			>"$dir/hook.out" 2>"$dir/build.log" </dev/null || rc=$?
+		image=$(tail -n 2 "$dir/hook.out" | head -n 1)
+		kdir=$(tail -n 1 "$dir/hook.out")
+		case $image in /*) ;; *) image=$src/$image ;; esac
+		case $kdir in /*) ;; *) kdir=$src/$kdir ;; esac
+	else
+		image=$(build_kernel "$dir/build.log") || rc=$?
+		kdir=$kbuild
+	fi
+	t1=$(date +%s)
+	if [ "$rc" != 0 ] || [ ! -f "$image" ] || [ ! -f "$kdir/Makefile" ]; then
+		printf 'build_s=%d\n' $((t1 - t0)) >"$dir/times"
+		echo build-failed >"$dir/status"
+		return 0
+	fi
+	label=bisect-$(printf '%s' "$state" | md5sum | cut -c1-8)
+	register_own_kernel "$label" "$image" "$kdir" ""
+	storm_opt=()
+	[ -z "$storm" ] || storm_opt=(-s "$storm")
+	out=$dir/result.tmp
+	rm -rf "$out"
+	rc=0
+	# shellcheck disable=SC2086 # boot options and parameters are words
+	"$VM_DIR/run-in-vm.sh" $bootopts "$label" "$out" -n "$runs" -w "$warmup" \
+		-g "$desc" "${storm_opt[@]}" "$bench" $params \
+		>/dev/null 2>"$dir/run.log" </dev/null || rc=$?
+	rm -rf "$(kernel_dir "$label")"
+	printf 'build_s=%d\nmeasure_s=%d\n' $((t1 - t0)) $(($(date +%s) - t1)) >"$dir/times"
+	if [ "$rc" = 0 ] && [ -d "$out" ]; then
+		mv "$out" "$dir/result"
+		echo ok >"$dir/status"
+	else
+		echo boot-failed >"$dir/status"
+	fi
+}
+
+# build_kernel LOG: build the checked-out commit in $kbuild; prints the image.
+build_kernel() {
+	if [ -z "$config" ]; then
+		"$VM_DIR/build-kernel.sh" "$src" "$kbuild" 2>"$1" </dev/null
+		return
+	fi
+	local mk=(make -C "$src" O="$kbuild" -j"$(nproc)")
+	command -v ccache >/dev/null && mk+=(CC="ccache gcc")
+	mkdir -p "$kbuild"
+	cmp -s "$config" "$kbuild/.config" || cp "$config" "$kbuild/.config"
+	{ "${mk[@]}" olddefconfig && "${mk[@]}"; } >"$1" 2>&1 </dev/null || return 1
+	printf '%s\n' "$kbuild/arch/x86/boot/bzImage"
+}
+
+# summary COMMIT: "status n mean sd" of COMMIT's step (n mean sd are - when
+# the step has no metric).
+summary() {
+	local dir=$state/steps/$1 st s
+	st=$(cat "$dir/status" 2>/dev/null || echo none)
+	if [ "$st" = ok ] && s=$(values "$dir/result" "$metric" | stats); then
+		echo "ok $s"
+	elif [ "$st" = ok ]; then
+		echo "no-metric - - -"
+	else
+		echo "$st - - -"
+	fi
+}
+
+# verdict MEAN: old or new, by the nearer reference, and the position
+# (0 % at OLD's mean, 100 % at NEW's).
+verdict() {
+	awk -v m="$1" -v o="$old_mean" -v n="$new_mean" 'BEGIN {
+		p = 100 * (m - o) / (n - o)
+		printf "%s %.1f\n", (p >= 50 ? "new" : "old"), p }'
+}
+
+# fmt_metric N MEAN SD
+fmt_metric() {
+	awk -v n="$1" -v m="$2" -v s="$3" '
+		function f(x) { return x >= 1000 || x <= -1000 ? sprintf("%.0f", x) : sprintf("%.4g", x) }
+		BEGIN {
+			cv = m != 0 ? 100 * s / (m < 0 ? -m : m) : 0
+			printf "%s +- %s (%.3f %%, %d runs)", f(m), f(s), cv, n }'
+}
+
+subject() { git -C "$src" log -1 --format=%s "$1" | cut -c1-50; }
+
+# report_step LABEL COMMIT VERDICT [POSITION]
+report_step() {
+	local dir=$state/steps/$2 st n m s times what
+	read -r st n m s <<<"$(summary "$2")"
+	times=$(tr '\n' ' ' <"$dir/times" 2>/dev/null | sed 's/_s=/ /g; s/ \([0-9]*\) / \1 s, /g; s/, $//')
+	[ "$fresh" = 1 ] || times="cached"
+	case $st in
+	ok) what="$metric_key $(fmt_metric "$n" "$m" "$s")${4:+, at $4 % of the way to new}" ;;
+	*) what=$st ;;
+	esac
+	printf '[%s] %s %s: %s: %s (%s)\n' "$1" "${2:0:12}" "$(subject "$2")" \
+		"$what" "$3" "$times" >&2
+	printf '%s\t%s\t%s\n' "$2" "$3" "${4:--}" >>"$state/visited"
+}
+
+old_mean="" new_mean="" old_sd="" new_sd=""
+
+# The bisect run's step: measure HEAD, exit 0 (old), 1 (new), 125 (skip)
+# or 200 (stop: aborts the bisect).
+if [ "${1:-}" = _step ]; then
+	# shellcheck source=/dev/null
+	. "$2/run.env"
+	c=$(git -C "$src" rev-parse HEAD)
+	step=$(($(wc -l <"$state/visited") - 1))
+	measure_step "$c" || exit 200
+	read -r st n m s <<<"$(summary "$c")"
+	if [ "$st" != ok ]; then
+		report_step "step $step" "$c" "skip"
+		exit 125
+	fi
+	read -r v p <<<"$(verdict "$m")"
+	report_step "step $step" "$c" "$v" "$p"
+	[ "$v" = old ] && exit 0
+	exit 1
+fi
+
+config="" kbuild=$BUILD/bisect/kbuild hook="" state=$BUILD/bisect/state bench=ipistorm
+params=- storm=- runs=3 warmup=1 bootopts=- metric="" sep=10 stop_after=0
+while getopts c:B:H:d:b:P:s:n:w:O:m:k:x:h opt; do
+	case $opt in
+	c) config=$OPTARG ;;
+	B) kbuild=$OPTARG ;;
+	H) hook=$OPTARG ;;
+	d) state=$OPTARG ;;
+	b) bench=$OPTARG ;;
+	P) params=$OPTARG ;;
+	s) storm=$OPTARG ;;
+	n) runs=$OPTARG ;;
+	w) warmup=$OPTARG ;;
+	O) bootopts=$OPTARG ;;
+	m) metric=$OPTARG ;;
+	k) sep=$OPTARG ;;
+	x) stop_after=$OPTARG ;;
+	h) usage 0 ;;
+	*) bad "unknown option" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# = 3 ] || bad "want SRC OLD NEW"
+src=$1
+case $bench in
+ipistorm)
+	[ "$params" != - ] || params="numipi=20000 single=1 offset=1 cpulist=0 wait=1"
+	[ "$storm" != - ] || storm=""
+	[ "$bootopts" != - ] || bootopts="-c 2 -s 2 -p -i"
+	;;
+idle_reentry)
+	[ "$params" != - ] || params="cpulist=1"
+	[ "$storm" != - ] || storm="pairs=0:1 numipi=20000"
+	[ "$bootopts" != - ] || bootopts="-c 2 -s 2 -p"
+	;;
+nohz_csd)
+	[ "$params" != - ] || params="load_cpus=0 duration=2"
+	[ "$storm" != - ] || storm=""
+	[ "$bootopts" != - ] || bootopts="-c 4"
+	;;
+*) bad "-b: unknown benchmark '$bench' (ipistorm, idle_reentry or nohz_csd)" ;;
+esac
+[ -n "$metric" ] || metric=$(metric_default "$bench")
+metric_key=${metric%:lower}
+metric_key=${metric_key%:higher}
+case $metric_key in
+[a-z]*[a-z0-9_] | [a-z]*[a-z0-9_]/[a-z]*[a-z0-9_]) ;;
+*) bad "-m: '$metric' is not KEY[:lower|:higher] or A/B" ;;
+esac
+for v in "$runs" "$warmup" "$stop_after"; do
+	case $v in '' | *[!0-9]*) bad "-n, -w, -x: '$v' is not a number" ;; esac
+done
+[ "$runs" -ge 2 ] || bad "-n: at least 2 runs, to measure the noise"
+awk -v k="$sep" 'BEGIN { exit !(k ~ /^[0-9.]+$/ && k > 0) }' || bad "-k: '$sep' is not a positive number"
+[ -z "$config" ] || [ -f "$config" ] || bad "-c: no file $config"
+[ -z "$config" ] || config=$(realpath "$config")
+[ -z "$hook" ] || [ -z "$config" ] || bad "-c and -H exclude each other"
+git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || die "$src is not a git tree"
+src=$(git -C "$src" rev-parse --show-toplevel)
+old=$(git -C "$src" rev-parse --verify -q "$2^{commit}") || die "OLD: no commit $2 in $src"
+new=$(git -C "$src" rev-parse --verify -q "$3^{commit}") || die "NEW: no commit $3 in $src"
+[ "$old" != "$new" ] || die "OLD and NEW are the same commit"
+git -C "$src" merge-base --is-ancestor "$old" "$new" || die "OLD ($2) is not an ancestor of NEW ($3)"
+mkdir -p "$state" "$kbuild"
+state=$(realpath "$state")
+kbuild=$(realpath "$kbuild")
+
+# One driver per state directory.
+exec 9>"$state/lock"
+flock -n 9 || die "$state is in use by another bisect"
+
+# The measurement's identity: results made otherwise are not reused.
+ident=$(printf '%s\n' "format=ipistorm-bisect/1" "src=$src" "bench=$bench" "params=$params" "storm=$storm" \
+	"runs=$runs" "warmup=$warmup" "boot=$bootopts" "hook=$hook" \
+	"config=${config:+$(md5sum <"$config" | cut -d' ' -f1)}" "kbuild=$kbuild")
+if [ -f "$state/ident" ] && [ "$(cat "$state/ident")" != "$ident" ]; then
+	diff "$state/ident" <(printf '%s\n' "$ident") | sed -n 's/^[<>]/ &/p' >&2 || true
+	die "$state holds results measured otherwise (above: < then, > now): choose another -d"
+fi
+printf '%s\n' "$ident" >"$state/ident"
+declare -p src bench params storm runs warmup bootopts hook config kbuild state \
+	metric metric_key stop_after >"$state/run.env"
+echo 0 >"$state/run-count"
+: >"$state/visited"
+
+# A bisect left by a killed driver is ours to reset; any other is not.
+gitdir=$(git -C "$src" rev-parse --absolute-git-dir)
+if [ -f "$gitdir/BISECT_START" ]; then
+	[ -f "$state/bisecting" ] || die "a bisect is in progress in $src: finish it (git bisect reset) first"
+	git -C "$src" bisect reset >/dev/null
+fi
+if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
+	die "$src has uncommitted changes to tracked files"
+fi
+start_head=$(git -C "$src" symbolic-ref -q --short HEAD || git -C "$src" rev-parse HEAD)
+# shellcheck disable=SC2317 # run by the EXIT trap
+restore() {
+	if [ -f "$state/bisecting" ]; then
+		git -C "$src" bisect reset >/dev/null 2>&1 || true
+		rm -f "$state/bisecting"
+	fi
+	git -C "$src" checkout -q "$start_head" || true
+}
+trap restore EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+t_start=$(date +%s)
+
+# The references.
+for end in old new; do
+	c=${!end}
+	rc=0
+	measure_step "$c" || rc=$?
+	[ "$rc" = 0 ] || exit "$rc"
+	read -r st n m s <<<"$(summary "$c")"
+	report_step "$end" "$c" "$end"
+	[ "$st" = ok ] || die "the $end end ${c:0:12} is $st (see $state/steps/$c): nothing to compare with"
+	printf -v "${end}_mean" '%s' "$m"
+	printf -v "${end}_sd" '%s' "$s"
+done
+declare -p old_mean new_mean >>"$state/run.env"
+read -r diff noise ratio o n <<<"$(awk -v o="$old_mean" -v n="$new_mean" -v so="$old_sd" -v sn="$new_sd" '
+	function f(x) { return x >= 1000 || x <= -1000 ? sprintf("%.0f", x) : sprintf("%.4g", x) }
+	BEGIN {
+		d = n - o; if (d < 0) d = -d
+		z = so > sn ? so : sn
+		r = z > 0 ? sprintf("%.1f", d / z) : (d > 0 ? "inf" : 0)
+		printf "%s %s %s %s %s\n", f(d), f(z), r, f(o), f(n) }')"
+if ! awk -v d="$diff" -v r="$ratio" -v k="$sep" 'BEGIN { exit !(d > 0 && (r == "inf" || r + 0 >= k)) }'; then
+	log "refusing to bisect: $metric_key differs by $diff between the ends (old $o, new $n),"
+	log "$ratio times the noise ($noise, the larger standard deviation of the ends' $runs runs); -k asks for $sep"
+	exit 1
+fi
+dir=$(direction "$metric")
+change=$(awk -v o="$old_mean" -v n="$new_mean" -v d="$dir" 'BEGIN {
+	p = o != 0 ? sprintf(" (%+.2f %%)", 100 * (n - o) / (o < 0 ? -o : o)) : ""
+	w = d == "none" ? "changed" : ((n > o) == (d == "higher") ? "improved" : "regressed")
+	printf "%s%s", w, p }')
+log "$metric_key $change from old to new: $ratio times the noise; bisecting"
+
+# git bisect run, on the terms old and new.
+touch "$state/bisecting"
+git -C "$src" bisect start --term-old=old --term-new=new "$new" "$old" >/dev/null
+set +e
+(cd "$src" && git bisect run "$VM_DIR/bisect.sh" _step "$state") 2>&1 |
+	tee "$state/bisect-run.log" |
+	grep --line-buffered -v -e '^running ' -e '^Bisecting:' -e '^\[[0-9a-f]\{40\}\]' >&2
+rc=${PIPESTATUS[0]}
+set -e
+first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first new commit$/\1/p' "$state/bisect-run.log")
+stopped=$(grep -c '^bisect.sh: stopping before' "$state/bisect-run.log" || true)
+git -C "$src" bisect log >"$state/bisect.log" 2>/dev/null || true
+
+# The table, in the order the commits were visited.
+echo
+printf '%-12s  %-50s  %-44s  %s\n' commit subject "$metric_key (mean +- sd)" verdict
+while IFS=$'\t' read -r c v p; do
+	read -r st n m s <<<"$(summary "$c")"
+	case $st in
+	ok) mm="$(fmt_metric "$n" "$m" "$s")" ;;
+	*) mm=$st ;;
+	esac
+	[ "$p" = - ] || v="$v ($p %)"
+	printf '%-12s  %-50s  %-44s  %s\n' "${c:0:12}" "$(subject "$c")" "$mm" "$v"
+done <"$state/visited"
+echo
+echo "steps: $(($(wc -l <"$state/visited") - 2)) after the two ends; $(cat "$state/run-count") built or measured now; $(($(date +%s) - t_start)) s; results in $state"
+if [ "$stopped" -gt 0 ]; then
+	echo "stopped by -x $stop_after: run the same command again to resume"
+	exit 3
+fi
+if [ -n "$first" ]; then
+	echo "first new commit: $first $(git -C "$src" log -1 --format=%s "$first")"
+	exit 0
+fi
+echo "no single first new commit (git bisect run exit $rc): see $state/bisect-run.log"
+sed -n '/only .skip.ped commits left/,$p' "$state/bisect-run.log"
+exit 1

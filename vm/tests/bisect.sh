@@ -1,0 +1,159 @@
+#!/bin/bash
+# tests/bisect.sh: vm/bisect.sh on a synthetic kernel tree, with real boots
+# under instruction counting. Its 16 commits select the test bed's Debian
+# 6.1 kernel (commits 1-10) or 6.12 (11-16) through a build hook that
+# prints the cached image and headers; commit 8 does not build. Every
+# decision comes from storms measured in QEMU; a wrapper in PATH counts the
+# boots. Prints TAP; exits 1 when a test failed. Needs the 6.1 and 6.12
+# kernels fetched (vm/fetch-kernel.sh). About 8 boots.
+#
+#   -h  this help
+set -euo pipefail
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+case ${1:-} in
+-h) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+'') ;;
+*) echo "usage: ${0##*/} [-h]" >&2; exit 2 ;;
+esac
+
+"$VM_DIR/fetch-kernel.sh" 6.1 >/dev/null
+"$VM_DIR/fetch-kernel.sh" 6.12 >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The tree: file "kernel" names the matrix kernel, "broken" fails the build.
+tree=$tmp/tree
+git init -q "$tree"
+for i in $(seq 1 16); do
+	if [ "$i" -ge 11 ]; then echo 6.12; else echo 6.1; fi >"$tree/kernel"
+	if [ "$i" = 8 ]; then : >"$tree/broken"; else rm -f "$tree/broken"; fi
+	echo "$i" >"$tree/number"
+	git -C "$tree" add -A
+	git -C "$tree" -c user.name=test -c user.email=test@localhost \
+		commit -q -m "commit $i"
+done
+c() { git -C "$tree" rev-parse "HEAD~$((16 - $1))"; }
+
+# Every qemu run and every build is counted.
+mkdir -p "$tmp/bin"
+qemu=$(command -v qemu-system-x86_64)
+printf '#!/bin/sh\necho boot >>"%s"\nexec "%s" "$@"\n' "$tmp/boots" "$qemu" \
+	>"$tmp/bin/qemu-system-x86_64"
+chmod +x "$tmp/bin/qemu-system-x86_64"
+export PATH="$tmp/bin:$PATH"
+: >"$tmp/boots"
+: >"$tmp/builds"
+# shellcheck disable=SC2016 # expanded by the hook's shell
+hook='echo "$BISECT_COMMIT" >>'"$tmp/builds"' && test ! -f broken &&
+	sed -n "s/^vmlinuz=//p; s/^kdir=//p" "'"$CACHE"'/kernels/$(cat kernel)/kernel.env"'
+state=$tmp/state
+bisect() {
+	"$VM_DIR/bisect.sh" -d "$state" -H "$hook" -n 2 \
+		-P "numipi=5000 single=1 offset=1 cpulist=0 wait=1" "$@"
+}
+boots() { wc -l <"$tmp/boots"; }
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+# nok NAME [FILE]: a failure, with FILE (the run's output) as comments.
+nok() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n $1"
+	[ $# = 1 ] || sed 's/^/# /' "$2"
+}
+# run NAME ARGS...: run bisect.sh, its exit in $rc, its output in $tmp/NAME.
+run() {
+	local name=$1
+	shift
+	rc=0
+	bisect "$@" >"$tmp/$name" 2>&1 || rc=$?
+}
+
+bad_opt=0
+"$VM_DIR/bisect.sh" -Q "$tree" "$(c 1)" "$(c 16)" >/dev/null 2>&1 || bad_opt=$?
+if "$VM_DIR/bisect.sh" -h >/dev/null && [ "$bad_opt" = 2 ]; then
+	ok "usage: -h exits 0, an unknown option 2"
+else
+	nok "usage: -h exits 0, an unknown option 2 (got $bad_opt)"
+fi
+
+# Ends that measure the same: refused, with the figures.
+b0=$(boots)
+run equal "$tree" "$(c 1)" "$(c 5)"
+if [ "$rc" = 1 ] && grep -q "refusing to bisect: runtime_ns differs by" "$tmp/equal" &&
+	grep -q "times the noise" "$tmp/equal" && [ "$(($(boots) - b0))" = 2 ]; then
+	ok "equal ends (6.1 twice) are refused"
+	sed -n 's/^bisect.sh: refusing/# refusing/p; s/^bisect.sh: \(.* times the noise\)/# \1/p' "$tmp/equal"
+else
+	nok "equal ends (6.1 twice) are refused (exit $rc)" "$tmp/equal"
+fi
+
+# Interrupted after three commits (commit 1 is measured already).
+b1=$(boots)
+run stopped -x 3 "$tree" "$(c 1)" "$(c 16)"
+b2=$(boots)
+if [ "$rc" = 3 ] && grep -q '^\[old\] .*(cached)$' "$tmp/stopped"; then
+	ok "stopped after 3 commits built or measured (exit 3)"
+else
+	nok "stopped after 3 commits built or measured (exit $rc)" "$tmp/stopped"
+fi
+if ! git -C "$tree" bisect log >/dev/null 2>&1 &&
+	[ "$(git -C "$tree" rev-parse HEAD)" = "$(c 16)" ]; then
+	ok "the stopped run left no bisect in the tree"
+else
+	nok "the stopped run left no bisect in the tree"
+fi
+
+# Resumed: nothing measured before is built or booted again.
+run resumed "$tree" "$(c 1)" "$(c 16)"
+b3=$(boots)
+first=$(sed -n 's/^first new commit: \([0-9a-f]*\) .*/\1/p' "$tmp/resumed")
+if [ "$rc" = 0 ] && [ "$first" = "$(c 11)" ]; then
+	ok "the resumed bisect names commit 11"
+	sed -n '/^commit  *subject/,$s/^/# /p' "$tmp/resumed"
+else
+	nok "the resumed bisect names commit 11 (exit $rc, named ${first:-none})" "$tmp/resumed"
+fi
+steps=$(sed -n 's/^steps: \([0-9]*\) after the two ends.*/\1/p' "$tmp/resumed")
+if [ -n "$steps" ] && [ "$steps" -le 5 ]; then
+	ok "in at most 5 steps ($steps)"
+else
+	nok "in at most 5 steps (${steps:-none})" "$tmp/resumed"
+fi
+if grep -q "^$(c 8 | cut -c1-12)  commit 8 .*build-failed  *skip\$" "$tmp/resumed" &&
+	[ "$(cat "$state/steps/$(c 8)/status")" = build-failed ] &&
+	grep -qx "git bisect skip $(c 8)" "$state/bisect.log"; then
+	ok "the commit that does not build is skipped"
+else
+	nok "the commit that does not build is skipped" "$tmp/resumed"
+fi
+builds=$(wc -l <"$tmp/builds")
+built=$(sort -u "$tmp/builds" | wc -l)
+if [ "$builds" = "$built" ]; then
+	ok "every commit was built once ($builds builds)"
+else
+	nok "every commit was built once ($builds builds of $built commits)" "$tmp/builds"
+fi
+measured=$(grep -l '^ok$' "$state"/steps/*/status | wc -l)
+if [ "$((b3 - b0))" = "$measured" ]; then
+	ok "every commit was booted once ($measured boots)"
+else
+	nok "every commit was booted once ($((b3 - b0)) boots, $measured commits measured)" "$tmp/resumed"
+fi
+cached=$(grep -c '(cached)$' "$tmp/resumed" || true)
+if [ "$((b2 - b1))" -ge 2 ] && [ "$cached" -ge 4 ]; then
+	ok "the resumed run reused what the stopped one measured ($((b2 - b1)) boots then, $((b3 - b2)) now, $cached commits cached)"
+else
+	nok "the resumed run reused what the stopped one measured ($((b2 - b1)) boots then, $((b3 - b2)) now, $cached commits cached)" "$tmp/resumed"
+fi
+wrong=$(awk '$2 == "commit" && (($3 >= 11 && / old/) || ($3 < 11 && / new/))' "$tmp/resumed")
+if [ -z "$wrong" ]; then
+	ok "every 6.1 commit was called old, every 6.12 one new"
+else
+	nok "every 6.1 commit was called old, every 6.12 one new" "$tmp/resumed"
+fi
+
+echo "1..$n"
+[ "$failed" = 0 ]
