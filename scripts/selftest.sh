@@ -16,29 +16,32 @@
 # or hung-task report while it runs.
 #
 # Exit status (kselftest's): 0 all ran tests passed, 1 a test failed,
-# 4 every test was skipped.
+# 4 every test was skipped; 2 usage.
 # The helpers below are called by the sourced test files.
 # shellcheck disable=SC2317
 set -eu
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-l] [-k] [-b] [PATTERN...]"
+
+list=0
+keep=0
+kind="test"
+while getopts lkbh opt; do
+	case $opt in
+	l) list=1 ;;
+	k) keep=1 ;;
+	b) kind=bench ;;
+	*) usage_opt "$opt" ;;
+	esac
+done
+shift $((OPTIND - 1))
 
 SUITE=$(cd "$(dirname "$0")/.." && pwd)
 MODDIR=${IPISTORM_MODDIR:-$SUITE}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-SPLAT='WARNING:|BUG:|Oops|Call Trace|soft lockup|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
-
-list=0
-keep=0
-kind="test"
-while getopts lkb opt; do
-	case $opt in
-	l) list=1 ;;
-	k) keep=1 ;;
-	b) kind=bench ;;
-	*) echo "usage: $0 [-l] [-k] [-b] [PATTERN...]" >&2; exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
 
 # ---- helpers for the tests ------------------------------------------------
 
@@ -58,16 +61,16 @@ ko() { echo "$MODDIR/$1/$1.ko"; }
 load() {
 	_m=$1
 	shift
-	insmod "$(ko "$_m")" "$@" || fail "insmod $_m $* failed"
+	load_module "$MODDIR" "$_m" "$@" || fail "insmod $_m $* failed"
 	cat "/sys/kernel/debug/$_m/result" >"$TMP/$_m" ||
 		fail "no /sys/kernel/debug/$_m/result"
 }
 
-unload() { ! loaded "$1" || rmmod "$1" || fail "rmmod $1 failed"; }
+unload() { unload_module "$1" || fail "rmmod $1 failed"; }
 
 # val MODULE KEY: one key of the last result of MODULE.
 val() {
-	_v=$(sed -n "s/^$2=//p" "$TMP/$1")
+	_v=$(key "$2" "$TMP/$1")
 	[ -n "$_v" ] || fail "$1: no $2 in the result"
 	echo "$_v"
 }

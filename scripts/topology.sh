@@ -23,11 +23,10 @@
 # `class=NAME pairs=S:T,S:T,...`. Exit: 0, 1 when -c's class has no pair,
 # 2 usage.
 set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-a] [-n] [-r ROOT] [-c smt|llc|cross-llc|cross-node|cross-die|cross-socket]"
 
-usage() {
-	echo "usage: $0 [-a] [-n] [-r ROOT] [-c smt|llc|cross-llc|cross-node|cross-die|cross-socket]" >&2
-	exit 2
-}
 
 all=0 root="" class="" nocpu0=0
 while getopts anc:r:h opt; do
@@ -36,24 +35,24 @@ while getopts anc:r:h opt; do
 	n) nocpu0=1 ;;
 	c) class=$OPTARG ;;
 	r) root=$OPTARG ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 0 ] || { echo "topology.sh: unexpected argument '$1'" >&2; usage; }
+[ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 case $class in
 node) class=cross-llc ;;
 esac
 case $class in
 '' | smt | llc | cross-llc | cross-node | cross-die | cross-socket) ;;
-*) echo "topology.sh: unknown class '$class'" >&2; usage ;;
+*) usage_error "unknown class '$class'" ;;
 esac
 
 CPU=$root/sys/devices/system/cpu
 NODE=$root/sys/devices/system/node
-[ -d "$CPU" ] || { echo "topology.sh: no $CPU" >&2; exit 1; }
+[ -d "$CPU" ] || die "no $CPU"
 
-first() { head -n 1 "$1" 2>/dev/null || :; }
+first() { first_line "$1"; }
 
 # One line per online CPU: cpu package core llc, then node lines.
 {
