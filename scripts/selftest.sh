@@ -16,7 +16,8 @@
 # or hung-task report while it runs.
 #
 # Exit status (kselftest's): 0 all ran tests passed, 1 a test failed,
-# 4 every test was skipped; 2 usage.
+# 4 every test was skipped; 2 usage. The closing line is KTAP's
+# "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N error:0".
 # The helpers below are called by the sourced test files.
 # shellcheck disable=SC2317
 set -eu
@@ -238,7 +239,7 @@ for n in $selected; do
 	esac
 done
 
-echo "# totals: pass:$pass fail:$failed skip:$skipped"
+echo "# Totals: pass:$pass fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
 [ "$failed" -eq 0 ] || exit 1
 [ "$pass" -gt 0 ] || [ "$total" -eq 0 ] || exit 4
 exit 0
