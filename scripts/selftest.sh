@@ -76,6 +76,15 @@ val() {
 	echo "$_v"
 }
 
+# vals MODULE PREFIX VAR=KEY...: set each VAR to val MODULE PREFIXKEY.
+vals() {
+	_vm=$1 _vp=$2
+	shift 2
+	for _va in "$@"; do
+		eval "${_va%%=*}=\$(val \"\$_vm\" \"\${_vp}${_va#*=}\")"
+	done
+}
+
 # has MODULE KEY: whether the last result of MODULE has KEY.
 has() { grep -q "^$2=" "$TMP/$1"; }
 
