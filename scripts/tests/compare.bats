@@ -246,11 +246,17 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$status" -eq 2 ]
 }
 
-@test "compare: idle_reentry metrics, reentries never a regression" {
+# metas BENCH PARAMS STORM: the meta.txt of result directories a and b (of
+# kernels ka and kb).
+metas() {
 	for d in a b; do
 		mkdir "$T/$d"
-		printf 'format=ipistorm-run/1\nbench=idle_reentry\nparams=cpulist=1\nstorm=pairs=0:1 numipi=20000\nkernel=k%s\nstatus=ok\n' "$d" >"$T/$d/meta.txt"
+		printf 'format=ipistorm-run/1\nbench=%s\nparams=%s\nstorm=%s\nkernel=k%s\nstatus=ok\n' "$1" "$2" "$3" "$d" >"$T/$d/meta.txt"
 	done
+}
+
+@test "compare: idle_reentry metrics, reentries never a regression" {
+	metas idle_reentry cpulist=1 "pairs=0:1 numipi=20000"
 	for i in 1 2 3; do
 		printf 'total.total_mean_ns=%s\ntotal.fast_pct=%s\ntotal.reentries=%s\n' $((700 + i)) 0.$i $((20000 + i)) >"$T/a/iter-00$i.txt"
 		printf 'total.total_mean_ns=%s\ntotal.fast_pct=%s\ntotal.reentries=%s\n' $((500 + i)) 99.$i $((10000 + i)) >"$T/b/iter-00$i.txt"
@@ -277,10 +283,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 }
 
 @test "compare: fewer nohz idle balances are a regression" {
-	for d in a b; do
-		mkdir "$T/$d"
-		printf 'format=ipistorm-run/1\nbench=nohz_csd\nparams=load_cpus=0 duration=2\nstorm=\nkernel=k%s\nstatus=ok\n' "$d" >"$T/$d/meta.txt"
-	done
+	metas nohz_csd "load_cpus=0 duration=2" ""
 	for i in 1 2 3; do
 		printf 'total.balanced=%s\ntotal.kicks=%s\ntotal.dropped=0\n' $((100 + i)) $((110 + i)) >"$T/a/iter-00$i.txt"
 		printf 'total.balanced=%s\ntotal.kicks=%s\ntotal.dropped=%s\n' $((10 + i)) $((110 + i)) $((99 + i)) >"$T/b/iter-00$i.txt"
