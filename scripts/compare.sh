@@ -36,20 +36,32 @@ bad() {
 fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0
 while getopts f:l:a:t:m:xh opt; do
 	case $opt in
-	f) fmt=$OPTARG ;;
+	f)
+		fmt=$OPTARG
+		[[ $fmt == text || $fmt == csv || $fmt == json ]] ||
+			usage_error "-f: unknown format '$fmt'"
+		;;
 	l) labels=$OPTARG ;;
-	a) alpha=$OPTARG ;;
-	t) thresh=$OPTARG ;;
-	m) rule=$OPTARG ;;
+	a)
+		alpha=$OPTARG
+		[[ $alpha =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] ||
+			usage_error "-a: '$alpha' is not a level between 0 and 1"
+		;;
+	t)
+		thresh=$OPTARG
+		[[ $thresh =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+			usage_error "-t: '$thresh' is not a percentage"
+		;;
+	m)
+		rule=$OPTARG
+		[[ $rule == welch || $rule == mmtests ]] ||
+			usage_error "-m: unknown rule '$rule' (welch or mmtests)"
+		;;
 	x) strict=1 ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[[ $fmt == text || $fmt == csv || $fmt == json ]] || usage_error "-f: unknown format '$fmt'"
-[[ $alpha =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || usage_error "-a: '$alpha' is not a level between 0 and 1"
-[[ $thresh =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage_error "-t: '$thresh' is not a percentage"
-[[ $rule == welch || $rule == mmtests ]] || usage_error "-m: unknown rule '$rule' (welch or mmtests)"
 (($# >= 2)) || usage_error "give a baseline and at least one other directory"
 
 # meta DIR KEY: a key of DIR/meta.txt (empty when absent).
