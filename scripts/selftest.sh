@@ -12,8 +12,9 @@
 #
 # Tests live beside what they test, in <module>/tests/*.sh, as functions
 # named test_<name>. A test fails through fail(), skips through skip(), and
-# also fails when the kernel log gains a WARNING, BUG, Oops, lockup, stall
-# or hung-task report while it runs.
+# also fails when the kernel log gains a WARNING, BUG, Oops, panic,
+# lockup, stall, hung-task, sanitizer or lockdep report while it runs
+# (SPLAT of lib.sh, the pattern the test bed scans the console with).
 #
 # Exit status (kselftest's): 0 all ran tests passed, 1 a test failed,
 # 4 every test was skipped; 2 usage. The closing line is KTAP's
