@@ -52,24 +52,22 @@ CPU=$root/sys/devices/system/cpu
 NODE=$root/sys/devices/system/node
 [ -d "$CPU" ] || die "no $CPU"
 
-first() { first_line "$1"; }
-
 # One line per online CPU: cpu package core llc, then node lines.
 {
 	for d in "$CPU"/cpu[0-9]*; do
 		[ -d "$d/topology" ] || continue
-		[ "$(first "$d/online")" != 0 ] || continue
+		[ "$(first_line "$d/online")" != 0 ] || continue
 		c=${d##*/cpu}
-		pkg=$(first "$d/topology/physical_package_id")
-		die=$(first "$d/topology/die_id")
-		core=$(first "$d/topology/core_cpus_list")
-		[ -n "$core" ] || core=$(first "$d/topology/thread_siblings_list")
-		llc=$(first "$d/cache/index3/shared_cpu_list")
+		pkg=$(first_line "$d/topology/physical_package_id")
+		die=$(first_line "$d/topology/die_id")
+		core=$(first_line "$d/topology/core_cpus_list")
+		[ -n "$core" ] || core=$(first_line "$d/topology/thread_siblings_list")
+		llc=$(first_line "$d/cache/index3/shared_cpu_list")
 		[ "$nocpu0" = 0 ] || [ "$c" != 0 ] || continue
 		echo "cpu $c ${pkg:-0} ${pkg:-0}.${die:-0} ${core:-$c} ${llc:-$c}"
 	done
 	for d in "$NODE"/node[0-9]*; do
-		[ -d "$d" ] && echo "node ${d##*/node} $(first "$d/cpulist")"
+		[ -d "$d" ] && echo "node ${d##*/node} $(first_line "$d/cpulist")"
 	done
 	:
 } | awk -v all="$all" -v want="$class" '
