@@ -30,7 +30,7 @@ struct result {
 	size_t len;
 	struct dentry *dir;
 	struct dentry *control;
-	void (*stop)(void);
+	void (*stop)(struct result *r);
 };
 
 /* Per-second rate of @n events in @ns nanoseconds, without overflow. */
@@ -248,14 +248,14 @@ static ssize_t result_control_write(struct file *file,
 				    const char __user *ubuf, size_t count,
 				    loff_t *ppos)
 {
-	const struct result *r = file->private_data;
+	struct result *r = file->private_data;
 	char cmd[8] = {};
 
 	if (copy_from_user(cmd, ubuf, min(count, sizeof(cmd) - 1)))
 		return -EFAULT;
 	if (strcmp(strim(cmd), "stop"))
 		return -EINVAL;
-	r->stop();
+	r->stop(r);
 	return count;
 }
 
@@ -272,7 +272,7 @@ static const struct file_operations result_control_fops = {
  * its result.
  */
 static inline void result_control(struct result *r, const char *dir,
-				  void (*stop)(void))
+				  void (*stop)(struct result *r))
 {
 	r->stop = stop;
 	r->control = debugfs_create_file("control", 0200, result_dir(r, dir),
