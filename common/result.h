@@ -213,14 +213,14 @@ static inline void result_publish(struct result *r, const char *dir,
 }
 
 /*
- * Build the result with @emit twice: without histogram buckets for the
- * kernel log, then, unless the run was @interrupted, with them for debugfs
- * in the folder @dir. @size must hold the longer text.
+ * Build the result with @emit, histogram buckets included, then print its
+ * summary to the kernel log (result_log()) and, unless the run was
+ * @interrupted, publish it in debugfs in the folder @dir. @size must hold
+ * the text.
  */
 static inline int result_report(struct result *r, const char *dir,
 				size_t size,
-				void (*emit)(struct seq_buf *sb, bool interrupted,
-					     bool buckets),
+				void (*emit)(struct seq_buf *sb, bool interrupted),
 				bool interrupted)
 {
 	struct seq_buf sb;
@@ -230,16 +230,14 @@ static inline int result_report(struct result *r, const char *dir,
 	if (!buf)
 		return -ENOMEM;
 	seq_buf_init(&sb, buf, size);
-	emit(&sb, interrupted, false);
+	emit(&sb, interrupted);
+	if (seq_buf_has_overflowed(&sb))
+		pr_warn("result truncated to %zu bytes\n", size);
 	result_log(buf, seq_buf_used(&sb));
 	if (interrupted) {
 		vfree(buf);
 		return 0;
 	}
-	seq_buf_init(&sb, buf, size);
-	emit(&sb, false, true);
-	if (seq_buf_has_overflowed(&sb))
-		pr_warn("result truncated to %zu bytes\n", size);
 	result_publish(r, dir, buf, seq_buf_used(&sb));
 	return 0;
 }

@@ -498,7 +498,7 @@ static void ir_total(struct ir_count *t)
 		ir_count_add(t, &ir_state[cpu]->n);
 }
 
-static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
+static void ir_emit(struct seq_buf *sb, bool interrupted)
 {
 	struct ir_count tot;
 	struct ir_cpu *all;
@@ -529,7 +529,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
 		ir_emit_count(sb, pfx, &c->n);
-		ir_emit_hists(sb, pfx, c, buckets);
+		ir_emit_hists(sb, pfx, c, true);
 		if (!all)
 			continue;
 		hist_merge(&all->flush, &c->flush);
@@ -644,8 +644,7 @@ static int __init ir_init(void)
 	ret = session_start(&ir_session, &ir_session_ops, duration);
 	if (ret)
 		return ret;
-	pr_info("measuring cpulist=%*pbl duration=%u pick_hook=%d\n",
-		cpumask_pr_args(ir_mask), duration, pick_hook);
+	result_log_params();
 	return session_wait(&ir_session);
 }
 

@@ -609,7 +609,7 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
 	return "kicks go to the first idle CPU in nohz.idle_cpus_mask: watch that one";
 }
 
-static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
+static void nc_emit(struct seq_buf *sb, bool interrupted)
 {
 	const char *why;
 	struct nc_cpu *all;
@@ -640,7 +640,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 		const struct nc_cpu *c = nc_state[cpu];
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		nc_emit_cpu(sb, pfx, c, buckets);
+		nc_emit_cpu(sb, pfx, c, true);
 		if (!all)
 			continue;
 		all->kicks += c->kicks;
@@ -823,9 +823,7 @@ static int __init nc_init(void)
 	ret = session_start(&nc_session, &nc_session_ops, duration);
 	if (ret)
 		return ret;
-	pr_info("start: cpulist=%*pbl load_cpus=%*pbl load_threads=%u duration=%u\n",
-		cpumask_pr_args(nc_mask), cpumask_pr_args(nc_load_mask),
-		cpumask_empty(nc_load_mask) ? 0 : load_threads, duration);
+	result_log_params();
 	return session_wait(&nc_session);
 }
 
