@@ -132,13 +132,15 @@ static const struct kernel_param_ops session_stop_ops = {
 };
 
 /*
- * Put the module's probes in place with @ops->begin() and start measuring
- * for @duration seconds (0: until stopped). On failure the module's state
- * is freed.
+ * The rest of insmod once the module's state is ready: put its probes in
+ * place with @ops->begin(), start measuring for @duration seconds (0: until
+ * stopped) and print the start line of every parameter. A timed session is
+ * then measured and reported here (a signal ends it early: -EINTR); one
+ * that runs until stopped gets its debugfs control file and returns at
+ * once. On failure the module's state is freed.
  */
-static inline int session_start(struct session *s,
-				const struct session_ops *ops,
-				unsigned int duration)
+static inline int session_run(struct session *s, const struct session_ops *ops,
+			      unsigned int duration)
 {
 	int ret;
 
@@ -155,27 +157,19 @@ static inline int session_start(struct session *s,
 	WRITE_ONCE(s->measuring, true);
 	WRITE_ONCE(s->run, SESSION_RUNNING);
 	mutex_unlock(&s->lock);
-	return 0;
-}
+	result_log_params();
 
-/*
- * The rest of insmod: a timed session is measured and reported here (a
- * signal ends it early: -EINTR, the state freed); one that runs until
- * stopped gets its debugfs control file and returns at once.
- */
-static inline int session_wait(struct session *s)
-{
-	if (!s->duration) {
+	if (!duration) {
 		result_control(&s->result, KBUILD_MODNAME,
 			       session_control_stop);
 		return 0;
 	}
-	if (msleep_interruptible(s->duration * 1000)) {
+	if (msleep_interruptible(duration * 1000)) {
 		mutex_lock(&s->lock);
 		session_stop(s, true);
 		mutex_unlock(&s->lock);
 		result_free(&s->result);
-		s->ops->free();
+		ops->free();
 		return -EINTR;
 	}
 	session_stop_request(s);

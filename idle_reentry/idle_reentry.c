@@ -55,7 +55,7 @@
 #define MAX_CPULIST_LEN		65536
 #define CALIB_CALLS		20000
 
-/* ---- parameters --------------------------------------------------------- */
+/* ---- parameters -------------------------------------------------------- */
 
 /*
  * The CPUs to measure, in a string of any length up to MAX_CPULIST_LEN:
@@ -81,7 +81,7 @@ static struct session ir_session __read_mostly = SESSION_INIT(ir_session);
 module_param_cb(stop, &session_stop_ops, &ir_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
 
-/* ---- state -------------------------------------------------------------- */
+/* ---- state ------------------------------------------------------------- */
 
 /* What pulled the CPU out of idle during one round. */
 enum {
@@ -136,7 +136,7 @@ static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeas
 static cpumask_var_t ir_mask;
 static u64 ir_hook_ps;		/* measured cost of one hook hit, ps */
 
-/* ---- the measurement ---------------------------------------------------- */
+/* ---- the measurement --------------------------------------------------- */
 
 static inline struct ir_cpu *ir_this(void)
 {
@@ -420,7 +420,7 @@ static void __init ir_calibrate(void)
 	ir_calib_state = NULL;
 }
 
-/* ---- the report --------------------------------------------------------- */
+/* ---- the report -------------------------------------------------------- */
 
 static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 			  const struct ir_count *n)
@@ -574,7 +574,7 @@ static void ir_finish(bool interrupted)
 		      ir_emit, interrupted);
 }
 
-/* ---- init and exit ------------------------------------------------------ */
+/* ---- init and exit ----------------------------------------------------- */
 
 static void ir_free_state(void)
 {
@@ -641,11 +641,7 @@ static int __init ir_init(void)
 	if (ret)
 		return ret;
 	ir_calibrate();
-	ret = session_start(&ir_session, &ir_session_ops, duration);
-	if (ret)
-		return ret;
-	result_log_params();
-	return session_wait(&ir_session);
+	return session_run(&ir_session, &ir_session_ops, duration);
 }
 
 static void __exit ir_exit(void)

@@ -56,6 +56,8 @@
 #define OFFSET_UNSET		INT_MIN
 #define TARGET_ALL		(-1)
 
+/* ---- parameters -------------------------------------------------------- */
+
 /* A count of calls is what the published runs give: the same work each run. */
 static unsigned long numipi;
 module_param(numipi, ulong, 0444);
@@ -117,6 +119,8 @@ static int witness;
 module_param(witness, int, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
 
+/* ---- state ------------------------------------------------------------- */
+
 /* Where the callbacks of one sender ran; one instance per target CPU. */
 struct delivery {
 	u64 poll;	/* idle task, not in hard IRQ: the TIF_POLLING path */
@@ -159,7 +163,7 @@ static struct {
 
 static struct result result;
 
-/* ---- clock ------------------------------------------------------------ */
+/* ---- clock ------------------------------------------------------------- */
 
 /*
  * Calls are timed with the TSC where it ticks at a constant rate and the
@@ -403,252 +407,6 @@ static int ipistorm_thread(void *arg)
 
 	thread_wait_stop();
 	return 0;
-}
-
-/* ---- parameters -------------------------------------------------------- */
-
-static void ipistorm_free_senders(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_senders; i++) {
-		free_percpu(senders[i]->dlv);
-		kfree(senders[i]);
-	}
-	kfree(senders);
-	senders = NULL;
-	nr_senders = 0;
-}
-
-static int __init ipistorm_add_sender(int cpu, int target)
-{
-	struct sender *s;
-
-	s = kzalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
-	if (!s)
-		return -ENOMEM;
-	s->dlv = alloc_percpu(struct delivery);
-	if (!s->dlv) {
-		kfree(s);
-		return -ENOMEM;
-	}
-	s->cpu = cpu;
-	s->target = target;
-	hist_init(&s->lat);
-	senders[nr_senders++] = s;
-	return 0;
-}
-
-static bool __init cpu_usable(long cpu)
-{
-	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
-}
-
-/* The target of sender @cpu under cpulist=: every other CPU, or cpu + offset. */
-static int __init ipistorm_offset_target(int cpu, int *target)
-{
-	long t = (long)cpu + offset;
-
-	if (!single) {
-		*target = TARGET_ALL;
-		return 0;
-	}
-	if (!offset) {
-		pr_err("offset=0: every sender would target itself\n");
-		return -EINVAL;
-	}
-	if (!cpu_usable(t)) {
-		pr_err("offset=%d: target %ld of sender CPU %d is not an online CPU\n",
-		       offset, t, cpu);
-		return -EINVAL;
-	}
-	*target = t;
-	return 0;
-}
-
-static int __init ipistorm_parse_cpulist(void)
-{
-	cpumask_var_t mask;
-	int cpu, target, ret;
-
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
-	ret = cpus_parse_online("cpulist", cpulist, mask);
-	if (ret)
-		goto out;
-	for_each_cpu(cpu, mask) {
-		ret = ipistorm_offset_target(cpu, &target) ?:
-		      ipistorm_add_sender(cpu, target);
-		if (ret)
-			break;
-	}
-out:
-	free_cpumask_var(mask);
-	return ret;
-}
-
-/*
- * One pair "s:t", the @n-th, into @s and @t: online CPUs, distinct, the
- * sender not in @seen (which gets it).
- */
-static int __init ipistorm_parse_pair(char *tok, unsigned int n,
-				      struct cpumask *seen, unsigned int *s,
-				      unsigned int *t)
-{
-	char *colon = strchr(tok, ':');
-
-	if (!colon) {
-		pr_err("pairs=...: pair %u '%.16s' is not sender:target\n",
-		       n, tok);
-		return -EINVAL;
-	}
-	*colon = '\0';
-	if (kstrtouint(tok, 10, s) || kstrtouint(colon + 1, 10, t)) {
-		pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
-		       n, tok, colon + 1);
-		return -EINVAL;
-	}
-	if (!cpu_usable(*s) || !cpu_usable(*t)) {
-		pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
-		       n, *s, *t);
-		return -EINVAL;
-	}
-	if (*s == *t || cpumask_test_and_set_cpu(*s, seen)) {
-		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
-		       *s == *t ? "targets its own sender" :
-		       "repeats a sender");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Errors name the pair, not the whole list: it may be thousands of bytes. */
-static int __init ipistorm_parse_pairs(void)
-{
-	char *buf, *p, *tok;
-	cpumask_var_t seen;
-	unsigned int n = 0;
-	int ret = -ENOMEM;
-
-	buf = kstrdup(pairs.val, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
-		goto out_buf;
-	p = buf;
-	while ((tok = strsep(&p, ",")) != NULL) {
-		unsigned int s, t;
-
-		ret = ipistorm_parse_pair(tok, ++n, seen, &s, &t) ?:
-		      ipistorm_add_sender(s, t);
-		if (ret)
-			break;
-	}
-	free_cpumask_var(seen);
-out_buf:
-	kfree(buf);
-	return ret;
-}
-
-static int __init ipistorm_check_flag(const char *name, int val)
-{
-	if (val == 0 || val == 1)
-		return 0;
-	pr_err("%s=%d: must be 0 or 1\n", name, val);
-	return -EINVAL;
-}
-
-/* Refuse what has no effect: a parameter that changes nothing misleads. */
-static int __init ipistorm_check_effect(void)
-{
-	if (time_cap && !numipi) {
-		pr_err("time_cap=%u: caps fixed-count mode (numipi=); timeout= already ends a timed storm\n",
-		       time_cap);
-		return -EINVAL;
-	}
-	if (cpulist && single == -1) {
-		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
-		return -EINVAL;
-	}
-	if (offset != OFFSET_UNSET && (pairs.val || !single)) {
-		pr_err("offset=%d: has no effect with %s\n", offset,
-		       pairs.val ? "pairs=" : "single=0");
-		return -EINVAL;
-	}
-	if (witness && single == 0) {
-		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Every check that needs no CPU; settles the defaults that depend on others. */
-static int __init ipistorm_check_params(void)
-{
-	int ret = 0;
-
-	if (!numipi == !timeout) {
-		pr_err("numipi=%lu timeout=%u: give exactly one of numipi (count) or timeout (seconds)\n",
-		       numipi, timeout);
-		return -EINVAL;
-	}
-	if (numipi > MAX_NUMIPI) {
-		pr_err("numipi=%lu: more than %lu\n", numipi, MAX_NUMIPI);
-		return -EINVAL;
-	}
-	if (timeout > MAX_TIMEOUT_S || time_cap > MAX_TIMEOUT_S) {
-		pr_err("%s=%u: more than %u seconds\n",
-		       timeout > MAX_TIMEOUT_S ? "timeout" : "time_cap",
-		       max(timeout, time_cap), MAX_TIMEOUT_S);
-		return -EINVAL;
-	}
-	if (delay > MAX_DELAY_US) {
-		pr_err("delay=%u: more than %u microseconds\n", delay,
-		       MAX_DELAY_US);
-		return -EINVAL;
-	}
-	if (single != -1)
-		ret = ipistorm_check_flag("single", single);
-	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
-	      ipistorm_check_flag("timing", timing);
-	ret = ret ?: ipistorm_check_flag("witness", witness);
-	if (ret)
-		return ret;
-	if (!cpulist == !pairs.val) {
-		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
-		       cpulist ?: "(unset)", pairs.val ? "..." : "(unset)");
-		return -EINVAL;
-	}
-	if (pairs.val && single == 0) {
-		pr_err("single=0: pairs= names one target per sender, use single=1\n");
-		return -EINVAL;
-	}
-	ret = ipistorm_check_effect();
-	if (ret)
-		return ret;
-	if (pairs.val)
-		single = 1;
-	if (offset == OFFSET_UNSET)
-		offset = 1;
-	return 0;
-}
-
-/* The senders and their targets, from online CPUs; hotplug lock held. */
-static int __init ipistorm_parse_cpus(void)
-{
-	int ret;
-
-	if (!single && num_online_cpus() < 2) {
-		pr_err("single=0: needs at least two online CPUs\n");
-		return -EINVAL;
-	}
-	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
-	if (!senders)
-		return -ENOMEM;
-	ret = pairs.val ? ipistorm_parse_pairs() : ipistorm_parse_cpulist();
-	if (ret)
-		ipistorm_free_senders();
-	return ret;
 }
 
 /* ---- the run ----------------------------------------------------------- */
@@ -916,6 +674,252 @@ static void __init ipistorm_warn(void)
 	if (single && t.dlv.poll * 2 < delivered(&t.dlv))
 		pr_info("only %llu of %llu callbacks ran from a polling idle task: the TIF_POLLING/SM_IDLE path was hardly exercised (idle=poll, or an idle state that polls, makes it)\n",
 			t.dlv.poll, delivered(&t.dlv));
+}
+
+/* ---- checks and init --------------------------------------------------- */
+
+static void ipistorm_free_senders(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		free_percpu(senders[i]->dlv);
+		kfree(senders[i]);
+	}
+	kfree(senders);
+	senders = NULL;
+	nr_senders = 0;
+}
+
+static int __init ipistorm_add_sender(int cpu, int target)
+{
+	struct sender *s;
+
+	s = kzalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
+	if (!s)
+		return -ENOMEM;
+	s->dlv = alloc_percpu(struct delivery);
+	if (!s->dlv) {
+		kfree(s);
+		return -ENOMEM;
+	}
+	s->cpu = cpu;
+	s->target = target;
+	hist_init(&s->lat);
+	senders[nr_senders++] = s;
+	return 0;
+}
+
+static bool __init cpu_usable(long cpu)
+{
+	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+/* The target of sender @cpu under cpulist=: every other CPU, or cpu + offset. */
+static int __init ipistorm_offset_target(int cpu, int *target)
+{
+	long t = (long)cpu + offset;
+
+	if (!single) {
+		*target = TARGET_ALL;
+		return 0;
+	}
+	if (!offset) {
+		pr_err("offset=0: every sender would target itself\n");
+		return -EINVAL;
+	}
+	if (!cpu_usable(t)) {
+		pr_err("offset=%d: target %ld of sender CPU %d is not an online CPU\n",
+		       offset, t, cpu);
+		return -EINVAL;
+	}
+	*target = t;
+	return 0;
+}
+
+static int __init ipistorm_parse_cpulist(void)
+{
+	cpumask_var_t mask;
+	int cpu, target, ret;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = cpus_parse_online("cpulist", cpulist, mask);
+	if (ret)
+		goto out;
+	for_each_cpu(cpu, mask) {
+		ret = ipistorm_offset_target(cpu, &target) ?:
+		      ipistorm_add_sender(cpu, target);
+		if (ret)
+			break;
+	}
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/*
+ * One pair "s:t", the @n-th, into @s and @t: online CPUs, distinct, the
+ * sender not in @seen (which gets it).
+ */
+static int __init ipistorm_parse_pair(char *tok, unsigned int n,
+				      struct cpumask *seen, unsigned int *s,
+				      unsigned int *t)
+{
+	char *colon = strchr(tok, ':');
+
+	if (!colon) {
+		pr_err("pairs=...: pair %u '%.16s' is not sender:target\n",
+		       n, tok);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	if (kstrtouint(tok, 10, s) || kstrtouint(colon + 1, 10, t)) {
+		pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
+		       n, tok, colon + 1);
+		return -EINVAL;
+	}
+	if (!cpu_usable(*s) || !cpu_usable(*t)) {
+		pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
+		       n, *s, *t);
+		return -EINVAL;
+	}
+	if (*s == *t || cpumask_test_and_set_cpu(*s, seen)) {
+		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
+		       *s == *t ? "targets its own sender" :
+		       "repeats a sender");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Errors name the pair, not the whole list: it may be thousands of bytes. */
+static int __init ipistorm_parse_pairs(void)
+{
+	char *buf, *p, *tok;
+	cpumask_var_t seen;
+	unsigned int n = 0;
+	int ret = -ENOMEM;
+
+	buf = kstrdup(pairs.val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
+		goto out_buf;
+	p = buf;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		unsigned int s, t;
+
+		ret = ipistorm_parse_pair(tok, ++n, seen, &s, &t) ?:
+		      ipistorm_add_sender(s, t);
+		if (ret)
+			break;
+	}
+	free_cpumask_var(seen);
+out_buf:
+	kfree(buf);
+	return ret;
+}
+
+static int __init ipistorm_check_flag(const char *name, int val)
+{
+	if (val == 0 || val == 1)
+		return 0;
+	pr_err("%s=%d: must be 0 or 1\n", name, val);
+	return -EINVAL;
+}
+
+/* Refuse what has no effect: a parameter that changes nothing misleads. */
+static int __init ipistorm_check_effect(void)
+{
+	if (time_cap && !numipi) {
+		pr_err("time_cap=%u: caps fixed-count mode (numipi=); timeout= already ends a timed storm\n",
+		       time_cap);
+		return -EINVAL;
+	}
+	if (cpulist && single == -1) {
+		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
+		return -EINVAL;
+	}
+	if (offset != OFFSET_UNSET && (pairs.val || !single)) {
+		pr_err("offset=%d: has no effect with %s\n", offset,
+		       pairs.val ? "pairs=" : "single=0");
+		return -EINVAL;
+	}
+	if (witness && single == 0) {
+		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Every check that needs no CPU; settles the defaults that depend on others. */
+static int __init ipistorm_check_params(void)
+{
+	int ret = 0;
+
+	if (!numipi == !timeout) {
+		pr_err("numipi=%lu timeout=%u: give exactly one of numipi (count) or timeout (seconds)\n",
+		       numipi, timeout);
+		return -EINVAL;
+	}
+	if (numipi > MAX_NUMIPI) {
+		pr_err("numipi=%lu: more than %lu\n", numipi, MAX_NUMIPI);
+		return -EINVAL;
+	}
+	if (timeout > MAX_TIMEOUT_S || time_cap > MAX_TIMEOUT_S) {
+		pr_err("%s=%u: more than %u seconds\n",
+		       timeout > MAX_TIMEOUT_S ? "timeout" : "time_cap",
+		       max(timeout, time_cap), MAX_TIMEOUT_S);
+		return -EINVAL;
+	}
+	if (delay > MAX_DELAY_US) {
+		pr_err("delay=%u: more than %u microseconds\n", delay,
+		       MAX_DELAY_US);
+		return -EINVAL;
+	}
+	if (single != -1)
+		ret = ipistorm_check_flag("single", single);
+	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
+	      ipistorm_check_flag("timing", timing);
+	ret = ret ?: ipistorm_check_flag("witness", witness);
+	if (ret)
+		return ret;
+	if (!cpulist == !pairs.val) {
+		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
+		       cpulist ?: "(unset)", pairs.val ? "..." : "(unset)");
+		return -EINVAL;
+	}
+	if (pairs.val && single == 0) {
+		pr_err("single=0: pairs= names one target per sender, use single=1\n");
+		return -EINVAL;
+	}
+	ret = ipistorm_check_effect();
+	if (ret)
+		return ret;
+	if (pairs.val)
+		single = 1;
+	if (offset == OFFSET_UNSET)
+		offset = 1;
+	return 0;
+}
+
+/* The senders and their targets, from online CPUs; hotplug lock held. */
+static int __init ipistorm_parse_cpus(void)
+{
+	int ret;
+
+	if (!single && num_online_cpus() < 2) {
+		pr_err("single=0: needs at least two online CPUs\n");
+		return -EINVAL;
+	}
+	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
+	if (!senders)
+		return -ENOMEM;
+	ret = pairs.val ? ipistorm_parse_pairs() : ipistorm_parse_cpulist();
+	if (ret)
+		ipistorm_free_senders();
+	return ret;
 }
 
 static int __init ipistorm_init(void)

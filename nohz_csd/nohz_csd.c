@@ -65,7 +65,7 @@
 #define MAX_LOAD_THREADS	16U
 #define DEF_LOAD_THREADS	2U
 
-/* ---- parameters --------------------------------------------------------- */
+/* ---- parameters -------------------------------------------------------- */
 
 /* Kicks go to one idle CPU at a time: watch the CPUs that can get them. */
 static char *cpulist;
@@ -111,7 +111,7 @@ static struct session nc_session = SESSION_INIT(nc_session);
 module_param_cb(stop, &session_stop_ops, &nc_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its result, as writing 'stop' to debugfs control does (works under kernel lockdown); reads 1 once the measurement ended");
 
-/* ---- state -------------------------------------------------------------- */
+/* ---- state ------------------------------------------------------------- */
 
 enum { DLV_POLL, DLV_IRQ, DLV_OTHER, NR_DLV };
 
@@ -168,7 +168,7 @@ static struct task_struct **nc_load;
 static unsigned int nr_load;
 static bool nc_load_stop;
 
-/* ---- the measurement ---------------------------------------------------- */
+/* ---- the measurement --------------------------------------------------- */
 
 /*
  * Every probe counts only while the session measures: after all of them are
@@ -557,7 +557,7 @@ static int nc_load_start(void)
 	return 0;
 }
 
-/* ---- the report --------------------------------------------------------- */
+/* ---- the report -------------------------------------------------------- */
 
 static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 			const struct nc_cpu *c, bool buckets)
@@ -716,7 +716,7 @@ static void nc_finish(bool interrupted)
 		      nc_emit, interrupted);
 }
 
-/* ---- init and exit ------------------------------------------------------ */
+/* ---- init and exit ----------------------------------------------------- */
 
 static void nc_free_state(void)
 {
@@ -820,11 +820,7 @@ static int __init nc_init(void)
 	ret = nc_parse();
 	if (ret)
 		return ret;
-	ret = session_start(&nc_session, &nc_session_ops, duration);
-	if (ret)
-		return ret;
-	result_log_params();
-	return session_wait(&nc_session);
+	return session_run(&nc_session, &nc_session_ops, duration);
 }
 
 static void __exit nc_exit(void)
