@@ -141,14 +141,14 @@ static inline void result_log(const char *text, size_t len)
 }
 
 /*
- * Print "start" and every parameter of the module with its value, several
+ * Print @lead and every parameter of the module with its value, several
  * to a line (a long value is cut, the result has it whole), as the first
  * line(s) of a run in the kernel log.
  */
-static inline void result_log_params(void)
+static inline void result_log_params(const char *lead)
 {
 	const struct module *mod = THIS_MODULE;
-	struct result_line l = { .lead = "start" };
+	struct result_line l = { .lead = lead };
 	char *val, *word;
 	unsigned int i;
 

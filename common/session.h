@@ -33,6 +33,8 @@ struct session_ops {
 	void (*finish)(bool interrupted);
 	/* Free the module's state; also when begin() failed. */
 	void (*free)(void);
+	/* The start line's first word, before every parameter. */
+	const char *start;
 };
 
 struct session {
@@ -157,7 +159,7 @@ static inline int session_run(struct session *s, const struct session_ops *ops,
 	WRITE_ONCE(s->measuring, true);
 	WRITE_ONCE(s->run, SESSION_RUNNING);
 	mutex_unlock(&s->lock);
-	result_log_params();
+	result_log_params(ops->start);
 
 	if (!duration) {
 		result_control(&s->result, KBUILD_MODNAME,

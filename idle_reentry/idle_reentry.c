@@ -631,6 +631,7 @@ static const struct session_ops ir_session_ops = {
 	.begin	= ir_hook,
 	.finish	= ir_finish,
 	.free	= ir_free_state,
+	.start	= "measuring",
 };
 
 static int __init ir_init(void)

@@ -940,7 +940,7 @@ static int __init ipistorm_init(void)
 	cpus_read_lock();
 	ret = ipistorm_parse_cpus();
 	if (!ret) {
-		result_log_params();
+		result_log_params("start");
 		ret = ipistorm_start();
 		if (ret)
 			ipistorm_free_senders();

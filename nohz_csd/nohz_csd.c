@@ -811,6 +811,7 @@ static const struct session_ops nc_session_ops = {
 	.begin	= nc_begin,
 	.finish	= nc_finish,
 	.free	= nc_free_state,
+	.start	= "start:",
 };
 
 static int __init nc_init(void)
