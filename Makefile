@@ -7,6 +7,7 @@
 # make bench        ipistorm's overhead against a bare call loop (icount)
 # make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU
 # make clean
+# make help         this text
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KERNELS ?= 6.1 6.12 7.3
@@ -14,6 +15,9 @@ KERNELS ?= 6.1 6.12 7.3
 all: modules
 
 modules:
+	@test -f $(KDIR)/Makefile || { echo "no kernel headers at $(KDIR):" \
+		"install linux-headers-$(shell uname -r), or build against" \
+		"another tree with KDIR=..." >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 clean:
@@ -32,4 +36,7 @@ bench:
 demo:
 	vm/demo.sh
 
-.PHONY: all modules clean check test bench demo
+help:
+	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+
+.PHONY: all modules clean check test bench demo help

@@ -28,24 +28,25 @@ struct hook {
 #define HOOK_NAMES(...) ((const char * const []){ __VA_ARGS__, NULL })
 
 /*
- * HOOK_ON(name, lookup): define the ftrace callback @name after its body,
- * name##_on(state): the callback takes the recursion lock, which also keeps
- * preemption off, fetches this CPU's state with lookup() and, when there is
- * any, runs the body on it. The body is inlined: no indirect call per hit.
+ * DEFINE_HOOK(name, type, lookup, body): define the ftrace callback @name.
+ * It takes the recursion lock, which also keeps preemption off, fetches
+ * this CPU's state, a @type pointer, with lookup() and, when there is any,
+ * runs body(state) on it. The body, an __always_inline function defined
+ * before, is inlined: no indirect call per hit.
  */
-#define HOOK_ON(name, lookup)						\
+#define DEFINE_HOOK(name, type, lookup, body)				\
 static void name(unsigned long ip, unsigned long parent_ip,		\
 		 struct ftrace_ops *op, struct ftrace_regs *fregs)	\
 {									\
 	int bit = ftrace_test_recursion_trylock(ip, parent_ip);	\
-	void *state;							\
+	type *state;							\
 									\
-	if (bit < 0)							\
-		return;							\
-	state = lookup();						\
-	if (state)							\
-		name##_on(state);					\
-	ftrace_test_recursion_unlock(bit);				\
+	if (bit >= 0) {							\
+		state = lookup();					\
+		if (state)						\
+			body(state);					\
+		ftrace_test_recursion_unlock(bit);			\
+	}								\
 }
 
 /* Hook the first traceable candidate; 0 also when an optional one is absent. */

@@ -30,7 +30,7 @@ struct result {
 	size_t len;
 	struct dentry *dir;
 	struct dentry *control;
-	void (*stop)(void);
+	void (*stop)(struct result *r);
 };
 
 /* Per-second rate of @n events in @ns nanoseconds, without overflow. */
@@ -141,14 +141,14 @@ static inline void result_log(const char *text, size_t len)
 }
 
 /*
- * Print "start" and every parameter of the module with its value, several
+ * Print @lead and every parameter of the module with its value, several
  * to a line (a long value is cut, the result has it whole), as the first
  * line(s) of a run in the kernel log.
  */
-static inline void result_log_params(void)
+static inline void result_log_params(const char *lead)
 {
 	const struct module *mod = THIS_MODULE;
-	struct result_line l = { .lead = "start" };
+	struct result_line l = { .lead = lead };
 	char *val, *word;
 	unsigned int i;
 
@@ -213,14 +213,14 @@ static inline void result_publish(struct result *r, const char *dir,
 }
 
 /*
- * Build the result with @emit twice: without histogram buckets for the
- * kernel log, then, unless the run was @interrupted, with them for debugfs
- * in the folder @dir. @size must hold the longer text.
+ * Build the result with @emit, histogram buckets included, then print its
+ * summary to the kernel log (result_log()) and, unless the run was
+ * @interrupted, publish it in debugfs in the folder @dir. @size must hold
+ * the text.
  */
 static inline int result_report(struct result *r, const char *dir,
 				size_t size,
-				void (*emit)(struct seq_buf *sb, bool interrupted,
-					     bool buckets),
+				void (*emit)(struct seq_buf *sb, bool interrupted),
 				bool interrupted)
 {
 	struct seq_buf sb;
@@ -230,16 +230,14 @@ static inline int result_report(struct result *r, const char *dir,
 	if (!buf)
 		return -ENOMEM;
 	seq_buf_init(&sb, buf, size);
-	emit(&sb, interrupted, false);
+	emit(&sb, interrupted);
+	if (seq_buf_has_overflowed(&sb))
+		pr_warn("result truncated to %zu bytes\n", size);
 	result_log(buf, seq_buf_used(&sb));
 	if (interrupted) {
 		vfree(buf);
 		return 0;
 	}
-	seq_buf_init(&sb, buf, size);
-	emit(&sb, false, true);
-	if (seq_buf_has_overflowed(&sb))
-		pr_warn("result truncated to %zu bytes\n", size);
 	result_publish(r, dir, buf, seq_buf_used(&sb));
 	return 0;
 }
@@ -248,14 +246,14 @@ static ssize_t result_control_write(struct file *file,
 				    const char __user *ubuf, size_t count,
 				    loff_t *ppos)
 {
-	const struct result *r = file->private_data;
+	struct result *r = file->private_data;
 	char cmd[8] = {};
 
 	if (copy_from_user(cmd, ubuf, min(count, sizeof(cmd) - 1)))
 		return -EFAULT;
 	if (strcmp(strim(cmd), "stop"))
 		return -EINVAL;
-	r->stop();
+	r->stop(r);
 	return count;
 }
 
@@ -272,7 +270,7 @@ static const struct file_operations result_control_fops = {
  * its result.
  */
 static inline void result_control(struct result *r, const char *dir,
-				  void (*stop)(void))
+				  void (*stop)(struct result *r))
 {
 	r->stop = stop;
 	r->control = debugfs_create_file("control", 0200, result_dir(r, dir),

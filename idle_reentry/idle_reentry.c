@@ -46,60 +46,42 @@
 
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/param.h"
 #include "../common/result.h"
+#include "../common/session.h"
 
 #define IR_FORMAT		"idle_reentry/1"
 #define MAX_DURATION_S		3600U
 #define MAX_CPULIST_LEN		65536
 #define CALIB_CALLS		20000
 
+/* ---- parameters -------------------------------------------------------- */
+
 /*
- * cpulist: a copy of the string of any length up to MAX_CPULIST_LEN (the
- * stock charp parameter stops at 1024 characters, short of listing every
- * CPU of a large machine one by one).
+ * The CPUs to measure, in a string of any length up to MAX_CPULIST_LEN:
+ * every CPU of a large machine, one by one, is longer than a charp's 1024
+ * characters.
  */
-static char *cpulist;
-
-static int ir_cpulist_set(const char *val, const struct kernel_param *kp)
-{
-	size_t len = strnlen(val, MAX_CPULIST_LEN + 1);
-	char *copy;
-
-	if (len > MAX_CPULIST_LEN) {
-		pr_err("cpulist=%.32s...: longer than %u characters\n", val,
-		       MAX_CPULIST_LEN);
-		return -EINVAL;
-	}
-	copy = kstrndup(val, len, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	kfree(cpulist);
-	cpulist = copy;
-	return 0;
-}
-
-static void ir_cpulist_free(void *arg)
-{
-	kfree(cpulist);
-	cpulist = NULL;
-}
-
-static const struct kernel_param_ops ir_cpulist_ops = {
-	.set	= ir_cpulist_set,
-	.get	= param_get_charp,
-	.free	= ir_cpulist_free,
-};
-
-module_param_cb(cpulist, &ir_cpulist_ops, &cpulist, 0444);
+static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
+module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "CPUs to measure, kernel cpulist syntax such as 16 or 8-15 (required)");
 
+/* A fixed length for scripts; 0 measures whatever the user runs meanwhile. */
 static unsigned int duration;
 module_param(duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (seconds, default 0: measure until stopped through the stop parameter, debugfs control or rmmod; max 3600)");
 
+/* Without the pick hook a fast_pct of 100 proves nothing: show that it says so. */
 static bool pick_hook = true;
 module_param(pick_hook, bool, 0444);
 MODULE_PARM_DESC(pick_hook, "0: leave the fair class's pick unhooked, to check that a result without it is reported unproven (default 1)");
+
+/* Ends an until-stopped measurement where debugfs refuses writes (lockdown). */
+static struct session ir_session __read_mostly = SESSION_INIT(ir_session);
+module_param_cb(stop, &session_stop_ops, &ir_session, 0644);
+MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
+
+/* ---- state ------------------------------------------------------------- */
 
 /* What pulled the CPU out of idle during one round. */
 enum {
@@ -152,14 +134,9 @@ enum { PHASE_NONE, PHASE_FLUSH, PHASE_SCHED };
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
 static cpumask_var_t ir_mask;
+static u64 ir_hook_ps;		/* measured cost of one hook hit, ps */
 
-/*
- * Set once every hook is registered, cleared before any is removed. Only
- * the do_idle() hook reads it: at the top of each round it both ends the
- * previous round, which counts only if it began and ends while this is
- * set, and arms the next.
- */
-static bool ir_measuring __read_mostly;
+/* ---- the measurement --------------------------------------------------- */
 
 static inline struct ir_cpu *ir_this(void)
 {
@@ -167,12 +144,11 @@ static inline struct ir_cpu *ir_this(void)
 }
 
 /*
- * Hooks: IR_HOOK(name) wraps the body name_on() that precedes it, which
- * works on this CPU's state. They run with preemption off (idle task,
- * runqueue lock or hard IRQ); the recursion lock HOOK_ON() takes keeps that
- * true and guards against recursion through anything they call.
+ * Hooks: each body name_on() works on this CPU's state. They run with
+ * preemption off (idle task, runqueue lock or hard IRQ); the recursion lock
+ * DEFINE_HOOK() takes keeps that true and guards against recursion through
+ * anything they call.
  */
-#define IR_HOOK(name) HOOK_ON(name, ir_this)
 
 static void ir_round_end(struct ir_cpu *c, u64 now)
 {
@@ -201,9 +177,14 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
 	n->woke[w]++;
 }
 
+/*
+ * Only the do_idle() hook reads whether the session measures: at the top of
+ * each round it both ends the previous round, which counts only if it
+ * began and ends while measuring, and arms the next.
+ */
 static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 {
-	bool measuring = READ_ONCE(ir_measuring);
+	bool measuring = session_measuring(&ir_session);
 
 	if (measuring && c->armed)
 		ir_round_end(c, sched_clock());
@@ -215,7 +196,7 @@ static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 	c->newidle = 0;
 }
 
-IR_HOOK(ir_do_idle)
+DEFINE_HOOK(ir_do_idle, struct ir_cpu, ir_this, ir_do_idle_on);
 
 static __always_inline void ir_flush_on(struct ir_cpu *c)
 {
@@ -225,7 +206,7 @@ static __always_inline void ir_flush_on(struct ir_cpu *c)
 	}
 }
 
-IR_HOOK(ir_flush)
+DEFINE_HOOK(ir_flush, struct ir_cpu, ir_this, ir_flush_on);
 
 static __always_inline void ir_schedule_idle_on(struct ir_cpu *c)
 {
@@ -236,7 +217,7 @@ static __always_inline void ir_schedule_idle_on(struct ir_cpu *c)
 	}
 }
 
-IR_HOOK(ir_schedule_idle)
+DEFINE_HOOK(ir_schedule_idle, struct ir_cpu, ir_this, ir_schedule_idle_on);
 
 /*
  * Calls made while the idle task is inside schedule_idle(): in a re-entry
@@ -249,7 +230,7 @@ static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
 		c->pick_fair++;
 }
 
-IR_HOOK(ir_pick_fair)
+DEFINE_HOOK(ir_pick_fair, struct ir_cpu, ir_this, ir_pick_fair_on);
 
 static __always_inline void ir_newidle_on(struct ir_cpu *c)
 {
@@ -257,7 +238,7 @@ static __always_inline void ir_newidle_on(struct ir_cpu *c)
 		c->newidle++;
 }
 
-IR_HOOK(ir_newidle)
+DEFINE_HOOK(ir_newidle, struct ir_cpu, ir_this, ir_newidle_on);
 
 /*
  * Mark what happened on this CPU since the round began. The queue flush
@@ -269,21 +250,21 @@ static __always_inline void ir_wake_poll_on(struct ir_cpu *c)
 		c->wake |= BIT(WAKE_POLL);
 }
 
-IR_HOOK(ir_wake_poll)
+DEFINE_HOOK(ir_wake_poll, struct ir_cpu, ir_this, ir_wake_poll_on);
 
 static __always_inline void ir_wake_ipi_on(struct ir_cpu *c)
 {
 	c->wake |= BIT(WAKE_IPI);
 }
 
-IR_HOOK(ir_wake_ipi)
+DEFINE_HOOK(ir_wake_ipi, struct ir_cpu, ir_this, ir_wake_ipi_on);
 
 static __always_inline void ir_wake_timer_on(struct ir_cpu *c)
 {
 	c->wake |= BIT(WAKE_TIMER);
 }
 
-IR_HOOK(ir_wake_timer)
+DEFINE_HOOK(ir_wake_timer, struct ir_cpu, ir_this, ir_wake_timer_on);
 
 /*
  * sched_switch away from the idle task inside schedule_idle(): whether the
@@ -305,7 +286,7 @@ static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
 
 static struct tracepoint *ir_tp_switch;
 
-static void __init ir_find_tp(struct tracepoint *tp, void *priv)
+static void ir_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
 		ir_tp_switch = tp;
@@ -329,15 +310,6 @@ static struct hook ir_hooks[] = {
 	{ HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
 };
 
-/* Where the measurement stands; changed under ir_lock. */
-enum { IR_IDLE, IR_RUNNING, IR_DONE };
-
-static DEFINE_MUTEX(ir_lock);
-static int ir_run = IR_IDLE;
-static u64 ir_start_ns, ir_stop_ns;
-static u64 ir_hook_ps;		/* measured cost of one hook hit, ps */
-static struct result result;
-
 /* Remove every hook; each returns once no CPU is inside it. */
 static void ir_unhook(void)
 {
@@ -352,9 +324,9 @@ static void ir_unhook(void)
 
 /*
  * Register every hook (the fair pick only with pick_hook=1). The order does
- * not matter: nothing is counted until ir_measure_start().
+ * not matter: nothing is counted until the session measures.
  */
-static int __init ir_hook(void)
+static int ir_hook(void)
 {
 	unsigned int i;
 	int ret;
@@ -383,29 +355,6 @@ static int __init ir_hook(void)
 	return 0;
 }
 
-/* Every hook is in place: rounds that begin from now on are counted. */
-static void ir_measure_start(void)
-{
-	ir_start_ns = ktime_get_ns();
-	WRITE_ONCE(ir_measuring, true);
-}
-
-/*
- * The one instant the measurement ends, before any hook is removed. A
- * round still in progress ends after it and is not counted. The hooks run
- * under ftrace's recursion lock, which disables preemption, at points where
- * RCU is watching (the idle task outside its polling loop, the runqueue
- * lock, hard IRQ), so synchronize_rcu() returns only once every hook that
- * read ir_measuring as set has left its body: from then on the counts do
- * not change.
- */
-static void ir_measure_stop(void)
-{
-	WRITE_ONCE(ir_measuring, false);
-	ir_stop_ns = ktime_get_ns();
-	synchronize_rcu();
-}
-
 /*
  * Hook overhead: time calls of an empty function with and without a hook
  * like the counting ones on it; the best of three runs of each.
@@ -428,7 +377,7 @@ static __always_inline void ir_calib_hook_on(struct ir_cpu *c)
 		c->t_flush = sched_clock();
 }
 
-HOOK_ON(ir_calib_hook, ir_calib_this)
+DEFINE_HOOK(ir_calib_hook, struct ir_cpu, ir_calib_this, ir_calib_hook_on);
 
 static u64 __init ir_calib_run(void)
 {
@@ -470,6 +419,8 @@ static void __init ir_calibrate(void)
 	kfree(ir_calib_state);
 	ir_calib_state = NULL;
 }
+
+/* ---- the report -------------------------------------------------------- */
 
 static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 			  const struct ir_count *n)
@@ -547,7 +498,7 @@ static void ir_total(struct ir_count *t)
 		ir_count_add(t, &ir_state[cpu]->n);
 }
 
-static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
+static void ir_emit(struct seq_buf *sb, bool interrupted)
 {
 	struct ir_count tot;
 	struct ir_cpu *all;
@@ -561,7 +512,8 @@ static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 	seq_buf_printf(sb, "mode=%s\n", duration ? "timed" : "until_stop");
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(ir_mask));
 	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
-	seq_buf_printf(sb, "measured_ns=%llu\n", ir_stop_ns - ir_start_ns);
+	seq_buf_printf(sb, "measured_ns=%llu\n",
+		       ir_session.stop_ns - ir_session.start_ns);
 	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "sched_switch");
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
@@ -577,7 +529,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
 		ir_emit_count(sb, pfx, &c->n);
-		ir_emit_hists(sb, pfx, c, buckets);
+		ir_emit_hists(sb, pfx, c, true);
 		if (!all)
 			continue;
 		hist_merge(&all->flush, &c->flush);
@@ -606,78 +558,23 @@ static size_t ir_result_size(void)
 }
 
 /*
- * End the measurement, unhook, then print and publish the result. Called
- * with ir_lock held.
+ * The measurement has ended (every hook that counted has returned): unhook,
+ * then print and publish the result.
  */
-static void ir_stop(bool interrupted)
+static void ir_finish(bool interrupted)
 {
 	struct ir_count tot;
 
-	if (ir_run != IR_RUNNING)
-		return;
-	ir_measure_stop();
 	ir_unhook();
-	ir_run = IR_DONE;
-
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
 		pr_warn("the pick hook never fired in %llu rounds that switched to a fair task: fast_pct is unproven\n",
 			tot.switched_fair);
-	result_report(&result, KBUILD_MODNAME, ir_result_size(), ir_emit,
-		      interrupted);
+	result_report(&ir_session.result, KBUILD_MODNAME, ir_result_size(),
+		      ir_emit, interrupted);
 }
 
-static void ir_stop_request(void)
-{
-	mutex_lock(&ir_lock);
-	ir_stop(false);
-	mutex_unlock(&ir_lock);
-}
-
-/*
- * stop: writing 1 does what writing "stop" to the debugfs control file
- * does, for machines where debugfs refuses writes (kernel lockdown). Reads
- * 1 once the measurement has ended.
- */
-static int ir_stop_set(const char *val, const struct kernel_param *kp)
-{
-	int len = strcspn(val, "\n");
-	unsigned int v;
-	int ret = 0;
-
-	if (kstrtouint(val, 0, &v) || v != 1) {
-		pr_err("stop=%.*s: only 1, which ends the measurement, is accepted\n",
-		       len, val);
-		return -EINVAL;
-	}
-	mutex_lock(&ir_lock);
-	if (ir_run == IR_IDLE) {
-		pr_err("stop=1: no measurement to stop yet; write 1 to /sys/module/%s/parameters/stop while one runs\n",
-		       KBUILD_MODNAME);
-		ret = -EINVAL;
-	} else if (ir_run == IR_RUNNING && duration) {
-		pr_err("stop=1: a timed measurement (duration=%u) ends by itself; a signal to insmod ends it early\n",
-		       duration);
-		ret = -EINVAL;
-	} else {
-		ir_stop(false);
-	}
-	mutex_unlock(&ir_lock);
-	return ret;
-}
-
-static int ir_stop_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(ir_run) == IR_DONE);
-}
-
-static const struct kernel_param_ops ir_stop_ops = {
-	.set	= ir_stop_set,
-	.get	= ir_stop_get,
-};
-
-module_param_cb(stop, &ir_stop_ops, NULL, 0644);
-MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
+/* ---- init and exit ----------------------------------------------------- */
 
 static void ir_free_state(void)
 {
@@ -693,53 +590,49 @@ static void ir_free_state(void)
 
 static int __init ir_parse(void)
 {
-	int cpu;
+	int cpu, ret;
 
 	if (duration > MAX_DURATION_S) {
 		pr_err("duration=%u: more than %u seconds\n", duration,
 		       MAX_DURATION_S);
 		return -EINVAL;
 	}
-	if (!cpulist) {
+	if (!cpulist.val) {
 		pr_err("cpulist=(unset): name the CPUs to measure\n");
 		return -EINVAL;
 	}
 	if (!zalloc_cpumask_var(&ir_mask, GFP_KERNEL))
 		return -ENOMEM;
-	if (cpulist_parse(cpulist, ir_mask) || cpumask_empty(ir_mask)) {
-		pr_err("cpulist=%s: not a non-empty list of CPUs below %u\n",
-		       cpulist, nr_cpu_ids);
-		free_cpumask_var(ir_mask);
-		return -EINVAL;
-	}
-	for_each_cpu(cpu, ir_mask) {
-		if (!cpu_online(cpu)) {
-			pr_err("cpulist=%s: CPU %d is offline\n", cpulist, cpu);
-			free_cpumask_var(ir_mask);
-			return -EINVAL;
-		}
-	}
-
+	ret = cpus_parse_online("cpulist", cpulist.val, ir_mask);
+	if (ret)
+		goto err;
+	ret = -ENOMEM;
 	ir_state = kcalloc(nr_cpu_ids, sizeof(*ir_state), GFP_KERNEL);
-	if (!ir_state) {
-		free_cpumask_var(ir_mask);
-		return -ENOMEM;
-	}
+	if (!ir_state)
+		goto err;
 	for_each_cpu(cpu, ir_mask) {
 		struct ir_cpu *c;
 
 		c = kvzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
-		if (!c) {
-			ir_free_state();
-			return -ENOMEM;
-		}
+		if (!c)
+			goto err;
 		hist_init(&c->flush);
 		hist_init(&c->sched);
 		hist_init(&c->total);
 		ir_state[cpu] = c;
 	}
 	return 0;
+err:
+	ir_free_state();
+	return ret;
 }
+
+static const struct session_ops ir_session_ops = {
+	.begin	= ir_hook,
+	.finish	= ir_finish,
+	.free	= ir_free_state,
+	.start	= "measuring",
+};
 
 static int __init ir_init(void)
 {
@@ -749,43 +642,12 @@ static int __init ir_init(void)
 	if (ret)
 		return ret;
 	ir_calibrate();
-
-	ret = ir_hook();
-	if (ret) {
-		ir_free_state();
-		return ret;
-	}
-	mutex_lock(&ir_lock);
-	ir_measure_start();
-	ir_run = IR_RUNNING;
-	mutex_unlock(&ir_lock);
-	pr_info("measuring cpulist=%*pbl duration=%u pick_hook=%d\n",
-		cpumask_pr_args(ir_mask), duration, pick_hook);
-
-	if (!duration) {
-		result_control(&result, KBUILD_MODNAME, ir_stop_request);
-		return 0;
-	}
-
-	if (msleep_interruptible(duration * 1000)) {
-		mutex_lock(&ir_lock);
-		ir_stop(true);
-		mutex_unlock(&ir_lock);
-		result_free(&result);
-		ir_free_state();
-		return -EINTR;
-	}
-	ir_stop_request();
-	return 0;
+	return session_run(&ir_session, &ir_session_ops, duration);
 }
 
 static void __exit ir_exit(void)
 {
-	/* No control write can be running once this returns. */
-	result_control_remove(&result);
-	ir_stop_request();
-	result_free(&result);
-	ir_free_state();
+	session_exit(&ir_session);
 }
 
 module_init(ir_init);

@@ -43,6 +43,7 @@
 
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/param.h"
 #include "../common/result.h"
 #include "../common/thread.h"
 
@@ -54,6 +55,8 @@
 #define MAX_PAIRS_LEN		16384U
 #define OFFSET_UNSET		INT_MIN
 #define TARGET_ALL		(-1)
+
+/* ---- parameters -------------------------------------------------------- */
 
 /* A count of calls is what the published runs give: the same work each run. */
 static unsigned long numipi;
@@ -75,6 +78,7 @@ static char *cpulist;
 module_param(cpulist, charp, 0444);
 MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs)");
 
+/* Neighbours by default; an offset reaches the other core, die or node. */
 static int offset = OFFSET_UNSET;
 module_param(offset, int, 0444);
 MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + offset (CPUs, default 1)");
@@ -83,38 +87,8 @@ MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + o
  * Any pairing, as topology.sh picks them. Longer than the 1024 characters
  * of a charp parameter: a 512-CPU server has 256 disjoint pairs.
  */
-static char *pairs;
-static int pairs_set(const char *val, const struct kernel_param *kp)
-{
-	size_t len = strnlen(val, MAX_PAIRS_LEN + 1);
-
-	if (len > MAX_PAIRS_LEN) {
-		pr_err("pairs=%.32s...: longer than %u characters\n", val,
-		       MAX_PAIRS_LEN);
-		return -EINVAL;
-	}
-	kfree(pairs);
-	pairs = kstrndup(val, len, GFP_KERNEL);
-	return pairs ? 0 : -ENOMEM;
-}
-
-static int pairs_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%s\n", pairs ?: "(null)");
-}
-
-static void pairs_free(void *arg)
-{
-	kfree(pairs);
-	pairs = NULL;
-}
-
-static const struct kernel_param_ops pairs_ops = {
-	.set	= pairs_set,
-	.get	= pairs_get,
-	.free	= pairs_free,
-};
-module_param_cb(pairs, &pairs_ops, NULL, 0444);
+static struct long_string pairs = { .max = MAX_PAIRS_LEN };
+module_param_cb(pairs, &long_string_ops, &pairs, 0444);
 MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset; up to 16384 characters)");
 
 /* The polling path is single-target only: the choice must be explicit. */
@@ -122,10 +96,12 @@ static int single = -1;
 module_param(single, int, 0444);
 MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (required with cpulist; pairs imply 1)");
 
+/* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
 static int wait = 1;
 module_param(wait, int, 0444);
 MODULE_PARM_DESC(wait, "1: wait for each callback to finish before the next call; 0: do not (default 1)");
 
+/* A pause lets the target go back to idle, where the polling path starts. */
 static unsigned int delay;
 module_param(delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between calls (microseconds, default 0: never sleep; max 1000000)");
@@ -142,6 +118,8 @@ MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the st
 static int witness;
 module_param(witness, int, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
+
+/* ---- state ------------------------------------------------------------- */
 
 /* Where the callbacks of one sender ran; one instance per target CPU. */
 struct delivery {
@@ -185,7 +163,7 @@ static struct {
 
 static struct result result;
 
-/* ---- clock ------------------------------------------------------------ */
+/* ---- clock ------------------------------------------------------------- */
 
 /*
  * Calls are timed with the TSC where it ticks at a constant rate and the
@@ -431,241 +409,6 @@ static int ipistorm_thread(void *arg)
 	return 0;
 }
 
-/* ---- parameters -------------------------------------------------------- */
-
-static void ipistorm_free_senders(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_senders; i++) {
-		free_percpu(senders[i]->dlv);
-		kfree(senders[i]);
-	}
-	kfree(senders);
-	senders = NULL;
-	nr_senders = 0;
-}
-
-static int __init ipistorm_add_sender(int cpu, int target)
-{
-	struct sender *s;
-
-	s = kzalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
-	if (!s)
-		return -ENOMEM;
-	s->dlv = alloc_percpu(struct delivery);
-	if (!s->dlv) {
-		kfree(s);
-		return -ENOMEM;
-	}
-	s->cpu = cpu;
-	s->target = target;
-	hist_init(&s->lat);
-	senders[nr_senders++] = s;
-	return 0;
-}
-
-static bool __init cpu_usable(long cpu)
-{
-	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
-}
-
-static int __init ipistorm_parse_cpulist(void)
-{
-	cpumask_var_t mask;
-	int cpu, ret = 0;
-
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
-	if (cpulist_parse(cpulist, mask) || cpumask_empty(mask)) {
-		pr_err("cpulist=%s: not a non-empty list of CPUs below %u\n",
-		       cpulist, nr_cpu_ids);
-		ret = -EINVAL;
-		goto out;
-	}
-	for_each_cpu(cpu, mask) {
-		long target = (long)cpu + offset;
-
-		if (!cpu_online(cpu)) {
-			pr_err("cpulist=%s: CPU %d is offline\n", cpulist, cpu);
-			ret = -EINVAL;
-			goto out;
-		}
-		if (!single) {
-			target = TARGET_ALL;
-		} else if (!offset) {
-			pr_err("offset=0: every sender would target itself\n");
-			ret = -EINVAL;
-			goto out;
-		} else if (!cpu_usable(target)) {
-			pr_err("offset=%d: target %ld of sender CPU %d is not an online CPU\n",
-			       offset, target, cpu);
-			ret = -EINVAL;
-			goto out;
-		}
-		ret = ipistorm_add_sender(cpu, target);
-		if (ret)
-			goto out;
-	}
-out:
-	free_cpumask_var(mask);
-	return ret;
-}
-
-/* Errors name the pair, not the whole list: it may be thousands of bytes. */
-static int __init ipistorm_parse_pairs(void)
-{
-	char *buf, *p, *tok;
-	cpumask_var_t seen;
-	unsigned int n = 0;
-	int ret = -ENOMEM;
-
-	buf = kstrdup(pairs, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
-		goto out_buf;
-	p = buf;
-	while ((tok = strsep(&p, ",")) != NULL) {
-		char *colon = strchr(tok, ':');
-		unsigned int s, t;
-
-		n++;
-		ret = -EINVAL;
-		if (!colon) {
-			pr_err("pairs=...: pair %u '%.16s' is not sender:target\n",
-			       n, tok);
-			goto out;
-		}
-		*colon = '\0';
-		if (kstrtouint(tok, 10, &s) || kstrtouint(colon + 1, 10, &t)) {
-			pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
-			       n, tok, colon + 1);
-			goto out;
-		}
-		if (!cpu_usable(s) || !cpu_usable(t)) {
-			pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
-			       n, s, t);
-			goto out;
-		}
-		if (s == t || cpumask_test_and_set_cpu(s, seen)) {
-			pr_err("pairs=...: pair %u %u:%u %s\n", n, s, t,
-			       s == t ? "targets its own sender" :
-			       "repeats a sender");
-			goto out;
-		}
-		ret = ipistorm_add_sender(s, t);
-		if (ret)
-			goto out;
-	}
-out:
-	free_cpumask_var(seen);
-out_buf:
-	kfree(buf);
-	return ret;
-}
-
-static int __init ipistorm_check_flag(const char *name, int val)
-{
-	if (val == 0 || val == 1)
-		return 0;
-	pr_err("%s=%d: must be 0 or 1\n", name, val);
-	return -EINVAL;
-}
-
-/* Refuse what has no effect: a parameter that changes nothing misleads. */
-static int __init ipistorm_check_effect(void)
-{
-	if (time_cap && !numipi) {
-		pr_err("time_cap=%u: caps fixed-count mode (numipi=); timeout= already ends a timed storm\n",
-		       time_cap);
-		return -EINVAL;
-	}
-	if (cpulist && single == -1) {
-		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
-		return -EINVAL;
-	}
-	if (offset != OFFSET_UNSET && (pairs || !single)) {
-		pr_err("offset=%d: has no effect with %s\n", offset,
-		       pairs ? "pairs=" : "single=0");
-		return -EINVAL;
-	}
-	if (witness && single == 0) {
-		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Every check that needs no CPU; settles the defaults that depend on others. */
-static int __init ipistorm_check_params(void)
-{
-	int ret = 0;
-
-	if (!numipi == !timeout) {
-		pr_err("numipi=%lu timeout=%u: give exactly one of numipi (count) or timeout (seconds)\n",
-		       numipi, timeout);
-		return -EINVAL;
-	}
-	if (numipi > MAX_NUMIPI) {
-		pr_err("numipi=%lu: more than %lu\n", numipi, MAX_NUMIPI);
-		return -EINVAL;
-	}
-	if (timeout > MAX_TIMEOUT_S || time_cap > MAX_TIMEOUT_S) {
-		pr_err("%s=%u: more than %u seconds\n",
-		       timeout > MAX_TIMEOUT_S ? "timeout" : "time_cap",
-		       max(timeout, time_cap), MAX_TIMEOUT_S);
-		return -EINVAL;
-	}
-	if (delay > MAX_DELAY_US) {
-		pr_err("delay=%u: more than %u microseconds\n", delay,
-		       MAX_DELAY_US);
-		return -EINVAL;
-	}
-	if (single != -1)
-		ret = ipistorm_check_flag("single", single);
-	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
-	      ipistorm_check_flag("timing", timing);
-	ret = ret ?: ipistorm_check_flag("witness", witness);
-	if (ret)
-		return ret;
-	if (!cpulist == !pairs) {
-		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
-		       cpulist ?: "(unset)", pairs ? "..." : "(unset)");
-		return -EINVAL;
-	}
-	if (pairs && single == 0) {
-		pr_err("single=0: pairs= names one target per sender, use single=1\n");
-		return -EINVAL;
-	}
-	ret = ipistorm_check_effect();
-	if (ret)
-		return ret;
-	if (pairs)
-		single = 1;
-	if (offset == OFFSET_UNSET)
-		offset = 1;
-	return 0;
-}
-
-/* The senders and their targets, from online CPUs; hotplug lock held. */
-static int __init ipistorm_parse_cpus(void)
-{
-	int ret;
-
-	if (!single && num_online_cpus() < 2) {
-		pr_err("single=0: needs at least two online CPUs\n");
-		return -EINVAL;
-	}
-	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
-	if (!senders)
-		return -ENOMEM;
-	ret = pairs ? ipistorm_parse_pairs() : ipistorm_parse_cpulist();
-	if (ret)
-		ipistorm_free_senders();
-	return ret;
-}
-
 /* ---- the run ----------------------------------------------------------- */
 
 /*
@@ -808,7 +551,7 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 }
 
 static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
-				 bool buckets, u32 mul, u32 div)
+				 u32 mul, u32 div)
 {
 	const struct sender *s = senders[i];
 	u64 elapsed = s->end_ns - s->start_ns;
@@ -834,7 +577,7 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 		       result_rate(s->sent, elapsed));
 	result_ratio(sb, pfx, "ns_per_ipi", elapsed, s->sent);
 	if (timing)
-		hist_emit_scaled(sb, pfx, "lat", &s->lat, buckets, mul, div);
+		hist_emit_scaled(sb, pfx, "lat", &s->lat, true, mul, div);
 }
 
 static const char *ipistorm_status(const struct totals *t, bool interrupted)
@@ -846,15 +589,9 @@ static const char *ipistorm_status(const struct totals *t, bool interrupted)
 	return t->capped ? "capped" : "complete";
 }
 
-static void ipistorm_emit(struct seq_buf *sb, bool interrupted, bool buckets)
+/* What ran: the run's parameters and its senders' number. */
+static void ipistorm_emit_run(struct seq_buf *sb)
 {
-	struct totals t;
-	struct hist *lat;
-	unsigned int i;
-	u32 mul, div;
-
-	ipistorm_totals(&t);
-	clock_scale(&mul, &div);
 	seq_buf_printf(sb, "format=%s\n", IPISTORM_FORMAT);
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
@@ -875,10 +612,17 @@ static void ipistorm_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 			       "more than one target by real IPIs, not the polling path");
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
+}
 
-	for (i = 0; i < nr_senders; i++)
-		ipistorm_emit_sender(sb, i, buckets, mul, div);
+/* The status, then every sender's counts summed and latencies merged. */
+static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
+				u32 mul, u32 div)
+{
+	struct totals t;
+	struct hist *lat;
+	unsigned int i;
 
+	ipistorm_totals(&t);
 	seq_buf_printf(sb, "status=%s\n", ipistorm_status(&t, interrupted));
 	seq_buf_printf(sb, "runtime_ns=%llu\n", t.runtime);
 	seq_buf_printf(sb, "total.errors=%llu\n", t.errors);
@@ -897,6 +641,18 @@ static void ipistorm_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 		hist_merge(lat, &senders[i]->lat);
 	hist_emit_scaled(sb, "total.", "lat", lat, false, mul, div);
 	vfree(lat);
+}
+
+static void ipistorm_emit(struct seq_buf *sb, bool interrupted)
+{
+	unsigned int i;
+	u32 mul, div;
+
+	clock_scale(&mul, &div);
+	ipistorm_emit_run(sb);
+	for (i = 0; i < nr_senders; i++)
+		ipistorm_emit_sender(sb, i, mul, div);
+	ipistorm_emit_total(sb, interrupted, mul, div);
 }
 
 static size_t __init ipistorm_result_size(void)
@@ -920,6 +676,252 @@ static void __init ipistorm_warn(void)
 			t.dlv.poll, delivered(&t.dlv));
 }
 
+/* ---- checks and init --------------------------------------------------- */
+
+static void ipistorm_free_senders(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		free_percpu(senders[i]->dlv);
+		kfree(senders[i]);
+	}
+	kfree(senders);
+	senders = NULL;
+	nr_senders = 0;
+}
+
+static int __init ipistorm_add_sender(int cpu, int target)
+{
+	struct sender *s;
+
+	s = kzalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
+	if (!s)
+		return -ENOMEM;
+	s->dlv = alloc_percpu(struct delivery);
+	if (!s->dlv) {
+		kfree(s);
+		return -ENOMEM;
+	}
+	s->cpu = cpu;
+	s->target = target;
+	hist_init(&s->lat);
+	senders[nr_senders++] = s;
+	return 0;
+}
+
+static bool __init cpu_usable(long cpu)
+{
+	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+/* The target of sender @cpu under cpulist=: every other CPU, or cpu + offset. */
+static int __init ipistorm_offset_target(int cpu, int *target)
+{
+	long t = (long)cpu + offset;
+
+	if (!single) {
+		*target = TARGET_ALL;
+		return 0;
+	}
+	if (!offset) {
+		pr_err("offset=0: every sender would target itself\n");
+		return -EINVAL;
+	}
+	if (!cpu_usable(t)) {
+		pr_err("offset=%d: target %ld of sender CPU %d is not an online CPU\n",
+		       offset, t, cpu);
+		return -EINVAL;
+	}
+	*target = t;
+	return 0;
+}
+
+static int __init ipistorm_parse_cpulist(void)
+{
+	cpumask_var_t mask;
+	int cpu, target, ret;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = cpus_parse_online("cpulist", cpulist, mask);
+	if (ret)
+		goto out;
+	for_each_cpu(cpu, mask) {
+		ret = ipistorm_offset_target(cpu, &target) ?:
+		      ipistorm_add_sender(cpu, target);
+		if (ret)
+			break;
+	}
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/*
+ * One pair "s:t", the @n-th, into @s and @t: online CPUs, distinct, the
+ * sender not in @seen (which gets it).
+ */
+static int __init ipistorm_parse_pair(char *tok, unsigned int n,
+				      struct cpumask *seen, unsigned int *s,
+				      unsigned int *t)
+{
+	char *colon = strchr(tok, ':');
+
+	if (!colon) {
+		pr_err("pairs=...: pair %u '%.16s' is not sender:target\n",
+		       n, tok);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	if (kstrtouint(tok, 10, s) || kstrtouint(colon + 1, 10, t)) {
+		pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
+		       n, tok, colon + 1);
+		return -EINVAL;
+	}
+	if (!cpu_usable(*s) || !cpu_usable(*t)) {
+		pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
+		       n, *s, *t);
+		return -EINVAL;
+	}
+	if (*s == *t || cpumask_test_and_set_cpu(*s, seen)) {
+		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
+		       *s == *t ? "targets its own sender" :
+		       "repeats a sender");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Errors name the pair, not the whole list: it may be thousands of bytes. */
+static int __init ipistorm_parse_pairs(void)
+{
+	char *buf, *p, *tok;
+	cpumask_var_t seen;
+	unsigned int n = 0;
+	int ret = -ENOMEM;
+
+	buf = kstrdup(pairs.val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
+		goto out_buf;
+	p = buf;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		unsigned int s, t;
+
+		ret = ipistorm_parse_pair(tok, ++n, seen, &s, &t) ?:
+		      ipistorm_add_sender(s, t);
+		if (ret)
+			break;
+	}
+	free_cpumask_var(seen);
+out_buf:
+	kfree(buf);
+	return ret;
+}
+
+static int __init ipistorm_check_flag(const char *name, int val)
+{
+	if (val == 0 || val == 1)
+		return 0;
+	pr_err("%s=%d: must be 0 or 1\n", name, val);
+	return -EINVAL;
+}
+
+/* Refuse what has no effect: a parameter that changes nothing misleads. */
+static int __init ipistorm_check_effect(void)
+{
+	if (time_cap && !numipi) {
+		pr_err("time_cap=%u: caps fixed-count mode (numipi=); timeout= already ends a timed storm\n",
+		       time_cap);
+		return -EINVAL;
+	}
+	if (cpulist && single == -1) {
+		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
+		return -EINVAL;
+	}
+	if (offset != OFFSET_UNSET && (pairs.val || !single)) {
+		pr_err("offset=%d: has no effect with %s\n", offset,
+		       pairs.val ? "pairs=" : "single=0");
+		return -EINVAL;
+	}
+	if (witness && single == 0) {
+		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Every check that needs no CPU; settles the defaults that depend on others. */
+static int __init ipistorm_check_params(void)
+{
+	int ret = 0;
+
+	if (!numipi == !timeout) {
+		pr_err("numipi=%lu timeout=%u: give exactly one of numipi (count) or timeout (seconds)\n",
+		       numipi, timeout);
+		return -EINVAL;
+	}
+	if (numipi > MAX_NUMIPI) {
+		pr_err("numipi=%lu: more than %lu\n", numipi, MAX_NUMIPI);
+		return -EINVAL;
+	}
+	if (timeout > MAX_TIMEOUT_S || time_cap > MAX_TIMEOUT_S) {
+		pr_err("%s=%u: more than %u seconds\n",
+		       timeout > MAX_TIMEOUT_S ? "timeout" : "time_cap",
+		       max(timeout, time_cap), MAX_TIMEOUT_S);
+		return -EINVAL;
+	}
+	if (delay > MAX_DELAY_US) {
+		pr_err("delay=%u: more than %u microseconds\n", delay,
+		       MAX_DELAY_US);
+		return -EINVAL;
+	}
+	if (single != -1)
+		ret = ipistorm_check_flag("single", single);
+	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
+	      ipistorm_check_flag("timing", timing);
+	ret = ret ?: ipistorm_check_flag("witness", witness);
+	if (ret)
+		return ret;
+	if (!cpulist == !pairs.val) {
+		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
+		       cpulist ?: "(unset)", pairs.val ? "..." : "(unset)");
+		return -EINVAL;
+	}
+	if (pairs.val && single == 0) {
+		pr_err("single=0: pairs= names one target per sender, use single=1\n");
+		return -EINVAL;
+	}
+	ret = ipistorm_check_effect();
+	if (ret)
+		return ret;
+	if (pairs.val)
+		single = 1;
+	if (offset == OFFSET_UNSET)
+		offset = 1;
+	return 0;
+}
+
+/* The senders and their targets, from online CPUs; hotplug lock held. */
+static int __init ipistorm_parse_cpus(void)
+{
+	int ret;
+
+	if (!single && num_online_cpus() < 2) {
+		pr_err("single=0: needs at least two online CPUs\n");
+		return -EINVAL;
+	}
+	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
+	if (!senders)
+		return -ENOMEM;
+	ret = pairs.val ? ipistorm_parse_pairs() : ipistorm_parse_cpulist();
+	if (ret)
+		ipistorm_free_senders();
+	return ret;
+}
+
 static int __init ipistorm_init(void)
 {
 	int ret;
@@ -938,7 +940,7 @@ static int __init ipistorm_init(void)
 	cpus_read_lock();
 	ret = ipistorm_parse_cpus();
 	if (!ret) {
-		result_log_params();
+		result_log_params("start");
 		ret = ipistorm_start();
 		if (ret)
 			ipistorm_free_senders();

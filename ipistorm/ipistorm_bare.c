@@ -23,21 +23,29 @@
 
 #include "../common/thread.h"
 
+/* ---- parameters ------------------------------------------------------- */
+
+/* As many calls as the ipistorm run it is compared with. */
 static unsigned long numipi = 20000;
 module_param(numipi, ulong, 0444);
 MODULE_PARM_DESC(numipi, "Calls (count, default 20000, max 1000000)");
 
+/* One sender, bound: the loop's cost without ipistorm's per-sender work. */
 static int cpu;
 module_param(cpu, int, 0444);
 MODULE_PARM_DESC(cpu, "Sender CPU (default 0)");
 
+/* The target; ipistorm's offset= or pairs= picks it there. */
 static int target = 1;
 module_param(target, int, 0444);
 MODULE_PARM_DESC(target, "Target CPU (default 1)");
 
+/* ipistorm's wait=: a round trip per call, or calls queued behind it. */
 static int wait = 1;
 module_param(wait, int, 0444);
 MODULE_PARM_DESC(wait, "Wait for each callback, 0 or 1 (default 1)");
+
+/* ---- state ------------------------------------------------------------ */
 
 static struct completion done;
 static u64 runtime_ns;

@@ -17,7 +17,9 @@ skip() {
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x "$dir/scripts/selftest.sh" ] || skip "no suite at $dir (set IPISTORM_DIR)"
-for m in ipistorm idle_reentry nohz_csd; do
+# shellcheck source=../scripts/lib.sh
+. "$dir/scripts/lib.sh"
+for m in $(suite_modules "$dir"); do
 	ko=$dir/$m/$m.ko
 	[ -f "$ko" ] || skip "$ko is not built (make -C $dir)"
 	built=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)

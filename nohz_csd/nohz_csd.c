@@ -55,7 +55,9 @@
 
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/param.h"
 #include "../common/result.h"
+#include "../common/session.h"
 #include "../common/thread.h"
 
 #define NC_FORMAT		"nohz_csd/2"
@@ -63,14 +65,22 @@
 #define MAX_LOAD_THREADS	16U
 #define DEF_LOAD_THREADS	2U
 
+/* ---- parameters -------------------------------------------------------- */
+
+/* Kicks go to one idle CPU at a time: watch the CPUs that can get them. */
 static char *cpulist;
 module_param(cpulist, charp, 0444);
 MODULE_PARM_DESC(cpulist, "CPUs whose incoming kicks are counted, kernel cpulist syntax (default: every online CPU)");
 
+/* A kick needs a busy CPU: make one, or leave it unset to watch a real load. */
 static char *load_cpus;
 module_param(load_cpus, charp, 0444);
 MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU (default unset: watch an external load)");
 
+/*
+ * A CPU kicks only with two runnable tasks; more for kernels that need
+ * them. Refused without load_cpus, where it would change nothing.
+ */
 static unsigned int load_threads = DEF_LOAD_THREADS;
 static bool load_threads_given;
 
@@ -91,21 +101,17 @@ static const struct kernel_param_ops nc_load_threads_ops = {
 module_param_cb(load_threads, &nc_load_threads_ops, &load_threads, 0444);
 MODULE_PARM_DESC(load_threads, "CPU-bound kthreads per load CPU, only with load_cpus; a kick needs two runnable tasks (threads, default 2, max 16)");
 
+/* A fixed length for scripts; 0 watches whatever the user runs meanwhile. */
 static unsigned int duration;
 module_param(duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seconds, default 0: watch until stopped through the 'stop' parameter, debugfs control or rmmod; max 3600)");
 
-/* The stop parameter, defined with the rest of the control below. */
-static int nc_set_stop(const char *val, const struct kernel_param *kp);
-static int nc_get_stop(char *buf, const struct kernel_param *kp);
-
-static const struct kernel_param_ops nc_stop_ops = {
-	.set	= nc_set_stop,
-	.get	= nc_get_stop,
-};
-
-module_param_cb(stop, &nc_stop_ops, NULL, 0644);
+/* Ends an until-stopped run where debugfs refuses writes (lockdown). */
+static struct session nc_session = SESSION_INIT(nc_session);
+module_param_cb(stop, &session_stop_ops, &nc_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its result, as writing 'stop' to debugfs control does (works under kernel lockdown); reads 1 once the measurement ended");
+
+/* ---- state ------------------------------------------------------------- */
 
 enum { DLV_POLL, DLV_IRQ, DLV_OTHER, NR_DLV };
 
@@ -156,17 +162,24 @@ struct nc_cpu {
 static struct nc_cpu **nc_state;	/* [nr_cpu_ids], NULL when unwatched */
 static cpumask_var_t nc_mask, nc_load_mask;
 
+static bool nc_kprobes;
+static unsigned long nc_missed_base, nc_missed;
+static struct task_struct **nc_load;
+static unsigned int nr_load;
+static bool nc_load_stop;
+
+/* ---- the measurement --------------------------------------------------- */
+
 /*
- * Every probe counts only while this is set: after all of them are in place
- * and until one instant before any is removed. nc_stop() clears it and then
- * waits with synchronize_rcu() for every handler that saw it set: all of
- * them run with interrupts, preemption or bottom halves disabled, where RCU
- * is watching. That also covers the parts of a counted event that run after
- * the flag's check: a nohz_csd_func() call runs with interrupts disabled from
- * its entry to its return handler, a SCHED_SOFTIRQ run with bottom halves
- * disabled from its entry to its exit.
+ * Every probe counts only while the session measures: after all of them are
+ * in place and until one instant before any is removed; the session's stop
+ * waits for every handler that saw it measuring: all of them run with
+ * interrupts, preemption or bottom halves disabled, where RCU is watching.
+ * That also covers the parts of a counted event that run after the check: a
+ * nohz_csd_func() call runs with interrupts disabled from its entry to its
+ * return handler, a SCHED_SOFTIRQ run with bottom halves disabled from its
+ * entry to its exit.
  */
-static bool nc_measuring;
 
 static inline struct nc_cpu *nc_this(void)
 {
@@ -195,7 +208,7 @@ static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct nc_csd_data *d = (struct nc_csd_data *)ri->data;
 	struct nc_cpu *c;
 
-	if (!READ_ONCE(nc_measuring))
+	if (!session_measuring(&nc_session))
 		return 1;
 	c = nc_this();
 	if (!c)
@@ -299,7 +312,7 @@ static void nc_tp_entry(void *data, unsigned int vec)
 	unsigned long flags;
 	struct nc_cpu *c;
 
-	if (vec != SCHED_SOFTIRQ || !READ_ONCE(nc_measuring))
+	if (vec != SCHED_SOFTIRQ || !session_measuring(&nc_session))
 		return;
 	c = nc_this();
 	if (!c)
@@ -360,7 +373,7 @@ static struct nc_tp {
 	{ "sched_switch", nc_tp_switch },
 };
 
-static void __init nc_find_tp(struct tracepoint *tp, void *priv)
+static void nc_find_tp(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
 
@@ -369,8 +382,7 @@ static void __init nc_find_tp(struct tracepoint *tp, void *priv)
 			nc_tps[i].tp = tp;
 }
 
-/* ftrace hooks: the nohz idle balance, tick stops. */
-#define NC_HOOK(name) HOOK_ON(name, nc_this)
+/* ftrace hooks: the nohz idle balance, tick stops, idle rounds. */
 
 /*
  * _nohz_idle_balance() also runs from do_idle() (nohz_run_idle_balance(),
@@ -386,15 +398,15 @@ static __always_inline void nc_balance_on(struct nc_cpu *c)
 	}
 }
 
-NC_HOOK(nc_balance)
+DEFINE_HOOK(nc_balance, struct nc_cpu, nc_this, nc_balance_on);
 
 static __always_inline void nc_tick_stop_on(struct nc_cpu *c)
 {
-	if (READ_ONCE(nc_measuring))
+	if (session_measuring(&nc_session))
 		c->tick_stops++;
 }
 
-NC_HOOK(nc_tick_stop)
+DEFINE_HOOK(nc_tick_stop, struct nc_cpu, nc_this, nc_tick_stop_on);
 
 static __always_inline void nc_do_idle_on(struct nc_cpu *c)
 {
@@ -411,7 +423,7 @@ static __always_inline void nc_do_idle_on(struct nc_cpu *c)
 	local_irq_restore(flags);
 }
 
-NC_HOOK(nc_do_idle)
+DEFINE_HOOK(nc_do_idle, struct nc_cpu, nc_this, nc_do_idle_on);
 
 enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE };
 
@@ -422,15 +434,6 @@ static struct hook nc_hooks[] = {
 	[HK_TICK_STOP] = { HOOK_NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
 	[HK_DO_IDLE] = { HOOK_NAMES("do_idle"), nc_do_idle, true },
 };
-
-static DEFINE_MUTEX(nc_lock);
-static bool nc_started, nc_running, nc_kprobes;
-static u64 nc_start_ns, nc_stop_ns;
-static unsigned long nc_missed_base, nc_missed;
-static struct task_struct **nc_load;
-static unsigned int nr_load;
-static bool nc_load_stop;
-static struct result result;
 
 static unsigned long nc_probe_misses(void)
 {
@@ -458,8 +461,8 @@ static void nc_unhook(void)
 	}
 }
 
-/* Put every probe in place; none counts before nc_measuring is set. */
-static int __init nc_hook(void)
+/* Put every probe in place; none counts before the session measures. */
+static int nc_hook(void)
 {
 	unsigned int i;
 	int ret;
@@ -522,7 +525,7 @@ static void nc_load_end(void)
 	nr_load = 0;
 }
 
-static int __init nc_load_start(void)
+static int nc_load_start(void)
 {
 	unsigned int n;
 	int cpu, ret;
@@ -553,6 +556,8 @@ static int __init nc_load_start(void)
 	}
 	return 0;
 }
+
+/* ---- the report -------------------------------------------------------- */
 
 static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 			const struct nc_cpu *c, bool buckets)
@@ -604,7 +609,7 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
 	return "kicks go to the first idle CPU in nohz.idle_cpus_mask: watch that one";
 }
 
-static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
+static void nc_emit(struct seq_buf *sb, bool interrupted)
 {
 	const char *why;
 	struct nc_cpu *all;
@@ -622,7 +627,8 @@ static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 		       cpumask_empty(nc_load_mask) ? 0 : load_threads);
 	seq_buf_printf(sb, "status=%s\n",
 		       interrupted ? "interrupted" : "complete");
-	seq_buf_printf(sb, "measured_ns=%llu\n", nc_stop_ns - nc_start_ns);
+	seq_buf_printf(sb, "measured_ns=%llu\n",
+		       nc_session.stop_ns - nc_session.start_ns);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
 	hooks_emit(sb, nc_hooks, ARRAY_SIZE(nc_hooks),
 		   "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
@@ -634,7 +640,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted, bool buckets)
 		const struct nc_cpu *c = nc_state[cpu];
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		nc_emit_cpu(sb, pfx, c, buckets);
+		nc_emit_cpu(sb, pfx, c, true);
 		if (!all)
 			continue;
 		all->kicks += c->kicks;
@@ -679,26 +685,17 @@ static size_t nc_result_size(void)
 }
 
 /*
- * End the measurement at one instant, with every probe still in place; then
- * stop the load, unhook, print and publish. Called with nc_lock.
+ * The measurement has ended at one instant, with every probe still in place,
+ * and every handler that counted has returned, with every kick and
+ * SCHED_SOFTIRQ run that counted: stop the load, unhook, print and publish.
  */
-static void nc_stop(bool interrupted)
+static void nc_finish(bool interrupted)
 {
 	int cpu;
 
-	if (!nc_running)
-		return;
-	WRITE_ONCE(nc_measuring, false);
-	nc_stop_ns = ktime_get_ns();
-	/*
-	 * Every handler that saw nc_measuring set has returned after this, and
-	 * with it every kick and SCHED_SOFTIRQ run that counted.
-	 */
-	synchronize_rcu();
 	nc_missed = nc_probe_misses() - nc_missed_base;
 	nc_load_end();
 	nc_unhook();
-	nc_running = false;
 	/* Nothing moves now. What counted kicks were still waiting for: */
 	for_each_cpu(cpu, nc_mask) {
 		struct nc_cpu *c = nc_state[cpu];
@@ -715,56 +712,11 @@ static void nc_stop(bool interrupted)
 	if (nc_missed)
 		pr_warn("%lu probe hits missed: the counts are short\n",
 			nc_missed);
-	result_report(&result, KBUILD_MODNAME, nc_result_size(), nc_emit,
-		      interrupted);
+	result_report(&nc_session.result, KBUILD_MODNAME, nc_result_size(),
+		      nc_emit, interrupted);
 }
 
-static void nc_stop_request(void)
-{
-	mutex_lock(&nc_lock);
-	nc_stop(false);
-	mutex_unlock(&nc_lock);
-}
-
-/*
- * "stop": writing 1 does what writing "stop" to debugfs control does, for
- * machines whose lockdown refuses debugfs writes. A sysfs write can arrive
- * from the moment the parameter file exists until module removal is done.
- */
-static int nc_set_stop(const char *val, const struct kernel_param *kp)
-{
-	bool started;
-
-	if (!sysfs_streq(val, "1")) {
-		pr_err("stop=%s: only 1 (stop the measurement) is accepted\n",
-		       val);
-		return -EINVAL;
-	}
-	mutex_lock(&nc_lock);
-	started = nc_started;
-	mutex_unlock(&nc_lock);
-	if (!started) {
-		pr_err("stop=1: given to insmod it would stop nothing\n");
-		return -EINVAL;
-	}
-	if (duration) {
-		pr_err("stop=1: a timed run (duration=%u) ends by itself or on a signal\n",
-		       duration);
-		return -EINVAL;
-	}
-	nc_stop_request();
-	return 0;
-}
-
-static int nc_get_stop(char *buf, const struct kernel_param *kp)
-{
-	bool stopped;
-
-	mutex_lock(&nc_lock);
-	stopped = nc_started && !nc_running;
-	mutex_unlock(&nc_lock);
-	return sysfs_emit(buf, "%d\n", stopped);
-}
+/* ---- init and exit ----------------------------------------------------- */
 
 static void nc_free_state(void)
 {
@@ -777,26 +729,6 @@ static void nc_free_state(void)
 	nc_state = NULL;
 	free_cpumask_var(nc_mask);
 	free_cpumask_var(nc_load_mask);
-}
-
-/* Parse @str (named @param) into @mask of online CPUs. */
-static int __init nc_parse_cpus(const char *param, const char *str,
-				struct cpumask *mask)
-{
-	int cpu;
-
-	if (cpulist_parse(str, mask) || cpumask_empty(mask)) {
-		pr_err("%s=%s: not a non-empty list of CPUs below %u\n", param,
-		       str, nr_cpu_ids);
-		return -EINVAL;
-	}
-	for_each_cpu(cpu, mask) {
-		if (!cpu_online(cpu)) {
-			pr_err("%s=%s: CPU %d is offline\n", param, str, cpu);
-			return -EINVAL;
-		}
-	}
-	return 0;
 }
 
 static int __init nc_parse(void)
@@ -818,19 +750,17 @@ static int __init nc_parse(void)
 		       load_threads);
 		return -EINVAL;
 	}
-	if (!zalloc_cpumask_var(&nc_mask, GFP_KERNEL))
-		return -ENOMEM;
-	if (!zalloc_cpumask_var(&nc_load_mask, GFP_KERNEL)) {
-		free_cpumask_var(nc_mask);
-		return -ENOMEM;
-	}
+	ret = -ENOMEM;
+	if (!zalloc_cpumask_var(&nc_mask, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&nc_load_mask, GFP_KERNEL))
+		goto err;
 	ret = 0;
 	if (cpulist)
-		ret = nc_parse_cpus("cpulist", cpulist, nc_mask);
+		ret = cpus_parse_online("cpulist", cpulist, nc_mask);
 	else
 		cpumask_copy(nc_mask, cpu_online_mask);
 	if (!ret && load_cpus)
-		ret = nc_parse_cpus("load_cpus", load_cpus, nc_load_mask);
+		ret = cpus_parse_online("load_cpus", load_cpus, nc_load_mask);
 	if (ret)
 		goto err;
 	if (cpulist && cpumask_subset(nc_mask, nc_load_mask)) {
@@ -841,28 +771,48 @@ static int __init nc_parse(void)
 		goto err;
 	}
 
+	ret = -ENOMEM;
 	nc_state = kcalloc(nr_cpu_ids, sizeof(*nc_state), GFP_KERNEL);
-	if (!nc_state) {
-		ret = -ENOMEM;
+	if (!nc_state)
 		goto err;
-	}
 	for_each_cpu(cpu, nc_mask) {
 		struct nc_cpu *c;
 
 		c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
-		if (!c) {
-			nc_free_state();
-			return -ENOMEM;
-		}
+		if (!c)
+			goto err;
 		hist_init(&c->delay);
 		nc_state[cpu] = c;
 	}
 	return 0;
 err:
-	free_cpumask_var(nc_mask);
-	free_cpumask_var(nc_load_mask);
+	nc_free_state();
 	return ret;
 }
+
+/* Every probe in place, then the load: the session measures from here. */
+static int nc_begin(void)
+{
+	int ret;
+
+	ret = nc_hook();
+	if (ret)
+		return ret;
+	ret = nc_load_start();
+	if (ret) {
+		nc_unhook();
+		return ret;
+	}
+	nc_missed_base = nc_probe_misses();
+	return 0;
+}
+
+static const struct session_ops nc_session_ops = {
+	.begin	= nc_begin,
+	.finish	= nc_finish,
+	.free	= nc_free_state,
+	.start	= "start:",
+};
 
 static int __init nc_init(void)
 {
@@ -871,55 +821,12 @@ static int __init nc_init(void)
 	ret = nc_parse();
 	if (ret)
 		return ret;
-	mutex_lock(&nc_lock);
-	ret = nc_hook();
-	if (!ret) {
-		ret = nc_load_start();
-		if (ret)
-			nc_unhook();
-	}
-	if (ret) {
-		mutex_unlock(&nc_lock);
-		nc_free_state();
-		return ret;
-	}
-	/* Every probe is in place and the load runs: measure from here. */
-	nc_missed_base = nc_probe_misses();
-	nc_start_ns = ktime_get_ns();
-	WRITE_ONCE(nc_measuring, true);
-	nc_running = true;
-	nc_started = true;
-	mutex_unlock(&nc_lock);
-	pr_info("start: cpulist=%*pbl load_cpus=%*pbl load_threads=%u duration=%u\n",
-		cpumask_pr_args(nc_mask), cpumask_pr_args(nc_load_mask),
-		cpumask_empty(nc_load_mask) ? 0 : load_threads, duration);
-
-	if (!duration) {
-		result_control(&result, KBUILD_MODNAME, nc_stop_request);
-		return 0;
-	}
-	if (msleep_interruptible(duration * 1000)) {
-		mutex_lock(&nc_lock);
-		nc_stop(true);
-		mutex_unlock(&nc_lock);
-		result_free(&result);
-		nc_free_state();
-		return -EINTR;
-	}
-	nc_stop_request();
-	return 0;
+	return session_run(&nc_session, &nc_session_ops, duration);
 }
 
 static void __exit nc_exit(void)
 {
-	/* No control write can be running once this returns. */
-	result_control_remove(&result);
-	nc_stop_request();
-	result_free(&result);
-	mutex_lock(&nc_lock);
-	/* A late write of the stop parameter finds nothing to stop. */
-	nc_free_state();
-	mutex_unlock(&nc_lock);
+	session_exit(&nc_session);
 }
 
 module_init(nc_init);

@@ -32,6 +32,10 @@
 #include <linux/smp.h>
 #include <linux/sched/idle.h>
 
+/*
+ * The governor picks the state, and stops the tick, only for idle periods
+ * expected to last longer than this.
+ */
 static unsigned int residency_us = 100;
 module_param(residency_us, uint, 0444);
 MODULE_PARM_DESC(residency_us, "Target residency of the POLLTIF state (microseconds, default 100, 1 to 100000)");

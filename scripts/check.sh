@@ -6,20 +6,28 @@
 #     matrix (sparse where the kernel's headers can run it)
 # CHECKPATCH=path/to/checkpatch.pl uses that one; otherwise it is taken
 # from Debian's linux-source package into the cache. KERNELS= limits the
-# matrix (default: all); KERNELS=none skips the builds.
+# matrix (default: all); KERNELS=none skips the builds. The builds are the
+# test bed's (vm/build-modules.sh), run as a program.
+#
+#   check.sh [-h]
 set -euo pipefail
-# shellcheck source=../vm/lib.sh
-. "$(dirname "$0")/../vm/lib.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="[CHECKPATCH=...] [KERNELS=...] $PROG"
+while getopts h opt; do usage_opt "$opt"; done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 
+TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 failed=0
 
 checkpatch=${CHECKPATCH:-}
 if [ -z "$checkpatch" ]; then
-	dir=$CACHE/checkpatch
+	dir=${IPISTORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipistorm}/checkpatch
 	checkpatch=$dir/scripts/checkpatch.pl
 	if [ ! -x "$checkpatch" ]; then
-		"$VM_DIR/apt-suites.sh"
+		vm/apt-suites.sh
 		tmp=$(mktemp -d)
 		(cd "$tmp" && apt-get download -q -t bookworm-backports \
 			linux-source-6.12) 2>&1 | { grep -v unsandboxed || true; } >&2
@@ -51,15 +59,10 @@ mapfile -t shsrc < <(
 		done)
 shellcheck -x -P SCRIPTDIR "${shsrc[@]}" || failed=1
 
-for k in ${KERNELS:-$KERNELS_DEFAULT}; do
+for k in ${KERNELS:-$(vm/build-modules.sh -l)}; do
 	[ "$k" = none ] && continue
-	builder=$(matrix_field "$k" 3)
-	echo "== build against $k (W=1$([ "$builder" = host ] && echo ', sparse'))"
-	if [ "$builder" = host ]; then
-		"$VM_DIR/build-modules.sh" "$k" C=1 >/dev/null || failed=1
-	else
-		"$VM_DIR/build-modules.sh" "$k" >/dev/null || failed=1
-	fi
+	echo "== build against $k (W=1, sparse where its headers run it)"
+	vm/build-modules.sh -s "$k" >/dev/null || failed=1
 done
 
 if [ "$failed" != 0 ]; then

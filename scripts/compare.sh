@@ -23,34 +23,49 @@
 # stdout then), or with -x a difference of the machine state (the report is
 # written, the differences named on stderr).
 set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE_DIR OTHER_DIR..."
 
-usage() {
-	echo "usage: $0 [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE_DIR OTHER_DIR..." >&2
+# bad MSG: bad input, exit 2 (nothing written on stdout).
+bad() {
+	log "$*"
 	exit 2
 }
-bad() { echo "compare.sh: $*" >&2; exit 2; }
 
 fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0
 while getopts f:l:a:t:m:xh opt; do
 	case $opt in
-	f) fmt=$OPTARG ;;
+	f)
+		fmt=$OPTARG
+		[[ $fmt == text || $fmt == csv || $fmt == json ]] ||
+			usage_error "-f: unknown format '$fmt'"
+		;;
 	l) labels=$OPTARG ;;
-	a) alpha=$OPTARG ;;
-	t) thresh=$OPTARG ;;
-	m) rule=$OPTARG ;;
+	a)
+		alpha=$OPTARG
+		[[ $alpha =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] ||
+			usage_error "-a: '$alpha' is not a level between 0 and 1"
+		;;
+	t)
+		thresh=$OPTARG
+		[[ $thresh =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+			usage_error "-t: '$thresh' is not a percentage"
+		;;
+	m)
+		rule=$OPTARG
+		[[ $rule == welch || $rule == mmtests ]] ||
+			usage_error "-m: unknown rule '$rule' (welch or mmtests)"
+		;;
 	x) strict=1 ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[[ $fmt == text || $fmt == csv || $fmt == json ]] || { echo "compare.sh: -f: unknown format '$fmt'" >&2; usage; }
-[[ $alpha =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || { echo "compare.sh: -a: '$alpha' is not a level between 0 and 1" >&2; usage; }
-[[ $thresh =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "compare.sh: -t: '$thresh' is not a percentage" >&2; usage; }
-[[ $rule == welch || $rule == mmtests ]] || { echo "compare.sh: -m: unknown rule '$rule' (welch or mmtests)" >&2; usage; }
-(($# >= 2)) || { echo "compare.sh: give a baseline and at least one other directory" >&2; usage; }
+(($# >= 2)) || usage_error "give a baseline and at least one other directory"
 
 # meta DIR KEY: a key of DIR/meta.txt (empty when absent).
-meta() { sed -n "s/^$2=//p" "$1/meta.txt" | head -n 1; }
+meta() { key "$2" "$1/meta.txt"; }
 
 IFS=, read -r -a lab <<<"$labels"
 if [[ -n $labels ]] && ((${#lab[@]} != $#)); then

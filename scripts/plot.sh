@@ -23,12 +23,10 @@
 # Existing files are never overwritten. Exit: 0 ok, 1 failure (no
 # histogram lines, gnuplot missing or failing, compare.sh refusing), 2 usage.
 set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER..."
 
-usage() {
-	echo "usage: $0 [-n] [-o PREFIX] hist DIR... | $0 [-n] [-o PREFIX] bars BASELINE OTHER..." >&2
-	exit 2
-}
-die() { echo "plot.sh: $*" >&2; exit 1; }
 here=$(dirname "$0")
 
 render=1 prefix=""
@@ -36,11 +34,11 @@ while getopts no:h opt; do
 	case $opt in
 	n) render=0 ;;
 	o) prefix=$OPTARG ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-(($# >= 2)) || usage
+(($# >= 2)) || usage_error
 what=$1
 shift
 ((render == 0)) || command -v gnuplot >/dev/null ||
@@ -56,7 +54,7 @@ gq() {
 	local s=${1//\\/\\\\}
 	printf '%s' "${s//\"/\\\"}"
 }
-meta() { sed -n "s/^$2=//p" "$1/meta.txt" | head -n 1; }
+meta() { key "$2" "$1/meta.txt"; }
 
 hist() {
 	local d key what bench="" n=0 labels=() dirs=("$@") tmp i j logx
@@ -209,5 +207,5 @@ EOF
 case $what in
 hist) hist "$@" ;;
 bars) bars "$@" ;;
-*) echo "plot.sh: unknown plot '$what'" >&2; usage ;;
+*) usage_error "unknown plot '$what'" ;;
 esac

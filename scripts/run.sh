@@ -30,6 +30,12 @@
 # IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod.
 set -eu
 
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+TOP=$(dirname "$0")/..
+BENCHES=$(suite_modules "$TOP" | tr '\n' ' ')
+USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...]"
+
 ROOT=${IPISTORM_SYSROOT:-}
 SYS=$ROOT/sys
 PROC=$ROOT/proc
@@ -38,15 +44,7 @@ CPU=$SYS/devices/system/cpu
 INSMOD=${IPISTORM_INSMOD:-insmod}
 RMMOD=${IPISTORM_RMMOD:-rmmod}
 
-usage() {
-	echo "usage: $0 [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] ipistorm|idle_reentry|nohz_csd [PARAM=VALUE...]" >&2
-	exit 2
-}
-die() { echo "run.sh: $*" >&2; exit 1; }
-bad() { echo "run.sh: $*" >&2; usage; }
-warn() { echo "run.sh: warning: $*" >&2; }
-
-n=5 warmup=1 out="" moddir="$(dirname "$0")/.." describe="" storm="" prepare=0
+n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0
 while getopts n:w:o:m:g:s:ph opt; do
 	case $opt in
 	n) n=$OPTARG ;;
@@ -56,33 +54,33 @@ while getopts n:w:o:m:g:s:ph opt; do
 	g) describe=$OPTARG ;;
 	s) storm=$OPTARG ;;
 	p) prepare=1 ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || bad "no benchmark named"
+[ $# -ge 1 ] || usage_error "no benchmark named"
 bench=$1
 shift
-case $bench in
-ipistorm | idle_reentry | nohz_csd) ;;
-*) bad "unknown benchmark '$bench' (ipistorm, idle_reentry or nohz_csd)" ;;
+case " $BENCHES" in
+*" $bench "*) ;;
+*) usage_error "unknown benchmark '$bench' (one of: $BENCHES)" ;;
 esac
 case $n in
-'' | *[!0-9]*) bad "-n: '$n' is not a number of iterations" ;;
+'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
 esac
-{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || bad "-n: $n iterations, want 1 to 999"
+{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || usage_error "-n: $n iterations, want 1 to 999"
 case $warmup in
-'' | *[!0-9]*) bad "-w: '$warmup' is not a number of iterations" ;;
+'' | *[!0-9]*) usage_error "-w: '$warmup' is not a number of iterations" ;;
 esac
-[ "$warmup" -le 99 ] || bad "-w: $warmup warm-up iterations, want 0 to 99"
+[ "$warmup" -le 99 ] || usage_error "-w: $warmup warm-up iterations, want 0 to 99"
 for p in "$@"; do
 	case $p in
 	[a-z]*=*) ;;
-	*) bad "parameter '$p' is not PARAM=VALUE" ;;
+	*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
 	esac
 done
 if [ -n "$storm" ] && [ "$bench" != idle_reentry ]; then
-	bad "-s: a storm only goes with idle_reentry"
+	usage_error "-s: a storm only goes with idle_reentry"
 fi
 # Without a storm to stop it, idle_reentry and nohz_csd measure until
 # duration= ends; without one the result is read while they still watch.
@@ -95,22 +93,16 @@ if [ "$bench" = nohz_csd ] || { [ "$bench" = idle_reentry ] && [ -z "$storm" ]; 
 	'' | 0 | *[!0-9]*)
 		or=""
 		[ "$bench" = nohz_csd ] || or=", or a storm with -s"
-		bad "$bench needs duration=SECONDS (1 or more)$or"
+		usage_error "$bench needs duration=SECONDS (1 or more)$or"
 		;;
 	esac
 fi
 for m in "$bench" ${storm:+ipistorm}; do
-	[ -f "$moddir/$m/$m.ko" ] || bad "no $moddir/$m/$m.ko (build with make, or give -m)"
+	[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
 done
 
 # get FILE: its first line, or "unknown".
-get() {
-	if [ -r "$1" ] && _g=$(head -n 1 "$1" 2>/dev/null) && [ -n "$_g" ]; then
-		echo "$_g"
-	else
-		echo unknown
-	fi
-}
+get() { first_line "$1" unknown; }
 
 release=$(get "$PROC/sys/kernel/osrelease")
 [ "$release" != unknown ] || release=$(uname -r)
@@ -118,7 +110,7 @@ if [ -z "$out" ]; then
 	out="results/$bench-$release-$(date +%Y%m%d-%H%M%S)"
 fi
 if [ -e "$out" ]; then
-	bad "$out exists: refusing to overwrite a result"
+	usage_error "$out exists: refusing to overwrite a result"
 fi
 mkdir -p "$(dirname "$out")"
 mkdir "$out" || die "cannot create $out"
@@ -219,10 +211,11 @@ fi
 
 # ---- the machine's state ----------------------------------------------------
 
-kv() { echo "$1=$2" >>"$meta"; }
+# record KEY VALUE: append KEY=VALUE to meta.txt.
+record() { echo "$1=$2" >>"$meta"; }
 note_warn() {
 	warn "$1"
-	kv warning "$1"
+	record warning "$1"
 }
 
 cmdline=$(get "$PROC/cmdline")
@@ -472,15 +465,12 @@ fi
 
 # ---- the runs ---------------------------------------------------------------
 
-ko() { echo "$moddir/$1/$1.ko"; }
 load() {
-	_m=$1
-	shift
-	"$INSMOD" "$(ko "$_m")" "$@" || return 1
-	loaded="$_m $loaded"
+	load_module "$moddir" "$@" || return 1
+	loaded="$1 $loaded"
 }
 unload() {
-	"$RMMOD" "$1" || return 1
+	unload_module "$1" || return 1
 	_l=""
 	for _x in $loaded; do [ "$_x" = "$1" ] || _l="$_l$_x "; done
 	loaded=$_l
@@ -488,10 +478,10 @@ unload() {
 # module_info M: its version and parameters, once, while it is loaded.
 module_info() {
 	grep -q "^module\\.$1\\." "$meta" && return 0
-	kv "module.$1.srcversion" "$(get "$SYS/module/$1/srcversion")"
-	kv "module.$1.version" "$(get "$SYS/module/$1/version")"
+	record "module.$1.srcversion" "$(get "$SYS/module/$1/srcversion")"
+	record "module.$1.version" "$(get "$SYS/module/$1/version")"
 	for _p in "$SYS/module/$1"/parameters/*; do
-		[ -r "$_p" ] && kv "module.$1.param.${_p##*/}" "$(get "$_p")"
+		[ -r "$_p" ] && record "module.$1.param.${_p##*/}" "$(get "$_p")"
 	done
 	return 0
 }
@@ -499,9 +489,9 @@ failed() {
 	_it="iteration $i"
 	[ "$i" -gt 0 ] || _it="warm-up $((i + warmup))"
 	echo "run.sh: $_it: $*" >&2
-	kv date_end "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	kv status "failed"
-	kv failure "$_it: $*"
+	record date_end "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	record status "failed"
+	record failure "$_it: $*"
 	exit 1
 }
 
@@ -567,6 +557,6 @@ while [ "$i" -le "$n" ]; do
 	echo "run.sh: $f: $(grep -E '^(runtime_ns|total\.total_mean_ns|total\.reentries|total\.kicks|total\.balanced)=' "$f" | join_lines ' ')" >&2
 	i=$((i + 1))
 done
-kv date_end "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-kv status ok
+record date_end "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+record status ok
 echo "$out"

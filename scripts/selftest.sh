@@ -12,33 +12,38 @@
 #
 # Tests live beside what they test, in <module>/tests/*.sh, as functions
 # named test_<name>. A test fails through fail(), skips through skip(), and
-# also fails when the kernel log gains a WARNING, BUG, Oops, lockup, stall
-# or hung-task report while it runs.
+# also fails when the kernel log gains a WARNING, BUG, Oops, panic,
+# lockup, stall, hung-task, sanitizer or lockdep report while it runs
+# (SPLAT of lib.sh, the pattern the test bed scans the console with).
 #
 # Exit status (kselftest's): 0 all ran tests passed, 1 a test failed,
-# 4 every test was skipped.
+# 4 every test was skipped; 2 usage. The closing line is KTAP's
+# "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N error:0".
 # The helpers below are called by the sourced test files.
 # shellcheck disable=SC2317
 set -eu
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-l] [-k] [-b] [PATTERN...]"
+
+list=0
+keep=0
+kind="test"
+while getopts lkbh opt; do
+	case $opt in
+	l) list=1 ;;
+	k) keep=1 ;;
+	b) kind=bench ;;
+	*) usage_opt "$opt" ;;
+	esac
+done
+shift $((OPTIND - 1))
 
 SUITE=$(cd "$(dirname "$0")/.." && pwd)
 MODDIR=${IPISTORM_MODDIR:-$SUITE}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-SPLAT='WARNING:|BUG:|Oops|Call Trace|soft lockup|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
-
-list=0
-keep=0
-kind="test"
-while getopts lkb opt; do
-	case $opt in
-	l) list=1 ;;
-	k) keep=1 ;;
-	b) kind=bench ;;
-	*) echo "usage: $0 [-l] [-k] [-b] [PATTERN...]" >&2; exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
 
 # ---- helpers for the tests ------------------------------------------------
 
@@ -58,18 +63,27 @@ ko() { echo "$MODDIR/$1/$1.ko"; }
 load() {
 	_m=$1
 	shift
-	insmod "$(ko "$_m")" "$@" || fail "insmod $_m $* failed"
+	load_module "$MODDIR" "$_m" "$@" || fail "insmod $_m $* failed"
 	cat "/sys/kernel/debug/$_m/result" >"$TMP/$_m" ||
 		fail "no /sys/kernel/debug/$_m/result"
 }
 
-unload() { ! loaded "$1" || rmmod "$1" || fail "rmmod $1 failed"; }
+unload() { unload_module "$1" || fail "rmmod $1 failed"; }
 
 # val MODULE KEY: one key of the last result of MODULE.
 val() {
-	_v=$(sed -n "s/^$2=//p" "$TMP/$1")
+	_v=$(key "$2" "$TMP/$1")
 	[ -n "$_v" ] || fail "$1: no $2 in the result"
 	echo "$_v"
+}
+
+# vals MODULE PREFIX VAR=KEY...: set each VAR to val MODULE PREFIXKEY.
+vals() {
+	_vm=$1 _vp=$2
+	shift 2
+	for _va in "$@"; do
+		eval "${_va%%=*}=\$(val \"\$_vm\" \"\${_vp}${_va#*=}\")"
+	done
 }
 
 # has MODULE KEY: whether the last result of MODULE has KEY.
@@ -235,7 +249,7 @@ for n in $selected; do
 	esac
 done
 
-echo "# totals: pass:$pass fail:$failed skip:$skipped"
+echo "# Totals: pass:$pass fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
 [ "$failed" -eq 0 ] || exit 1
 [ "$pass" -gt 0 ] || [ "$total" -eq 0 ] || exit 4
 exit 0

@@ -23,11 +23,10 @@
 # `class=NAME pairs=S:T,S:T,...`. Exit: 0, 1 when -c's class has no pair,
 # 2 usage.
 set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-a] [-n] [-r ROOT] [-c smt|llc|cross-llc|cross-node|cross-die|cross-socket]"
 
-usage() {
-	echo "usage: $0 [-a] [-n] [-r ROOT] [-c smt|llc|cross-llc|cross-node|cross-die|cross-socket]" >&2
-	exit 2
-}
 
 all=0 root="" class="" nocpu0=0
 while getopts anc:r:h opt; do
@@ -36,41 +35,39 @@ while getopts anc:r:h opt; do
 	n) nocpu0=1 ;;
 	c) class=$OPTARG ;;
 	r) root=$OPTARG ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 0 ] || { echo "topology.sh: unexpected argument '$1'" >&2; usage; }
+[ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 case $class in
 node) class=cross-llc ;;
 esac
 case $class in
 '' | smt | llc | cross-llc | cross-node | cross-die | cross-socket) ;;
-*) echo "topology.sh: unknown class '$class'" >&2; usage ;;
+*) usage_error "unknown class '$class'" ;;
 esac
 
 CPU=$root/sys/devices/system/cpu
 NODE=$root/sys/devices/system/node
-[ -d "$CPU" ] || { echo "topology.sh: no $CPU" >&2; exit 1; }
-
-first() { head -n 1 "$1" 2>/dev/null || :; }
+[ -d "$CPU" ] || die "no $CPU"
 
 # One line per online CPU: cpu package core llc, then node lines.
 {
 	for d in "$CPU"/cpu[0-9]*; do
 		[ -d "$d/topology" ] || continue
-		[ "$(first "$d/online")" != 0 ] || continue
+		[ "$(first_line "$d/online")" != 0 ] || continue
 		c=${d##*/cpu}
-		pkg=$(first "$d/topology/physical_package_id")
-		die=$(first "$d/topology/die_id")
-		core=$(first "$d/topology/core_cpus_list")
-		[ -n "$core" ] || core=$(first "$d/topology/thread_siblings_list")
-		llc=$(first "$d/cache/index3/shared_cpu_list")
+		pkg=$(first_line "$d/topology/physical_package_id")
+		die=$(first_line "$d/topology/die_id")
+		core=$(first_line "$d/topology/core_cpus_list")
+		[ -n "$core" ] || core=$(first_line "$d/topology/thread_siblings_list")
+		llc=$(first_line "$d/cache/index3/shared_cpu_list")
 		[ "$nocpu0" = 0 ] || [ "$c" != 0 ] || continue
 		echo "cpu $c ${pkg:-0} ${pkg:-0}.${die:-0} ${core:-$c} ${llc:-$c}"
 	done
 	for d in "$NODE"/node[0-9]*; do
-		[ -d "$d" ] && echo "node ${d##*/node} $(first "$d/cpulist")"
+		[ -d "$d" ] && echo "node ${d##*/node} $(first_line "$d/cpulist")"
 	done
 	:
 } | awk -v all="$all" -v want="$class" '

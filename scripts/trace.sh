@@ -17,12 +17,10 @@
 # Exit: 0 ok, 1 trace-cmd missing or failed or the command failed, 2 usage.
 # IPISTORM_TRACEFS overrides the tracefs directory (tests).
 set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-o DIR] [-g] -- COMMAND [ARG...] | $PROG -S REPORT"
 
-usage() {
-	echo "usage: $0 [-o DIR] [-g] -- COMMAND [ARG...] | $0 -S REPORT" >&2
-	exit 2
-}
-die() { echo "trace.sh: $*" >&2; exit 1; }
 
 # summarize REPORT: event x CPU counts of a trace-cmd report.
 summarize() {
@@ -62,18 +60,18 @@ while getopts o:gS:h opt; do
 	o) out=$OPTARG ;;
 	g) graph=1 ;;
 	S) report=$OPTARG ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
 
 if [[ -n $report ]]; then
-	(($# == 0)) || usage
+	(($# == 0)) || usage_error
 	[[ -r $report ]] || die "cannot read $report"
 	summarize "$report"
 	exit
 fi
-(($# > 0)) || { echo "trace.sh: no command to trace" >&2; usage; }
+(($# > 0)) || usage_error "no command to trace"
 command -v trace-cmd >/dev/null ||
 	die "trace-cmd not found: install it (Debian package trace-cmd)"
 

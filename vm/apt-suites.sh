@@ -6,6 +6,9 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG"
+only_help "$@"
+[ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 
 list=/etc/apt/sources.list.d/ipistorm-suites.sources
 pref=/etc/apt/preferences.d/ipistorm-suites

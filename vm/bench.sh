@@ -5,6 +5,8 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG [KERNEL...]"
+only_help "$@"
 
 rc=0
 # shellcheck disable=SC2086 # a list of names

@@ -23,10 +23,11 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-c N] [-s N] [-t N] [-m MB] [-p] [-i] [-a ARGS] [-x PROPS] [-T SEC] [-l FILE] NAME [-- RUNNER ARGS]"
 
 cpus=4 sockets=1 threads=1 mem=1024 poll=0 icount=0 extra="" tmo=900 logf=""
 cpu_extra=""
-while getopts c:s:t:m:pia:x:T:l: opt; do
+while getopts c:s:t:m:pia:x:T:l:h opt; do
 	case $opt in
 	c) cpus=$OPTARG ;;
 	s) sockets=$OPTARG ;;
@@ -38,16 +39,16 @@ while getopts c:s:t:m:pia:x:T:l: opt; do
 	x) cpu_extra="$cpu_extra,$OPTARG" ;;
 	T) tmo=$OPTARG ;;
 	l) logf=$OPTARG ;;
-	*) die "bad option (see the head of $0)" ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-name=${1:?usage: boot.sh [options] NAME [-- runner args]}
+kernel_name "$@"
 shift
 [ "${1:-}" = -- ] && shift
 
-env=$("$VM_DIR/fetch-kernel.sh" "$name")
-vmlinuz=$(kv vmlinuz <(printf '%s\n' "$env"))
+fetch_kernel "$name"
+vmlinuz=$(kernel_key vmlinuz)
 initrd=$BUILD/$name/initramfs.gz
 [ -f "$initrd" ] || die "no $initrd: run mkinitramfs.sh $name"
 [ -n "$logf" ] || logf=$BUILD/$name/console-$$.log
@@ -102,10 +103,7 @@ timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -cpu "$cpu" -m "${mem}M" \
 grep -v '^IPISTORM_EXIT=' "$out" 2>/dev/null || true
 status=$(sed -n 's/^IPISTORM_EXIT=\([0-9]*\)$/\1/p' "$out" 2>/dev/null | tail -n 1)
 
-splat='WARNING:|BUG:|Oops|Call Trace|soft lockup|rcu: INFO|detected stall'
-splat="$splat|blocked for more than|Kernel panic|general protection fault"
-splat="$splat|UBSAN:|KASAN:|possible circular locking|possible recursive locking"
-if grep -E -n "$splat" "$logf" >&2; then
+if grep -E -n "$SPLAT" "$logf" >&2; then
 	log "$name: kernel splat in $logf"
 	exit 2
 fi

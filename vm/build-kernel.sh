@@ -7,9 +7,12 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG SRC OUT"
+only_help "$@"
+[ $# -eq 2 ] || usage_error "give the kernel source tree and the build directory"
 
-src=${1:?usage: build-kernel.sh SRC OUT}
-out=${2:?usage: build-kernel.sh SRC OUT}
+src=$1
+out=$2
 if [ ! -f "$src/Makefile" ] || [ ! -d "$src/kernel/sched" ]; then
 	die "$src is not a kernel source tree"
 fi

@@ -1,23 +1,37 @@
 #!/bin/bash
-# build-modules.sh NAME [make arguments]: build the suite's modules against
-# the headers of matrix kernel NAME into build/NAME, with W=1, and fail on
-# any compiler, sparse or modpost warning. Prints the output directory.
-# Extra arguments go to make (C=1 runs sparse on every file).
+# build-modules.sh [-s] NAME [make arguments]: build the suite's modules
+# against the headers of matrix kernel NAME into build/NAME, with W=1, and
+# fail on any compiler, sparse or modpost warning. Prints the output
+# directory. Extra arguments go to make (C=1 runs sparse on every file).
+#   -s  sparse (C=1) where the kernel's headers can run it: the kernels the
+#       host builds for (the matrix's builder "host")
+#   -l  list the matrix's kernels and exit
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG [-s] NAME [make args] | $PROG -l"
 
-name=${1:?usage: build-modules.sh NAME [make args]}
+sparse=0
+while getopts slh opt; do
+	case $opt in
+	s) sparse=1 ;;
+	l) echo "$KERNELS_DEFAULT"; exit 0 ;;
+	*) usage_opt "$opt" ;;
+	esac
+done
+shift $((OPTIND - 1))
+kernel_name "$@"
 shift
-env=$("$VM_DIR/fetch-kernel.sh" "$name")
-kdir=$(kv kdir <(printf '%s\n' "$env"))
-builder=$(kv builder <(printf '%s\n' "$env"))
+fetch_kernel "$name"
+kdir=$(kernel_key kdir)
+builder=$(kernel_key builder)
 out=$BUILD/$name
+[ "$sparse" = 0 ] || [ "$builder" != host ] || set -- "$@" C=1
 
 # A fresh copy of the module sources: kbuild writes its objects beside them.
 rm -rf "$out"
 mkdir -p "$out"
-dirs=$(awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' "$TOP/Kbuild")
+dirs=$(suite_modules "$TOP")
 # shellcheck disable=SC2086 # one word per module folder
 (cd "$TOP" && cp -r Kbuild common $dirs "$out/")
 find "$out" -name '*.sh' -path '*/tests/*' -delete

@@ -21,6 +21,9 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="[N=...] [KERNELS=...] $PROG"
+only_help "$@"
+[ $# -eq 0 ] || usage_error "unexpected argument '$1' (settings go in N= and KERNELS=)"
 
 N=${N:-5}
 read -r -a kernels <<<"${KERNELS:-6.1 6.12}"
@@ -81,8 +84,8 @@ printf '%-22s %14s %12s %10s %10s %10s\n' kernel "re-entries" "fast path" \
 verdict=0
 for k in "${names[@]}"; do
 	ir=$out/$k-idle_reentry/iter-001.txt
-	fast=$(kv total.fast_pct "$ir")
-	re=$(kv total.reentries "$ir")
+	fast=$(key total.fast_pct "$ir")
+	re=$(key total.reentries "$ir")
 	split=$(cat "$out/$k-ipistorm"/iter-*.txt |
 		awk -F= '/^total\.cb_(poll|irq|other)=/ { s[$1] += $2 }
 			END { printf "%d %d %d", s["total.cb_poll"], s["total.cb_irq"], s["total.cb_other"] }')

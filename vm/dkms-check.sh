@@ -1,16 +1,16 @@
 #!/bin/bash
 # dkms-check.sh NAME: add the suite to DKMS from a copy of this tree, build
-# it against matrix kernel NAME's downloaded headers, check the three
-# modules came out, and remove it again. Root; needs dkms.
+# it against matrix kernel NAME's downloaded headers, check every module
+# of Kbuild came out, and remove it again. Root; needs dkms.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-
-name=${1:?usage: dkms-check.sh NAME}
+USAGE="$PROG NAME"
+one_kernel "$@"
 command -v dkms >/dev/null || die "dkms is not installed"
-env=$("$VM_DIR/fetch-kernel.sh" "$name")
-kdir=$(kv kdir <(printf '%s\n' "$env"))
-abi=$(kv abi <(printf '%s\n' "$env"))
+fetch_kernel "$name"
+kdir=$(kernel_key kdir)
+abi=$(kernel_key abi)
 pkg=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$TOP/dkms.conf")
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
 src=/usr/src/$pkg-$ver
@@ -25,7 +25,7 @@ mkdir -p "$src"
 tar -C "$TOP" --exclude=./build --exclude=./.git -cf - . | tar -C "$src" -xf -
 dkms add "$pkg/$ver" >&2
 dkms build "$pkg/$ver" -k "$abi" --kernelsourcedir "$kdir" >&2
-for m in ipistorm idle_reentry nohz_csd; do
+for m in $(suite_modules "$TOP"); do
 	ko=$(find "/var/lib/dkms/$pkg/$ver/$abi" -name "$m.ko*" | head -n 1)
 	[ -n "$ko" ] || die "DKMS built no $m.ko for $abi"
 	echo "dkms: $abi: $ko"

@@ -6,12 +6,12 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-
-name=${1:?usage: fetch-kernel.sh NAME}
+USAGE="$PROG NAME"
+one_kernel "$@"
 dir=$(kernel_dir "$name")
 # A kernel of the user's own (vm/demo.sh KERNELS=label=IMAGE:BUILD) has
 # its kernel.env already.
-if [ -f "$dir/kernel.env" ] && [ "$(kv builder "$dir/kernel.env")" = own ]; then
+if [ -f "$dir/kernel.env" ] && [ "$(key builder "$dir/kernel.env")" = own ]; then
 	cat "$dir/kernel.env"
 	exit 0
 fi

@@ -5,6 +5,9 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG"
+only_help "$@"
+[ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 
 [ "$(id -u)" = 0 ] || die "run as root"
 export DEBIAN_FRONTEND=noninteractive

@@ -1,9 +1,12 @@
 # shellcheck shell=bash
-# Shared by the host-side test bed scripts: the kernel matrix, the cache and
-# a few helpers. Sourced, not run.
+# Shared by the host-side test bed scripts (bash): the kernel matrix, the
+# cache and the test bed's helpers; the suite's shared helpers (die, key,
+# usage, the splat pattern) come from scripts/lib.sh. Sourced, not run.
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$VM_DIR/.." && pwd)
+# shellcheck source=../scripts/lib.sh
+. "$TOP/scripts/lib.sh"
 CACHE=${IPISTORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipistorm}
 # shellcheck disable=SC2034 # used by the scripts that source this
 BUILD=${IPISTORM_BUILD:-$TOP/build}
@@ -17,16 +20,13 @@ KERNEL_MATRIX="
 
 KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }')
 
-log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
-die() { log "$*"; exit 1; }
-
 # sm_idle NAME: 1 or 0 from the matrix, or what a kernel of the user's own
 # declared (empty: unknown).
 sm_idle() {
 	local env
 	env=$(kernel_dir "$1")/kernel.env
-	if [ -f "$env" ] && [ "$(kv builder "$env")" = own ]; then
-		kv sm_idle "$env"
+	if [ -f "$env" ] && [ "$(key builder "$env")" = own ]; then
+		key sm_idle "$env"
 	else
 		matrix_field "$1" 4
 	fi
@@ -40,11 +40,26 @@ matrix_field() {
 		die "unknown kernel '$1' (known: $KERNELS_DEFAULT)"
 }
 
+# kernel_name ARGS...: the kernel a script is given first, in $name, or
+# exit 2; one_kernel ARGS... also takes -h and refuses more arguments.
+kernel_name() {
+	[ $# -ge 1 ] || usage_error "name a kernel (one of: $KERNELS_DEFAULT)"
+	# shellcheck disable=SC2034 # the caller reads it
+	name=$1
+}
+one_kernel() {
+	only_help "$@"
+	[ $# -le 1 ] || usage_error "unexpected argument '$2'"
+	kernel_name "$@"
+}
+
+# fetch_kernel NAME: fetch it (fetch-kernel.sh) and keep its kernel.env;
+# kernel_key KEY: one key of it.
+fetch_kernel() { kernel_env=$("$VM_DIR/fetch-kernel.sh" "$1"); }
+kernel_key() { key "$1" <(printf '%s\n' "$kernel_env"); }
+
 kernel_dir() { printf '%s/kernels/%s\n' "$CACHE" "$1"; }
 trixie_root() { printf '%s/trixie-root\n' "$CACHE"; }
-
-# Print KEY's value from a "KEY=value" file.
-kv() { sed -n "s/^$1=//p" "$2" | tail -n 1; }
 
 # The mirror already configured for bookworm (deb822 or one-line format).
 apt_mirror() {

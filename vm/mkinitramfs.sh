@@ -7,8 +7,8 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-
-name=${1:?usage: mkinitramfs.sh NAME}
+USAGE="$PROG NAME"
+one_kernel "$@"
 out=$BUILD/$name
 busybox=$(command -v busybox || true)
 [ -n "$busybox" ] || die "busybox is not installed (package busybox-static)"
@@ -20,6 +20,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,suite/scripts}
 cp "$busybox" "$root/bin/busybox"
 install -m 755 "$VM_DIR/init" "$root/init"
+cp "$TOP/Kbuild" "$root/suite/"
 cp "$TOP"/scripts/*.sh "$TOP"/scripts/*.awk "$root/suite/scripts/"
 mkdir -p "$root/suite/scripts/tests"
 cp "$TOP"/scripts/tests/*.sh "$root/suite/scripts/tests/"

@@ -17,6 +17,9 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG [OUT]"
+only_help "$@"
+[ $# -le 1 ] || usage_error "unexpected argument '$2'"
 
 version=6.12.95-1~bpo12+1
 out=${1:-$CACHE/prefix-6.12}

@@ -8,17 +8,22 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG [boot.sh options] NAME OUTDIR [RUN.SH ARGS...]"
 
 opts=()
 while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
 	case $1 in
+	-h) usage_help ;;
 	-p | -i) opts+=("$1"); shift ;;
-	*) opts+=("$1" "$2"); shift 2 ;;
+	-[cstmaxTl]) [ $# -ge 2 ] || usage_error "$1 needs a value"
+		opts+=("$1" "$2"); shift 2 ;;
+	*) usage_error "unknown option $1" ;;
 	esac
 done
 [ ${#opts[@]} -gt 0 ] || opts=(-c 2 -p -i)
-name=${1:?usage: run-in-vm.sh [boot options] NAME OUTDIR [run.sh args]}
-dest=${2:?usage: run-in-vm.sh [boot options] NAME OUTDIR [run.sh args]}
+[ $# -ge 2 ] || usage_error "name a kernel and a new result directory"
+name=$1
+dest=$2
 shift 2
 [ ! -e "$dest" ] || die "$dest exists: choose a new result directory"
 

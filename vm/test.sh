@@ -32,6 +32,8 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG [KERNEL...]"
+only_help "$@"
 
 BOOTS="
 functional|-c 4|

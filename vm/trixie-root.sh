@@ -6,6 +6,9 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+USAGE="$PROG"
+only_help "$@"
+[ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 
 root=$(trixie_root)
 [ -f "$root/.ready" ] && exit 0

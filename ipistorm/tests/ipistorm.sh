@@ -18,6 +18,7 @@ storm() {
 }
 
 # The checks every finished run must pass, whatever its parameters.
+# shellcheck disable=SC2154 # vals sets the variables
 check_run() {
 	_f=$TMP/ipistorm
 	[ "$(val ipistorm format)" = ipistorm/1 ] || fail "unknown result format"
@@ -25,16 +26,10 @@ check_run() {
 	_i=0
 	while [ "$_i" -lt "$_n" ]; do
 		_p=sender$_i
-		_sent=$(val ipistorm "$_p.sent")
-		_errs=$(val ipistorm "$_p.errors")
-		_exp=$(val ipistorm "$_p.expected_callbacks")
-		_cb=$(val ipistorm "$_p.callbacks")
-		_poll=$(val ipistorm "$_p.cb_poll")
-		_irq=$(val ipistorm "$_p.cb_irq")
-		_oth=$(val ipistorm "$_p.cb_other")
-		_el=$(val ipistorm "$_p.elapsed_ns")
-		_rate=$(val ipistorm "$_p.ipis_per_sec")
-		_nsp=$(val ipistorm "$_p.ns_per_ipi")
+		vals ipistorm "$_p." _sent=sent _errs=errors \
+			_exp=expected_callbacks _cb=callbacks _poll=cb_poll \
+			_irq=cb_irq _oth=cb_other _el=elapsed_ns \
+			_rate=ipis_per_sec _nsp=ns_per_ipi
 		check "$_cb == $_exp" "$_p: $_cb callbacks ran, $_exp expected"
 		check "$_poll + $_irq + $_oth == $_cb" \
 			"$_p: delivery counts do not sum to the callbacks"

@@ -5,7 +5,12 @@ setup() {
 	K=$BATS_TEST_DIRNAME/../ipistorm.sh
 	T=$BATS_TEST_TMPDIR
 	mkdir -p "$T/suite/scripts" "$T/bin"
-	for m in ipistorm idle_reentry nohz_csd; do
+	top=$BATS_TEST_DIRNAME/../..
+	cp "$top/Kbuild" "$T/suite/"
+	cp "$top/scripts/lib.sh" "$T/suite/scripts/"
+	# shellcheck source=../../scripts/lib.sh
+	. "$top/scripts/lib.sh"
+	for m in $(suite_modules "$top"); do
 		mkdir -p "$T/suite/$m"
 		: >"$T/suite/$m/$m.ko"
 	done

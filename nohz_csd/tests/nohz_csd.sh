@@ -16,16 +16,13 @@ cpuidle_driver() {
 
 # The checks every result must pass: the accounting identities (README,
 # "Using nohz_csd"), per watched CPU and in total, and no probe hit missed.
+# shellcheck disable=SC2154 # vals sets the variables
 check_nc() {
 	[ "$(val nohz_csd format)" = nohz_csd/2 ] || fail "unknown result format"
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
 	for p in $(sed -n 's/^\(cpu[0-9]*\)\.kicks=.*/\1/p' "$TMP/nohz_csd") total; do
-		k=$(val nohz_csd "$p.kicks")
-		r=$(val nohz_csd "$p.raised")
-		d=$(val nohz_csd "$p.dropped")
-		b=$(val nohz_csd "$p.balanced")
-		rwb=$(val nohz_csd "$p.raised_without_balance")
-		ub=$(val nohz_csd "$p.unbalanced")
+		vals nohz_csd "$p." k=kicks r=raised d=dropped b=balanced \
+			rwb=raised_without_balance ub=unbalanced
 		check "$(val nohz_csd "$p.kick_poll") + $(val nohz_csd "$p.kick_irq") + $(val nohz_csd "$p.kick_other") == $k" \
 			"$p: delivery counts do not sum to $k kicks"
 		check "$r + $d == $k" "$p: raised + dropped is not the $k kicks"

@@ -127,7 +127,7 @@ setup() {
 
 @test "plot: usage" {
 	run "$S/plot.sh" -h
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 0 ]
 	run "$S/plot.sh" pie "$T/h"
 	[ "$status" -eq 2 ]
 	[[ $output == *"unknown plot 'pie'"* ]]

@@ -48,7 +48,7 @@ setup() {
 
 @test "trace: usage" {
 	run "$S/trace.sh" -h
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 0 ]
 	run "$S/trace.sh"
 	[ "$status" -eq 2 ]
 	[[ $output == *"no command to trace"* ]]

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parameter helpers shared by the suite's modules: a string parameter
+ * longer than a charp's 1024 characters, and the parsing of a cpulist into
+ * online CPUs. Include after defining pr_fmt.
+ */
+#ifndef IPISTORM_PARAM_H
+#define IPISTORM_PARAM_H
+
+#include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+/*
+ * A copy of the string given, of any length up to @max characters: the
+ * stock charp parameter stops at 1024, short of listing every CPU of a
+ * large machine one by one. @val is NULL while unset.
+ */
+struct long_string {
+	char *val;
+	size_t max;
+};
+
+static inline int long_string_set(const char *val, const struct kernel_param *kp)
+{
+	struct long_string *ls = kp->arg;
+	size_t len = strnlen(val, ls->max + 1);
+	char *copy;
+
+	if (len > ls->max) {
+		pr_err("%s=%.32s...: longer than %zu characters\n", kp->name,
+		       val, ls->max);
+		return -EINVAL;
+	}
+	copy = kstrndup(val, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	kfree(ls->val);
+	ls->val = copy;
+	return 0;
+}
+
+static inline int long_string_get(char *buf, const struct kernel_param *kp)
+{
+	const struct long_string *ls = kp->arg;
+
+	return scnprintf(buf, PAGE_SIZE, "%s\n", ls->val ?: "(null)");
+}
+
+static inline void long_string_free(void *arg)
+{
+	struct long_string *ls = arg;
+
+	kfree(ls->val);
+	ls->val = NULL;
+}
+
+static const struct kernel_param_ops long_string_ops __maybe_unused = {
+	.set	= long_string_set,
+	.get	= long_string_get,
+	.free	= long_string_free,
+};
+
+/*
+ * Parse @str, the value of the parameter @param, into @mask: a non-empty
+ * list of online CPUs, or -EINVAL with an error naming the parameter.
+ */
+static inline int cpus_parse_online(const char *param, const char *str,
+				    struct cpumask *mask)
+{
+	int cpu;
+
+	if (cpulist_parse(str, mask) || cpumask_empty(mask)) {
+		pr_err("%s=%s: not a non-empty list of CPUs below %u\n", param,
+		       str, nr_cpu_ids);
+		return -EINVAL;
+	}
+	for_each_cpu(cpu, mask) {
+		if (!cpu_online(cpu)) {
+			pr_err("%s=%s: CPU %d is offline\n", param, str, cpu);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+#endif /* IPISTORM_PARAM_H */

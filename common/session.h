@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A passive measurement session, shared by the modules that watch the
+ * kernel rather than load it: probes count only while the session is
+ * measuring, from one instant after every probe is in place to one instant
+ * before any is removed. A session runs for duration= seconds inside insmod
+ * (a signal to insmod ends it early, without a published result), or until
+ * stopped: by writing 1 to the module's stop parameter, "stop" to its
+ * debugfs control file, or by rmmod. Include after defining pr_fmt.
+ */
+#ifndef IPISTORM_SESSION_H
+#define IPISTORM_SESSION_H
+
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/sysfs.h>
+#include <linux/timekeeping.h>
+
+#include "result.h"
+
+/* Where the session stands; changed under its lock. */
+enum { SESSION_IDLE, SESSION_RUNNING, SESSION_DONE };
+
+/* What the module does at each step; each is called under the lock. */
+struct session_ops {
+	/* Put every probe in place; nothing counts yet. */
+	int (*begin)(void);
+	/* Measuring has ended, every counting probe has left: unhook, report. */
+	void (*finish)(bool interrupted);
+	/* Free the module's state; also when begin() failed. */
+	void (*free)(void);
+	/* The start line's first word, before every parameter. */
+	const char *start;
+};
+
+struct session {
+	struct mutex lock;	/* guards run and the module's state */
+	int run;
+	bool measuring;		/* probes count only while set */
+	unsigned int duration;	/* seconds; 0: until stopped */
+	u64 start_ns;
+	u64 stop_ns;
+	const struct session_ops *ops;
+	struct result result;
+};
+
+#define SESSION_INIT(name) { .lock = __MUTEX_INITIALIZER(name.lock) }
+
+/*
+ * Whether probes count now. Every probe runs where RCU is watching, with
+ * preemption, interrupts or bottom halves off, so that session_stop()'s
+ * synchronize_rcu() returns only once every probe that read it set is gone.
+ */
+static __always_inline bool session_measuring(const struct session *s)
+{
+	return READ_ONCE(s->measuring);
+}
+
+/* End the measurement at one instant, then let the module finish. */
+static inline void session_stop(struct session *s, bool interrupted)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->run != SESSION_RUNNING)
+		return;
+	WRITE_ONCE(s->measuring, false);
+	s->stop_ns = ktime_get_ns();
+	/* From here on the counts do not change. */
+	synchronize_rcu();
+	s->ops->finish(interrupted);
+	WRITE_ONCE(s->run, SESSION_DONE);
+}
+
+static inline void session_stop_request(struct session *s)
+{
+	mutex_lock(&s->lock);
+	session_stop(s, false);
+	mutex_unlock(&s->lock);
+}
+
+static inline void session_control_stop(struct result *r)
+{
+	session_stop_request(container_of(r, struct session, result));
+}
+
+/*
+ * The stop parameter: writing 1 does what writing "stop" to the debugfs
+ * control file does, for machines where debugfs refuses writes (kernel
+ * lockdown). Reads 1 once the measurement has ended. A write can arrive
+ * from the moment the parameter file exists until rmmod is done.
+ */
+static inline int session_stop_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	struct session *s = kp->arg;
+	int len = strcspn(val, "\n");
+	unsigned int v;
+	int ret = 0;
+
+	if (kstrtouint(val, 0, &v) || v != 1) {
+		pr_err("stop=%.*s: only 1, which ends the measurement, is accepted\n",
+		       len, val);
+		return -EINVAL;
+	}
+	mutex_lock(&s->lock);
+	if (s->run == SESSION_IDLE) {
+		pr_err("stop=1: no measurement to stop yet; write 1 to /sys/module/%s/parameters/stop while one runs\n",
+		       KBUILD_MODNAME);
+		ret = -EINVAL;
+	} else if (s->run == SESSION_RUNNING && s->duration) {
+		pr_err("stop=1: a timed measurement (duration=%u) ends by itself; a signal to insmod ends it early\n",
+		       s->duration);
+		ret = -EINVAL;
+	} else {
+		session_stop(s, false);
+	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+static inline int session_stop_get(char *buf, const struct kernel_param *kp)
+{
+	const struct session *s = kp->arg;
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(s->run) == SESSION_DONE);
+}
+
+static const struct kernel_param_ops session_stop_ops = {
+	.set	= session_stop_set,
+	.get	= session_stop_get,
+};
+
+/*
+ * The rest of insmod once the module's state is ready: put its probes in
+ * place with @ops->begin(), start measuring for @duration seconds (0: until
+ * stopped) and print the start line of every parameter. A timed session is
+ * then measured and reported here (a signal ends it early: -EINTR); one
+ * that runs until stopped gets its debugfs control file and returns at
+ * once. On failure the module's state is freed.
+ */
+static inline int session_run(struct session *s, const struct session_ops *ops,
+			      unsigned int duration)
+{
+	int ret;
+
+	mutex_lock(&s->lock);
+	s->ops = ops;
+	s->duration = duration;
+	ret = ops->begin();
+	if (ret) {
+		mutex_unlock(&s->lock);
+		ops->free();
+		return ret;
+	}
+	s->start_ns = ktime_get_ns();
+	WRITE_ONCE(s->measuring, true);
+	WRITE_ONCE(s->run, SESSION_RUNNING);
+	mutex_unlock(&s->lock);
+	result_log_params(ops->start);
+
+	if (!duration) {
+		result_control(&s->result, KBUILD_MODNAME,
+			       session_control_stop);
+		return 0;
+	}
+	if (msleep_interruptible(duration * 1000)) {
+		mutex_lock(&s->lock);
+		session_stop(s, true);
+		mutex_unlock(&s->lock);
+		result_free(&s->result);
+		ops->free();
+		return -EINTR;
+	}
+	session_stop_request(s);
+	return 0;
+}
+
+/* rmmod: stop what still runs, then free the result and the state. */
+static inline void session_exit(struct session *s)
+{
+	/* No control write can be running once this returns. */
+	result_control_remove(&s->result);
+	session_stop_request(s);
+	result_free(&s->result);
+	mutex_lock(&s->lock);
+	/* A late write of the stop parameter finds nothing to stop. */
+	s->ops->free();
+	mutex_unlock(&s->lock);
+}
+
+#endif /* IPISTORM_SESSION_H */

@@ -1,0 +1,104 @@
+# shellcheck shell=sh
+# lib.sh: the helpers the suite's scripts and the test bed share (POSIX sh:
+# busybox sh sources it in the guest). Sourced, not run:
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+#   log MSG...            "PROG: MSG" on stderr
+#   warn MSG...           "PROG: warning: MSG" on stderr
+#   die MSG...            log MSG, exit 1
+#   usage_help            -h: "usage: $USAGE" and the script's head comment
+#                         on stdout, exit 0
+#   usage_error [MSG...]  log MSG (when given) and "usage: $USAGE" on
+#                         stderr, exit 2
+#   usage_opt OPT         getopts' catch-all: -h usage_help, else usage_error
+#   only_help "$@"        -h and unknown options of a script without any
+#   key KEY FILE          the value of the first KEY=value line of FILE
+#   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
+#                         or empty
+#   suite_modules TOP     the module folders of TOP/Kbuild, one a line
+#   SPLAT                 extended regex of a kernel report that fails a test
+#   load_module MODDIR MODULE [PARAMS...]  insmod MODDIR/MODULE/MODULE.ko
+#   unload_module MODULE  rmmod MODULE unless /proc/modules says it is not
+#                         loaded
+#
+# A script sets USAGE (its synopsis, without "usage: ") before calling the
+# usage helpers. INSMOD and RMMOD name the programs load_module and
+# unload_module run (default insmod and rmmod).
+
+PROG=${0##*/}
+
+log() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+warn() { log "warning: $*"; }
+die() {
+	log "$*"
+	exit 1
+}
+
+usage_help() {
+	echo "usage: ${USAGE:-$PROG}"
+	# The head comment: from the line after the shebang to the first
+	# line that is not a comment.
+	sed -n '2,$ { /^#/!q; /^# shellcheck/d; s/^# \{0,1\}//p; }' "$0"
+	exit 0
+}
+
+usage_error() {
+	[ $# -eq 0 ] || log "$*"
+	echo "usage: ${USAGE:-$PROG}" >&2
+	exit 2
+}
+
+# Every script's own options are in getopts' string; -h is usage_help and
+# anything else usage_error, e.g.
+#   while getopts n:h opt; do case $opt in n) ... ;; *) usage_opt "$opt" ;; esac; done
+usage_opt() {
+	[ "$1" = h ] && usage_help
+	usage_error
+}
+
+# only_help "$@": for a script without options of its own: -h is
+# usage_help, another option usage_error.
+only_help() {
+	case ${1:-} in
+	-h) usage_help ;;
+	-?*) usage_error "unknown option $1" ;;
+	esac
+}
+
+# (FILE is read through a redirection: awk takes a name with "=" for an
+# assignment.)
+key() {
+	awk -v k="$1=" 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }' <"$2"
+}
+
+first_line() {
+	if [ -r "$1" ] && _fl=$(head -n 1 "$1" 2>/dev/null) && [ -n "$_fl" ]; then
+		echo "$_fl"
+	else
+		echo "${2:-}"
+	fi
+}
+
+suite_modules() {
+	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' <"$1/Kbuild"
+}
+
+# A kernel warning, bug, oops, panic, lockup, RCU stall, hung task,
+# sanitizer or lockdep report.
+# shellcheck disable=SC2034 # used by the scripts that source this
+SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
+
+load_module() {
+	_lm_dir=$1 _lm=$2
+	shift 2
+	"${INSMOD:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@"
+}
+
+unload_module() {
+	_um=${IPISTORM_SYSROOT:-}/proc/modules
+	if [ -r "$_um" ] && ! grep -q "^$1 " "$_um"; then
+		return 0
+	fi
+	"${RMMOD:-rmmod}" "$1"
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# scripts/lib.sh, the helpers the scripts and the test bed share, under
+# busybox sh as in the guest.
+
+setup() {
+	L=$BATS_TEST_DIRNAME/../lib.sh
+	T=$BATS_TEST_TMPDIR
+}
+
+# lib CODE: run CODE in busybox sh with the library sourced.
+lib() {
+	busybox sh -c ". \"$L\"; $1"
+}
+
+@test "lib: SPLAT takes every kernel report the suite fails on, not a clean log" {
+	while IFS= read -r line; do
+		run lib "echo '$line' | grep -qE \"\$SPLAT\""
+		[ "$status" -eq 0 ] || { echo "not a splat: $line"; false; }
+	done <<-'EOF'
+	[   12.3] WARNING: CPU: 1 PID: 80 at kernel/smp.c:912 smp_call_function_single+0x1/0x2
+	[   12.3] BUG: kernel NULL pointer dereference, address: 0000000000000008
+	[   12.3] Oops: 0002 [#1] PREEMPT SMP NOPTI
+	[   12.3] Call Trace:
+	[   12.3] Kernel panic - not syncing: hung_task: blocked tasks
+	[   12.3] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [insmod:90]
+	[   12.3] Watchdog detected hard LOCKUP on cpu 1
+	[   12.3] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+	[   12.3] INFO: task insmod:90 blocked for more than 10 seconds.
+	[   12.3] general protection fault, probably for non-canonical address
+	[   12.3] UBSAN: shift-out-of-bounds in ipistorm/ipistorm.c:10:2
+	[   12.3] BUG: KASAN: slab-out-of-bounds in ipistorm_run+0x1/0x2
+	[   12.3] WARNING: possible circular locking dependency detected
+	[   12.3] WARNING: possible recursive locking detected
+	EOF
+	run lib "printf '%s\n' '[    1.0] ipistorm: 20000 calls' '[    1.0] smpboot: Allowing 4 CPUs' | grep -E \"\$SPLAT\""
+	[ "$status" -eq 1 ]
+}
+
+@test "lib: key reads the first KEY=value line, exactly, from any path" {
+	mkdir "$T/k=1"
+	printf 'a.b=1\naxb=2\na.b=3\nc=x=y\n' >"$T/k=1/f"
+	run lib "key a.b '$T/k=1/f'; key c '$T/k=1/f'; key none '$T/k=1/f'"
+	[ "$status" -eq 0 ]
+	[ "$output" = "1
+x=y" ]
+}
+
+@test "lib: suite_modules lists Kbuild's module folders" {
+	printf 'obj-m += one/\nobj-m += two/\n# obj-m += no/\n' >"$T/Kbuild"
+	run lib "suite_modules '$T'"
+	[ "$output" = "one
+two" ]
+}
+
+@test "lib: first_line and its default" {
+	printf 'x\ny\n' >"$T/f"
+	: >"$T/empty"
+	run lib "first_line '$T/f'; first_line '$T/empty' unknown; first_line '$T/none' unknown"
+	[ "$output" = "x
+unknown
+unknown" ]
+}
+
+@test "lib: unload_module skips a module /proc/modules does not list" {
+	mkdir -p "$T/proc"
+	echo "ipistorm 16384 0 - Live 0x0" >"$T/proc/modules"
+	run lib "IPISTORM_SYSROOT='$T' RMMOD=echo; unload_module idle_reentry; unload_module ipistorm"
+	[ "$status" -eq 0 ]
+	[ "$output" = ipistorm ]
+}
