@@ -11,12 +11,14 @@
 #ifndef IPISTORM_SESSION_H
 #define IPISTORM_SESSION_H
 
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/timekeeping.h>
 
@@ -27,6 +29,11 @@ enum { SESSION_IDLE, SESSION_RUNNING, SESSION_DONE };
 
 /* What the module does at each step; each is called under the lock. */
 struct session_ops {
+	/*
+	 * Check the parameters (one pr_err naming a bad one) and set up the
+	 * state; on failure leave nothing allocated.
+	 */
+	int (*parse)(void);
 	/* Put every probe in place; nothing counts yet. */
 	int (*begin)(void);
 	/* Measuring has ended, every counting probe has left: unhook, report. */
@@ -146,6 +153,9 @@ static inline int session_run(struct session *s, const struct session_ops *ops,
 {
 	int ret;
 
+	ret = ops->parse();
+	if (ret)
+		return ret;
 	mutex_lock(&s->lock);
 	s->ops = ops;
 	s->duration = duration;
@@ -189,6 +199,42 @@ static inline void session_exit(struct session *s)
 	/* A late write of the stop parameter finds nothing to stop. */
 	s->ops->free();
 	mutex_unlock(&s->lock);
+}
+
+/* Free what session_cpus_alloc() gave for @mask; NULL is nothing. */
+static inline void session_cpus_free(void **state, const struct cpumask *mask)
+{
+	int cpu;
+
+	if (!state)
+		return;
+	for_each_cpu(cpu, mask)
+		kvfree(state[cpu]);
+	kfree(state);
+}
+
+/*
+ * Per-CPU state: an array of nr_cpu_ids pointers, each CPU of @mask
+ * pointing to its own zeroed @size bytes on its node, the others NULL; so
+ * no two watched CPUs share a cache line. NULL when out of memory, with
+ * nothing left allocated.
+ */
+static inline void **session_cpus_alloc(const struct cpumask *mask, size_t size)
+{
+	void **state;
+	int cpu;
+
+	state = kcalloc(nr_cpu_ids, sizeof(*state), GFP_KERNEL);
+	if (!state)
+		return NULL;
+	for_each_cpu(cpu, mask) {
+		state[cpu] = kvzalloc_node(size, GFP_KERNEL, cpu_to_node(cpu));
+		if (!state[cpu]) {
+			session_cpus_free(state, mask);
+			return NULL;
+		}
+	}
+	return state;
 }
 
 #endif /* IPISTORM_SESSION_H */

@@ -379,7 +379,7 @@ static __always_inline void ir_calib_hook_on(struct ir_cpu *c)
 
 DEFINE_HOOK(ir_calib_hook, struct ir_cpu, ir_calib_this, ir_calib_hook_on);
 
-static u64 __init ir_calib_run(void)
+static u64 ir_calib_run(void)
 {
 	u64 best = U64_MAX, t0;
 	int r, i;
@@ -396,7 +396,7 @@ static u64 __init ir_calib_run(void)
 	return best;
 }
 
-static void __init ir_calibrate(void)
+static void ir_calibrate(void)
 {
 	static struct ftrace_ops ops = { .func = ir_calib_hook };
 	unsigned char name[] = "ir_calib_target";
@@ -578,17 +578,12 @@ static void ir_finish(bool interrupted)
 
 static void ir_free_state(void)
 {
-	int cpu;
-
-	if (ir_state)
-		for_each_cpu(cpu, ir_mask)
-			kvfree(ir_state[cpu]);
-	kfree(ir_state);
+	session_cpus_free((void **)ir_state, ir_mask);
 	ir_state = NULL;
 	free_cpumask_var(ir_mask);
 }
 
-static int __init ir_parse(void)
+static int ir_parse(void)
 {
 	int cpu, ret;
 
@@ -607,20 +602,16 @@ static int __init ir_parse(void)
 	if (ret)
 		goto err;
 	ret = -ENOMEM;
-	ir_state = kcalloc(nr_cpu_ids, sizeof(*ir_state), GFP_KERNEL);
+	ir_state = (struct ir_cpu **)session_cpus_alloc(ir_mask,
+							sizeof(struct ir_cpu));
 	if (!ir_state)
 		goto err;
 	for_each_cpu(cpu, ir_mask) {
-		struct ir_cpu *c;
-
-		c = kvzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
-		if (!c)
-			goto err;
-		hist_init(&c->flush);
-		hist_init(&c->sched);
-		hist_init(&c->total);
-		ir_state[cpu] = c;
+		hist_init(&ir_state[cpu]->flush);
+		hist_init(&ir_state[cpu]->sched);
+		hist_init(&ir_state[cpu]->total);
 	}
+	ir_calibrate();
 	return 0;
 err:
 	ir_free_state();
@@ -628,6 +619,7 @@ err:
 }
 
 static const struct session_ops ir_session_ops = {
+	.parse	= ir_parse,
 	.begin	= ir_hook,
 	.finish	= ir_finish,
 	.free	= ir_free_state,
@@ -636,12 +628,6 @@ static const struct session_ops ir_session_ops = {
 
 static int __init ir_init(void)
 {
-	int ret;
-
-	ret = ir_parse();
-	if (ret)
-		return ret;
-	ir_calibrate();
 	return session_run(&ir_session, &ir_session_ops, duration);
 }
 

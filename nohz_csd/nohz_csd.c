@@ -720,18 +720,13 @@ static void nc_finish(bool interrupted)
 
 static void nc_free_state(void)
 {
-	int cpu;
-
-	if (nc_state)
-		for_each_cpu(cpu, nc_mask)
-			kfree(nc_state[cpu]);
-	kfree(nc_state);
+	session_cpus_free((void **)nc_state, nc_mask);
 	nc_state = NULL;
 	free_cpumask_var(nc_mask);
 	free_cpumask_var(nc_load_mask);
 }
 
-static int __init nc_parse(void)
+static int nc_parse(void)
 {
 	int cpu, ret;
 
@@ -772,18 +767,12 @@ static int __init nc_parse(void)
 	}
 
 	ret = -ENOMEM;
-	nc_state = kcalloc(nr_cpu_ids, sizeof(*nc_state), GFP_KERNEL);
+	nc_state = (struct nc_cpu **)session_cpus_alloc(nc_mask,
+							sizeof(struct nc_cpu));
 	if (!nc_state)
 		goto err;
-	for_each_cpu(cpu, nc_mask) {
-		struct nc_cpu *c;
-
-		c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
-		if (!c)
-			goto err;
-		hist_init(&c->delay);
-		nc_state[cpu] = c;
-	}
+	for_each_cpu(cpu, nc_mask)
+		hist_init(&nc_state[cpu]->delay);
 	return 0;
 err:
 	nc_free_state();
@@ -808,6 +797,7 @@ static int nc_begin(void)
 }
 
 static const struct session_ops nc_session_ops = {
+	.parse	= nc_parse,
 	.begin	= nc_begin,
 	.finish	= nc_finish,
 	.free	= nc_free_state,
@@ -816,11 +806,6 @@ static const struct session_ops nc_session_ops = {
 
 static int __init nc_init(void)
 {
-	int ret;
-
-	ret = nc_parse();
-	if (ret)
-		return ret;
 	return session_run(&nc_session, &nc_session_ops, duration);
 }
 
