@@ -195,7 +195,10 @@ hostile() {
 
 tests=""
 for f in "$SUITE"/*/tests/*.sh; do
+	# A test file is sourced; an executable there is a program of its
+	# own (vm/tests/bisect.sh drives the test bed from the host).
 	[ -f "$f" ] || continue
+	[ ! -x "$f" ] || continue
 	# shellcheck disable=SC1090 # test files are found at run time
 	. "$f"
 	tests="$tests $(sed -n "s/^${kind}_\\([A-Za-z0-9_]*\\)().*/\\1/p" "$f")"

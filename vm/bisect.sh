@@ -58,11 +58,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-usage() {
-	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
-	exit "${1:-0}"
-}
-bad() { log "$*"; echo "usage: bisect.sh [options] SRC OLD NEW (-h: help)" >&2; exit 2; }
+USAGE="$PROG [options] SRC OLD NEW (-h: help)"
 
 # metric_default BENCH
 metric_default() {
@@ -272,12 +268,11 @@ while getopts c:B:H:d:b:P:s:n:w:O:m:k:x:h opt; do
 	m) metric=$OPTARG ;;
 	k) sep=$OPTARG ;;
 	x) stop_after=$OPTARG ;;
-	h) usage 0 ;;
-	*) bad "unknown option" ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# = 3 ] || bad "want SRC OLD NEW"
+[ $# = 3 ] || usage_error "want SRC OLD NEW"
 src=$1
 case $bench in
 ipistorm)
@@ -295,23 +290,23 @@ nohz_csd)
 	[ "$storm" != - ] || storm=""
 	[ "$bootopts" != - ] || bootopts="-c 4"
 	;;
-*) bad "-b: unknown benchmark '$bench' (ipistorm, idle_reentry or nohz_csd)" ;;
+*) usage_error "-b: unknown benchmark '$bench' (ipistorm, idle_reentry or nohz_csd)" ;;
 esac
 [ -n "$metric" ] || metric=$(metric_default "$bench")
 metric_key=${metric%:lower}
 metric_key=${metric_key%:higher}
 case $metric_key in
 [a-z]*[a-z0-9_] | [a-z]*[a-z0-9_]/[a-z]*[a-z0-9_]) ;;
-*) bad "-m: '$metric' is not KEY[:lower|:higher] or A/B" ;;
+*) usage_error "-m: '$metric' is not KEY[:lower|:higher] or A/B" ;;
 esac
 for v in "$runs" "$warmup" "$stop_after"; do
-	case $v in '' | *[!0-9]*) bad "-n, -w, -x: '$v' is not a number" ;; esac
+	case $v in '' | *[!0-9]*) usage_error "-n, -w, -x: '$v' is not a number" ;; esac
 done
-[ "$runs" -ge 2 ] || bad "-n: at least 2 runs, to measure the noise"
-awk -v k="$sep" 'BEGIN { exit !(k ~ /^[0-9.]+$/ && k > 0) }' || bad "-k: '$sep' is not a positive number"
-[ -z "$config" ] || [ -f "$config" ] || bad "-c: no file $config"
+[ "$runs" -ge 2 ] || usage_error "-n: at least 2 runs, to measure the noise"
+awk -v k="$sep" 'BEGIN { exit !(k ~ /^[0-9.]+$/ && k > 0) }' || usage_error "-k: '$sep' is not a positive number"
+[ -z "$config" ] || [ -f "$config" ] || usage_error "-c: no file $config"
 [ -z "$config" ] || config=$(realpath "$config")
-[ -z "$hook" ] || [ -z "$config" ] || bad "-c and -H exclude each other"
+[ -z "$hook" ] || [ -z "$config" ] || usage_error "-c and -H exclude each other"
 git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || die "$src is not a git tree"
 src=$(git -C "$src" rev-parse --show-toplevel)
 old=$(git -C "$src" rev-parse --verify -q "$2^{commit}") || die "OLD: no commit $2 in $src"

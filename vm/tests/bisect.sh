@@ -6,17 +6,14 @@
 # decision comes from storms measured in QEMU; a wrapper in PATH counts the
 # boots. Prints TAP; exits 1 when a test failed. Needs the 6.1 and 6.12
 # kernels fetched (vm/fetch-kernel.sh). About 8 boots.
-#
-#   -h  this help
 set -euo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-case ${1:-} in
--h) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-'') ;;
-*) echo "usage: ${0##*/} [-h]" >&2; exit 2 ;;
-esac
+# shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
+USAGE="$PROG [-h]"
+only_help "$@"
+[ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 
 "$VM_DIR/fetch-kernel.sh" 6.1 >/dev/null
 "$VM_DIR/fetch-kernel.sh" 6.12 >/dev/null
