@@ -83,3 +83,12 @@ register_own_kernel() {
 	printf '%s\n' "name=$1" "builder=own" "abi=$1" "sm_idle=${4:-}" \
 		"vmlinuz=$(realpath "$2")" "kdir=$(realpath "$3")" >"$dir/kernel.env"
 }
+
+# unpack_block BEGIN END FILE OUT: print FILE on stderr but for the block
+# from the line BEGIN to the line END, and decode the base64 between them
+# (a "# " before each line, as KTAP diagnostics carry, removed) into OUT.
+# Fails when the decoding does.
+unpack_block() {
+	sed "/^$1\$/,/^$2\$/d" "$3" >&2
+	sed -n "/^$1\$/,/^$2\$/p" "$3" | sed '1d;$d;s/^# //' | base64 -d >"$4"
+}

@@ -34,9 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 rc=0
 "$VM_DIR/boot.sh" "${opts[@]}" -a "IPISTORM_SM_IDLE=$(sm_idle "$name")" \
 	-l "$BUILD/$name/console-run.log" "$name" -- run "$@" >"$tmp/out" || rc=$?
-sed '/^IPISTORM_RESULT_BEGIN$/,/^IPISTORM_RESULT_END$/d' "$tmp/out" >&2
-sed -n '/^IPISTORM_RESULT_BEGIN$/,/^IPISTORM_RESULT_END$/p' "$tmp/out" |
-	sed '1d;$d' | base64 -d >"$tmp/result.tar" ||
+unpack_block IPISTORM_RESULT_BEGIN IPISTORM_RESULT_END "$tmp/out" "$tmp/result.tar" ||
 	die "$name: no result came back (boot exit $rc)"
 mkdir -p "$(dirname "$dest")"
 tar -C "$tmp" -xf "$tmp/result.tar"

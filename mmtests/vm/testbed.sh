@@ -132,9 +132,8 @@ for k in "${kernels[@]}"; do
 			-a "IPISTORM_SM_IDLE=$(sm_idle "$k") MMTESTS_RUN=$k MMTESTS_CONFIGS=$configs" \
 			-l "$out/console-$k-$name.log" "$k" -- mmtests_run \
 			>"$out/$k-$name.ktap" 2>"$out/$k-$name.err" || rc=$?
-		sed -n '/^# MMTESTS_LOG_BEGIN$/,/^# MMTESTS_LOG_END$/!p' "$out/$k-$name.ktap" >&2
-		sed -n '/^# MMTESTS_LOG_BEGIN$/,/^# MMTESTS_LOG_END$/p' "$out/$k-$name.ktap" |
-			sed '1d;$d;s/^# //' | base64 -d >"$out/$k-$name.tar.gz" ||
+		unpack_block '# MMTESTS_LOG_BEGIN' '# MMTESTS_LOG_END' \
+			"$out/$k-$name.ktap" "$out/$k-$name.tar.gz" ||
 			die "$k: $name: no MMTests log came back (boot exit $rc, see $out/$k-$name.err)"
 		[ "$rc" = 0 ] || { cat "$out/$k-$name.err" >&2; die "$k: $name: boot exit $rc"; }
 		# The second boot adds its test to the run of the first.
