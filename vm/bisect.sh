@@ -170,16 +170,7 @@ measure_step() {
 
 # build_kernel LOG: build the checked-out commit in $kbuild; prints the image.
 build_kernel() {
-	if [ -z "$config" ]; then
-		"$VM_DIR/build-kernel.sh" "$src" "$kbuild" 2>"$1" </dev/null
-		return
-	fi
-	local mk=(make -C "$src" O="$kbuild" -j"$(nproc)")
-	command -v ccache >/dev/null && mk+=(CC="ccache gcc")
-	mkdir -p "$kbuild"
-	cmp -s "$config" "$kbuild/.config" || cp "$config" "$kbuild/.config"
-	{ "${mk[@]}" olddefconfig && "${mk[@]}"; } >"$1" 2>&1 </dev/null || return 1
-	printf '%s\n' "$kbuild/arch/x86/boot/bzImage"
+	"$VM_DIR/build-kernel.sh" ${config:+-c "$config"} "$src" "$kbuild" 2>"$1" </dev/null
 }
 
 # summary COMMIT: "status n mean sd" of COMMIT's step (n mean sd are - when

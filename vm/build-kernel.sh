@@ -1,14 +1,22 @@
 #!/bin/bash
-# build-kernel.sh SRC OUT: build the kernel source tree SRC out of tree in
-# OUT (reused: later builds are incremental) with x86_64_defconfig and the
-# test bed's fragment vm/kernel.config, ccache when installed. Prints the
-# path of the kernel image. OUT then serves as KDIR for the suite's
-# modules.
+# build-kernel.sh [-c CONFIG] SRC OUT: build the kernel source tree SRC out
+# of tree in OUT (reused: later builds are incremental) with
+# x86_64_defconfig and the test bed's fragment vm/kernel.config, ccache
+# when installed. Prints the path of the kernel image. OUT then serves as
+# KDIR for the suite's modules.
+#   -c CONFIG  a whole .config instead (completed by make olddefconfig)
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG SRC OUT"
-only_help "$@"
+USAGE="$PROG [-c CONFIG] SRC OUT"
+config=""
+while getopts c:h opt; do
+	case $opt in
+	c) config=$OPTARG ;;
+	*) usage_opt "$opt" ;;
+	esac
+done
+shift $((OPTIND - 1))
 [ $# -eq 2 ] || usage_error "give the kernel source tree and the build directory"
 
 src=$1
@@ -21,7 +29,11 @@ out=$(realpath "$out")
 mk=(make -C "$src" O="$out" -j"$(nproc)")
 command -v ccache >/dev/null && mk+=(CC="ccache gcc")
 
-if [ ! -f "$out/.config" ] || [ "$VM_DIR/kernel.config" -nt "$out/.config" ]; then
+if [ -n "$config" ]; then
+	[ -f "$config" ] || die "-c: no file $config"
+	cmp -s "$config" "$out/.config" || cp "$config" "$out/.config"
+	"${mk[@]}" olddefconfig >/dev/null
+elif [ ! -f "$out/.config" ] || [ "$VM_DIR/kernel.config" -nt "$out/.config" ]; then
 	"${mk[@]}" x86_64_defconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
 		"$VM_DIR/kernel.config" >/dev/null
