@@ -141,12 +141,13 @@ static const struct kernel_param_ops session_stop_ops = {
 };
 
 /*
- * The rest of insmod once the module's state is ready: put its probes in
- * place with @ops->begin(), start measuring for @duration seconds (0: until
- * stopped) and print the start line of every parameter. A timed session is
- * then measured and reported here (a signal ends it early: -EINTR); one
- * that runs until stopped gets its debugfs control file and returns at
- * once. On failure the module's state is freed.
+ * insmod: check the parameters and set up the module's state with
+ * @ops->parse(), put its probes in place with @ops->begin(), start
+ * measuring for @duration seconds (0: until stopped) and print the start
+ * line of every parameter. A timed session is then measured and reported
+ * here (a signal ends it early: -EINTR); one that runs until stopped gets
+ * its debugfs control file and returns at once. On failure the module's
+ * state is freed.
  */
 static inline int session_run(struct session *s, const struct session_ops *ops,
 			      unsigned int duration)
