@@ -34,6 +34,8 @@
 # For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot and /run,
 # IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod.
 set -eu
+# A signal before the traps below: nothing is changed yet.
+trap 'exit 1' HUP INT TERM PIPE
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +53,116 @@ SAVED=$STATE/saved
 LOCK=$STATE/lock
 INSMOD=${IPISTORM_INSMOD:-insmod}
 RMMOD=${IPISTORM_RMMOD:-rmmod}
+
+# ---- one run at a time, signals, and the end of every run -------------------
+
+TMP=""
+_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0
+
+# A signal ends the run: it is recorded, and the EXIT trap unloads the
+# modules, restores the machine and records the end. During that cleanup a
+# signal is only recorded: nothing may stop the restore. dash and busybox
+# sh run the EXIT trap on exit from a signal trap, not on the signal itself.
+# HUP is an ssh connection that dropped; PIPE is a log reader (tee) that
+# went with it: the cleanup ignores it, its writes to stderr fail quietly.
+on_signal() {
+	[ -n "$sig" ] || sig=$1
+	[ "$in_cleanup" = 1 ] || exit 1
+}
+
+# ---- saved settings: save, change, read back, restore -----------------------
+
+# The saved state, format ipistorm-saved/1: a format= line, an owner= line,
+# then one "PATH VALUE" line per setting (PATH without IPISTORM_SYSROOT),
+# restored in that order: C-states, global boost, per-policy boost,
+# no_turbo, governors, the governors' tunables, scaling_setspeed and EPP
+# (global boost first: writing it sets every policy's boost).
+
+# restore_saved: write back each saved value that differs, read it back;
+# failures as "PATH WANTED READ" lines in $TMP/unrestored. The state is
+# removed when all came back, else it keeps the failed lines for -r.
+restore_saved() {
+	: >"$TMP/unrestored"
+	: >"$TMP/kept"
+	nrestored=0
+	while read -r _f _w; do
+		case $_f in format=* | owner=*) echo "$_f${_w:+ $_w}" >>"$TMP/kept"; continue ;; esac
+		[ -n "$_w" ] || continue
+		rd "$ROOT$_f"
+		if [ "$v" != "$_w" ]; then
+			echo "$_w" 2>/dev/null >"$ROOT$_f" || :
+			rd "$ROOT$_f"
+			nrestored=$((nrestored + 1))
+		fi
+		if [ "$v" != "$_w" ]; then
+			echo "$_f $_w ${v:-unknown}" >>"$TMP/unrestored"
+			echo "$_f $_w" >>"$TMP/kept"
+		fi
+	done <"$SAVED"
+	if [ -s "$TMP/unrestored" ]; then
+		mv "$TMP/kept" "$SAVED.new" && mv "$SAVED.new" "$SAVED"
+		return 1
+	fi
+	rm -f "$SAVED"
+}
+
+# cleanup, the EXIT trap: $_rc is the status the shell was to exit with.
+cleanup() {
+	set +e
+	for _m in $loaded; do
+		unload_module "$_m" 2>/dev/null || warn "rmmod $_m failed"
+	done
+	loaded=""
+	if [ "$saved_mine" = 1 ]; then
+		if restore_saved; then
+			log "restored the machine's idle and frequency settings ($nrestored written)"
+		else
+			warn "could not restore $(grep -c . "$TMP/unrestored") settings, kept in $SAVED (run.sh -r retries):"
+			sed 's/^/  /' "$TMP/unrestored" >&2
+		fi
+	fi
+	if [ -n "$sig" ]; then
+		log "interrupted by SIG$sig"
+	elif [ "$status" = ok ] && [ -s "$TMP/unrestored" ]; then
+		status=failed failure="could not restore the machine's settings (restore_failed=)"
+	elif [ -z "$status" ] && [ -n "$meta" ]; then
+		status=failed failure="run.sh stopped with status $_rc"
+	fi
+	[ "$locked" = 0 ] || lock_release "$LOCK"
+	# The end is recorded last: a signal up to here makes it interrupted.
+	if [ -n "$sig" ]; then
+		status=interrupted failure=SIG$sig
+	fi
+	if [ -n "$meta" ]; then
+		{
+			echo "date_end=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+			[ ! -s "$TMP/unrestored" ] || sed 's/^/restore_failed=/' "$TMP/unrestored"
+			echo "status=$status"
+			[ -z "$failure" ] || echo "failure=$failure"
+		} >>"$meta"
+	fi
+	[ -z "$TMP" ] || rm -rf "$TMP"
+	case $status in
+	ok) exit 0 ;;
+	'') exit "$_rc" ;;
+	*) exit 1 ;;
+	esac
+}
+
+# failed MSG: the run failed.
+failed() {
+	_it="iteration $i"
+	[ "$i" -gt 0 ] || _it="warm-up $((i + warmup))"
+	log "$_it: $*"
+	status=failed failure="$_it: $*"
+	exit 1
+}
+
+trap '_rc=$?; in_cleanup=1; trap "" PIPE; cleanup' EXIT
+trap 'on_signal HUP' HUP
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+trap 'on_signal PIPE' PIPE
 
 n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0
 while getopts n:w:o:m:g:s:prh opt; do
@@ -146,113 +258,7 @@ if [ "$restore" = 0 ]; then
 	[ ! -e "$out" ] || usage_error "$out exists: refusing to overwrite a result"
 fi
 
-# ---- one run at a time, signals, and the end of every run -------------------
-
 TMP=$(mktemp -d)
-_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0
-
-# A signal ends the run: it is recorded, and the EXIT trap unloads the
-# modules, restores the machine and records the end. During that cleanup a
-# signal is only recorded: nothing may stop the restore. dash and busybox
-# sh run the EXIT trap on exit from a signal trap, not on the signal itself.
-# HUP is an ssh connection that dropped; PIPE is a log reader (tee) that
-# went with it: the cleanup ignores it, its writes to stderr fail quietly.
-on_signal() {
-	[ -n "$sig" ] || sig=$1
-	[ "$in_cleanup" = 1 ] || exit 1
-}
-
-# ---- saved settings: save, change, read back, restore -----------------------
-
-# The saved state, format ipistorm-saved/1: a format= line, an owner= line,
-# then one "PATH VALUE" line per setting (PATH without IPISTORM_SYSROOT),
-# restored in that order: C-states, global boost, per-policy boost,
-# no_turbo, governors, the governors' tunables, scaling_setspeed and EPP
-# (global boost first: writing it sets every policy's boost).
-
-# restore_saved: write back each saved value that differs, read it back;
-# failures as "PATH WANTED READ" lines in $TMP/unrestored. The state is
-# removed when all came back, else it keeps the failed lines for -r.
-restore_saved() {
-	: >"$TMP/unrestored"
-	: >"$TMP/kept"
-	nrestored=0
-	while read -r _f _w; do
-		case $_f in format=* | owner=*) echo "$_f${_w:+ $_w}" >>"$TMP/kept"; continue ;; esac
-		[ -n "$_w" ] || continue
-		rd "$ROOT$_f"
-		if [ "$v" != "$_w" ]; then
-			echo "$_w" 2>/dev/null >"$ROOT$_f" || :
-			rd "$ROOT$_f"
-			nrestored=$((nrestored + 1))
-		fi
-		if [ "$v" != "$_w" ]; then
-			echo "$_f $_w ${v:-unknown}" >>"$TMP/unrestored"
-			echo "$_f $_w" >>"$TMP/kept"
-		fi
-	done <"$SAVED"
-	if [ -s "$TMP/unrestored" ]; then
-		mv "$TMP/kept" "$SAVED.new" && mv "$SAVED.new" "$SAVED"
-		return 1
-	fi
-	rm -f "$SAVED"
-}
-
-# cleanup, the EXIT trap: $_rc is the status the shell was to exit with.
-cleanup() {
-	set +e
-	for _m in $loaded; do
-		unload_module "$_m" 2>/dev/null || warn "rmmod $_m failed"
-	done
-	loaded=""
-	if [ "$saved_mine" = 1 ]; then
-		if restore_saved; then
-			log "restored the machine's idle and frequency settings ($nrestored written)"
-		else
-			warn "could not restore $(grep -c . "$TMP/unrestored") settings, kept in $SAVED (run.sh -r retries):"
-			sed 's/^/  /' "$TMP/unrestored" >&2
-		fi
-	fi
-	if [ -n "$sig" ]; then
-		log "interrupted by SIG$sig"
-		status=interrupted failure=SIG$sig
-	elif [ "$status" = ok ] && [ -s "$TMP/unrestored" ]; then
-		status=failed failure="could not restore the machine's settings (restore_failed=)"
-	elif [ -z "$status" ] && [ -n "$meta" ]; then
-		status=failed failure="run.sh stopped with status $_rc"
-	fi
-	if [ -n "$meta" ]; then
-		{
-			echo "date_end=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-			[ ! -s "$TMP/unrestored" ] || sed 's/^/restore_failed=/' "$TMP/unrestored"
-			echo "status=$status"
-			[ -z "$failure" ] || echo "failure=$failure"
-		} >>"$meta"
-	fi
-	rm -rf "$TMP"
-	[ "$locked" = 0 ] || lock_release "$LOCK"
-	case $status in
-	ok) exit 0 ;;
-	'') exit "$_rc" ;;
-	*) exit 1 ;;
-	esac
-}
-
-# failed MSG: the run failed.
-failed() {
-	_it="iteration $i"
-	[ "$i" -gt 0 ] || _it="warm-up $((i + warmup))"
-	log "$_it: $*"
-	status=failed failure="$_it: $*"
-	exit 1
-}
-
-trap '_rc=$?; in_cleanup=1; trap "" PIPE; cleanup' EXIT
-trap 'on_signal HUP' HUP
-trap 'on_signal INT' INT
-trap 'on_signal TERM' TERM
-trap 'on_signal PIPE' PIPE
-
 mkdir -p "$STATE" 2>/dev/null || die "cannot create $STATE"
 if ! lock_take "$LOCK"; then
 	die "another run.sh (pid ${LOCK_OWNER:-unknown}) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
