@@ -424,6 +424,33 @@ rmmod ipistorm" ] || { echo "$sh:"; cat "$R/calls"; false; }
 	[[ $output == *"1 settings could not be prepared"* ]]
 }
 
+# A value that does not come back fails the run and stays saved for -r.
+@test "run: a setting that cannot be restored is recorded and kept for -r" {
+	ro=/sys/devices/system/cpu/cpu0/topology/physical_package_id
+	[ "$(cat "$ro")" = 0 ] && ! (echo 1 >"$ro") 2>/dev/null || skip "no read-only $ro holding 0"
+	HANG_INSMOD=1 start dash -p -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	wait_for "$R/hang"
+	g=$C/cpu3/cpufreq/scaling_governor
+	ln -sf "$ro" "$g"
+	: >"$R/go"
+	finish
+	[ "$rc" -eq 1 ]
+	m=$T/out/meta.txt
+	grep -qx "settings_changed=/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor performance 0" "$m"
+	grep -qx "restore_failed=/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor powersave 0" "$m"
+	grep -qx status=failed "$m"
+	grep -q "could not restore 1 settings" "$T/err"
+	[ "$(grep -v '^format=\|^owner=' "$R/run/ipistorm/saved")" = "/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor powersave" ]
+	run busybox sh "$S/run.sh" -r
+	[ "$status" -eq 1 ]
+	[[ $output == *"cpu3/cpufreq/scaling_governor powersave 0"* ]]
+	rm "$g"
+	echo performance >"$g"
+	run busybox sh "$S/run.sh" -r
+	[ "$status" -eq 0 ]
+	restored
+}
+
 # Global boost sets every policy's boost on a real kernel: it is restored
 # first, then each policy's own. A governor's tunables go with it.
 @test "run: per-policy boost and governor tunables come back exactly" {
