@@ -102,3 +102,49 @@ unload_module() {
 	fi
 	"${RMMOD:-rmmod}" "$1"
 }
+
+# lock_take DIR: take the lock DIR, a directory holding the owner's pid
+# (mkdir is atomic everywhere; busybox builds may lack flock). A lock whose
+# owner is gone (kill -9, a crash) is taken over. Fails, with the owner's
+# pid in LOCK_OWNER, while the owner runs, or after 10 s of a lock that is
+# neither held nor free.
+lock_take() {
+	_lk_n=0
+	while ! mkdir "$1" 2>/dev/null; do
+		_lk_n=$((_lk_n + 1))
+		LOCK_OWNER=""
+		read -r LOCK_OWNER 2>/dev/null <"$1/pid" || :
+		case $LOCK_OWNER in
+		'' | *[!0-9]*)
+			# made, its pid not yet written, or its owner died
+			# in between: give it time, then take it over
+			LOCK_OWNER=""
+			[ "$_lk_n" -gt 3 ] || { sleep 1; continue; }
+			;;
+		*)
+			if kill -0 "$LOCK_OWNER" 2>/dev/null || [ -d "/proc/$LOCK_OWNER" ]; then
+				return 1
+			fi
+			;;
+		esac
+		[ "$_lk_n" -le 10 ] || return 1
+		# Stale: removed under a second lock, so that of two takers
+		# only one removes it, and only while it is the stale one.
+		if mkdir "$1.break" 2>/dev/null; then
+			_lk_p=""
+			read -r _lk_p 2>/dev/null <"$1/pid" || :
+			[ "$_lk_p" != "$LOCK_OWNER" ] || rm -rf "$1"
+			rmdir "$1.break"
+		else
+			sleep 1
+		fi
+	done
+	echo "$$" >"$1/pid"
+}
+
+# lock_release DIR: drop the lock DIR if this shell holds it.
+lock_release() {
+	_lk_p=""
+	read -r _lk_p 2>/dev/null <"$1/pid" || :
+	[ "$_lk_p" != "$$" ] || rm -rf "$1"
+}

@@ -17,35 +17,155 @@
 #     -s STORM   idle_reentry only: ipistorm parameters of a storm run while
 #                idle_reentry measures, e.g. -s "pairs=0:1 numipi=20000"
 #     -p         prepare: disable C-states deeper than C1, performance
-#                governor, boost off (global and per policy); everything
-#                is restored on exit, also on HUP, INT and TERM
+#                governor, boost off (global and per policy); the previous
+#                values are saved in /run/ipistorm/saved first and restored
+#                on exit, also on HUP, INT, TERM and PIPE; refused while a
+#                saved state exists
+#   run.sh -r    restore the settings an interrupted -p run saved (after a
+#                kill -9, the OOM killer or a crash)
 #
-# Writes DIR/iter-NNN.txt (the module's debugfs result, raw), per
-# iteration DIR/irq-iter-NNN.txt (ipistorm-irq/1: /proc/interrupts deltas
-# of the measured CPUs) and DIR/meta.txt (format ipistorm-run/2, see
+# One run.sh at a time: /run/ipistorm/lock (the owner's pid) makes a second
+# one refuse. Writes DIR/iter-NNN.txt (the module's debugfs result, raw),
+# per iteration DIR/irq-iter-NNN.txt (ipistorm-irq/1: /proc/interrupts
+# deltas of the measured CPUs) and DIR/meta.txt (format ipistorm-run/2, see
 # README.md). Exit status: 0 every run completed, 1 a run failed or was
-# interrupted, 2 usage.
+# interrupted, or the machine could not be prepared or restored, 2 usage.
 #
-# For tests: IPISTORM_SYSROOT prefixes /sys, /proc and /boot,
+# For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot and /run,
 # IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod.
 set -eu
+# A signal before the traps below: nothing is changed yet.
+trap 'exit 1' HUP INT TERM PIPE
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 TOP=$(dirname "$0")/..
 BENCHES=$(suite_modules "$TOP" | tr '\n' ' ')
-USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...]"
+USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
 
 ROOT=${IPISTORM_SYSROOT:-}
 SYS=$ROOT/sys
 PROC=$ROOT/proc
 BOOT=$ROOT/boot
 CPU=$SYS/devices/system/cpu
+STATE=$ROOT/run/ipistorm
+SAVED=$STATE/saved
+LOCK=$STATE/lock
 INSMOD=${IPISTORM_INSMOD:-insmod}
 RMMOD=${IPISTORM_RMMOD:-rmmod}
 
-n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0
-while getopts n:w:o:m:g:s:ph opt; do
+# ---- one run at a time, signals, and the end of every run -------------------
+
+TMP=""
+_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0
+
+# A signal ends the run: it is recorded, and the EXIT trap unloads the
+# modules, restores the machine and records the end. During that cleanup a
+# signal is only recorded: nothing may stop the restore. dash and busybox
+# sh run the EXIT trap on exit from a signal trap, not on the signal itself.
+# HUP is an ssh connection that dropped; PIPE is a log reader (tee) that
+# went with it: the cleanup ignores it, its writes to stderr fail quietly.
+on_signal() {
+	[ -n "$sig" ] || sig=$1
+	[ "$in_cleanup" = 1 ] || exit 1
+}
+
+# ---- saved settings: save, change, read back, restore -----------------------
+
+# The saved state, format ipistorm-saved/1: a format= line, an owner= line,
+# then one "PATH VALUE" line per setting (PATH without IPISTORM_SYSROOT),
+# restored in that order: C-states, global boost, per-policy boost,
+# no_turbo, governors, the governors' tunables, scaling_setspeed and EPP
+# (global boost first: writing it sets every policy's boost).
+
+# restore_saved: write back each saved value that differs, read it back;
+# failures as "PATH WANTED READ" lines in $TMP/unrestored. The state is
+# removed when all came back, else it keeps the failed lines for -r.
+restore_saved() {
+	: >"$TMP/unrestored"
+	: >"$TMP/kept"
+	nrestored=0
+	while read -r _f _w; do
+		case $_f in format=* | owner=*) echo "$_f${_w:+ $_w}" >>"$TMP/kept"; continue ;; esac
+		[ -n "$_w" ] || continue
+		rd "$ROOT$_f"
+		if [ "$v" != "$_w" ]; then
+			echo "$_w" 2>/dev/null >"$ROOT$_f" || :
+			rd "$ROOT$_f"
+			nrestored=$((nrestored + 1))
+		fi
+		if [ "$v" != "$_w" ]; then
+			echo "$_f $_w ${v:-unknown}" >>"$TMP/unrestored"
+			echo "$_f $_w" >>"$TMP/kept"
+		fi
+	done <"$SAVED"
+	if [ -s "$TMP/unrestored" ]; then
+		mv "$TMP/kept" "$SAVED.new" && mv "$SAVED.new" "$SAVED"
+		return 1
+	fi
+	rm -f "$SAVED"
+}
+
+# cleanup, the EXIT trap: $_rc is the status the shell was to exit with.
+cleanup() {
+	set +e
+	for _m in $loaded; do
+		unload_module "$_m" 2>/dev/null || warn "rmmod $_m failed"
+	done
+	loaded=""
+	if [ "$saved_mine" = 1 ]; then
+		if restore_saved; then
+			log "restored the machine's idle and frequency settings ($nrestored written)"
+		else
+			warn "could not restore $(grep -c . "$TMP/unrestored") settings, kept in $SAVED (run.sh -r retries):"
+			sed 's/^/  /' "$TMP/unrestored" >&2
+		fi
+	fi
+	if [ -n "$sig" ]; then
+		log "interrupted by SIG$sig"
+	elif [ "$status" = ok ] && [ -s "$TMP/unrestored" ]; then
+		status=failed failure="could not restore the machine's settings (restore_failed=)"
+	elif [ -z "$status" ] && [ -n "$meta" ]; then
+		status=failed failure="run.sh stopped with status $_rc"
+	fi
+	[ "$locked" = 0 ] || lock_release "$LOCK"
+	# The end is recorded last: a signal up to here makes it interrupted.
+	if [ -n "$sig" ]; then
+		status=interrupted failure=SIG$sig
+	fi
+	if [ -n "$meta" ]; then
+		{
+			echo "date_end=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+			[ ! -s "$TMP/unrestored" ] || sed 's/^/restore_failed=/' "$TMP/unrestored"
+			echo "status=$status"
+			[ -z "$failure" ] || echo "failure=$failure"
+		} >>"$meta"
+	fi
+	[ -z "$TMP" ] || rm -rf "$TMP"
+	case $status in
+	ok) exit 0 ;;
+	'') exit "$_rc" ;;
+	*) exit 1 ;;
+	esac
+}
+
+# failed MSG: the run failed.
+failed() {
+	_it="iteration $i"
+	[ "$i" -gt 0 ] || _it="warm-up $((i + warmup))"
+	log "$_it: $*"
+	status=failed failure="$_it: $*"
+	exit 1
+}
+
+trap '_rc=$?; in_cleanup=1; trap "" PIPE; cleanup' EXIT
+trap 'on_signal HUP' HUP
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+trap 'on_signal PIPE' PIPE
+
+n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0
+while getopts n:w:o:m:g:s:prh opt; do
 	case $opt in
 	n) n=$OPTARG ;;
 	w) warmup=$OPTARG ;;
@@ -54,116 +174,131 @@ while getopts n:w:o:m:g:s:ph opt; do
 	g) describe=$OPTARG ;;
 	s) storm=$OPTARG ;;
 	p) prepare=1 ;;
+	r) restore=1 ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || usage_error "no benchmark named"
-bench=$1
-shift
-case " $BENCHES" in
-*" $bench "*) ;;
-*) usage_error "unknown benchmark '$bench' (one of: $BENCHES)" ;;
-esac
-case $n in
-'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
-esac
-{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || usage_error "-n: $n iterations, want 1 to 999"
-case $warmup in
-'' | *[!0-9]*) usage_error "-w: '$warmup' is not a number of iterations" ;;
-esac
-[ "$warmup" -le 99 ] || usage_error "-w: $warmup warm-up iterations, want 0 to 99"
-for p in "$@"; do
-	case $p in
-	[a-z]*=*) ;;
-	*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
+if [ "$restore" = 1 ]; then
+	{ [ $# -eq 0 ] && [ "$OPTIND" -eq 2 ]; } || usage_error "-r goes alone"
+else
+	[ $# -ge 1 ] || usage_error "no benchmark named"
+	bench=$1
+	shift
+	case " $BENCHES" in
+	*" $bench "*) ;;
+	*) usage_error "unknown benchmark '$bench' (one of: $BENCHES)" ;;
 	esac
-done
-if [ -n "$storm" ] && [ "$bench" != idle_reentry ]; then
-	usage_error "-s: a storm only goes with idle_reentry"
-fi
-# Without a storm to stop it, idle_reentry and nohz_csd measure until
-# duration= ends; without one the result is read while they still watch.
-if [ "$bench" = nohz_csd ] || { [ "$bench" = idle_reentry ] && [ -z "$storm" ]; }; then
-	dur=""
+	case $n in
+	'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
+	esac
+	{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || usage_error "-n: $n iterations, want 1 to 999"
+	case $warmup in
+	'' | *[!0-9]*) usage_error "-w: '$warmup' is not a number of iterations" ;;
+	esac
+	[ "$warmup" -le 99 ] || usage_error "-w: $warmup warm-up iterations, want 0 to 99"
 	for p in "$@"; do
-		case $p in duration=*) dur=${p#duration=} ;; esac
+		case $p in
+		[a-z]*=*) ;;
+		*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
+		esac
 	done
-	case $dur in
-	'' | 0 | *[!0-9]*)
-		or=""
-		[ "$bench" = nohz_csd ] || or=", or a storm with -s"
-		usage_error "$bench needs duration=SECONDS (1 or more)$or"
-		;;
-	esac
+	if [ -n "$storm" ] && [ "$bench" != idle_reentry ]; then
+		usage_error "-s: a storm only goes with idle_reentry"
+	fi
+	# Without a storm to stop it, idle_reentry and nohz_csd measure until
+	# duration= ends; without one the result is read while they still watch.
+	if [ "$bench" = nohz_csd ] || { [ "$bench" = idle_reentry ] && [ -z "$storm" ]; }; then
+		dur=""
+		for p in "$@"; do
+			case $p in duration=*) dur=${p#duration=} ;; esac
+		done
+		case $dur in
+		'' | 0 | *[!0-9]*)
+			or=""
+			[ "$bench" = nohz_csd ] || or=", or a storm with -s"
+			usage_error "$bench needs duration=SECONDS (1 or more)$or"
+			;;
+		esac
+	fi
+	for m in "$bench" ${storm:+ipistorm}; do
+		[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
+	done
 fi
-for m in "$bench" ${storm:+ipistorm}; do
-	[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
-done
 
+# rd FILE: FILE's first line in $v, "" when it is unreadable or empty
+# (the read builtin: no process, as 512 CPUs have thousands of files).
+rd() {
+	v=""
+	IFS= read -r v 2>/dev/null <"$1" || :
+}
 # get FILE: its first line, or "unknown".
-get() { first_line "$1" unknown; }
+get() {
+	rd "$1"
+	echo "${v:-unknown}"
+}
+# firsts FILES...: the first non-empty line of each readable FILE, in one
+# pass.
+firsts() { grep -s -h -m 1 . "$@" || :; }
+# in_dir DIR PATTERNS...: FILE:VALUE lines of the first non-empty line of
+# each readable FILE the PATTERNS match in DIR (FILE relative to DIR), in
+# one pass. Quote the patterns: they are globbed in DIR.
+in_dir() (
+	cd "$1" 2>/dev/null || exit 0
+	shift
+	set +f
+	# shellcheck disable=SC2048,SC2086 # globbed here
+	grep -s -H -m 1 . $* || :
+)
 
 release=$(get "$PROC/sys/kernel/osrelease")
 [ "$release" != unknown ] || release=$(uname -r)
-if [ -z "$out" ]; then
-	out="results/$bench-$release-$(date +%Y%m%d-%H%M%S)"
+if [ "$restore" = 0 ]; then
+	[ -n "$out" ] || out="results/$bench-$release-$(date +%Y%m%d-%H%M%S)"
+	[ ! -e "$out" ] || usage_error "$out exists: refusing to overwrite a result"
 fi
-if [ -e "$out" ]; then
-	usage_error "$out exists: refusing to overwrite a result"
+
+TMP=$(mktemp -d)
+mkdir -p "$STATE" 2>/dev/null || die "cannot create $STATE"
+if ! lock_take "$LOCK"; then
+	die "another run.sh (pid ${LOCK_OWNER:-unknown}) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
+fi
+locked=1
+
+if [ "$restore" = 1 ]; then
+	[ -f "$SAVED" ] || { log "nothing to restore ($SAVED does not exist)"; exit 0; }
+	log "restoring the settings $(sed -n 's/^owner=//p' "$SAVED")"
+	in_cleanup=1
+	if restore_saved; then
+		log "restored ($nrestored written, the others held their saved value)"
+		exit 0
+	fi
+	warn "could not restore $(grep -c . "$TMP/unrestored") settings, kept in $SAVED:"
+	sed 's/^/  /' "$TMP/unrestored" >&2
+	exit 1
+fi
+
+if [ -f "$SAVED" ]; then
+	if [ "$prepare" = 1 ]; then
+		die "$SAVED holds the settings of an interrupted -p run ($(sed -n 's/^owner=//p' "$SAVED")): restore them first with run.sh -r"
+	fi
 fi
 mkdir -p "$(dirname "$out")"
 mkdir "$out" || die "cannot create $out"
 meta=$out/meta.txt
 
-# ---- prepare mode: save, change, restore ----------------------------------
-
-TMP=$(mktemp -d)
-saved=$TMP/saved
-: >"$saved"
-loaded=""
-
 # prep_warn MSG: a warning of preparing, also recorded in meta.txt.
 prep_warn() { warn "$1"; echo "$1" >>"$TMP/notes"; }
+[ ! -f "$SAVED" ] || prep_warn "the settings an interrupted -p run changed are still in force (run.sh -r restores them)"
 
-# set FILE VALUE: remember FILE's value, then write VALUE to it.
-set_sys() {
-	[ -w "$1" ] || return 0
-	_old=$(get "$1")
-	[ "$_old" != "$2" ] || return 0
-	echo "$1 $_old" >>"$saved"
-	echo "$2" >"$1" 2>/dev/null || warn "cannot write $2 to $1"
+# plan FILE [VALUE]: save FILE's value (the saved line goes to stdout);
+# with VALUE, FILE is to hold VALUE: "FILE VALUE OLD" in $TMP/plan.
+plan() {
+	rd "$1"
+	[ -n "$v" ] || return 0
+	echo "${1#"$ROOT"} $v"
+	[ $# -lt 2 ] || echo "$1 $2 $v" >>"$TMP/plan"
 }
-
-cleanup() {
-	for _m in $loaded; do
-		"$RMMOD" "$_m" 2>/dev/null || warn "rmmod $_m failed"
-	done
-	loaded=""
-	# Restore in reverse order, so a file changed twice gets its first value.
-	if [ -s "$saved" ]; then
-		sed -n '1!G;h;$p' "$saved" | while read -r _f _v; do
-			echo "$_v" >"$_f" 2>/dev/null || warn "cannot restore $_f to $_v"
-		done
-		: >"$saved"
-		echo "run.sh: restored the machine's idle and frequency settings" >&2
-	fi
-	rm -rf "$TMP"
-}
-# A signal records the interruption and exits, which runs the EXIT trap:
-# dash and busybox sh run it on exit from a signal trap, not on the signal
-# itself. HUP is an ssh connection that dropped.
-interrupted() {
-	trap '' HUP INT TERM
-	echo "run.sh: interrupted by SIG$1" >&2
-	echo "status=interrupted" >>"$meta"
-	echo "failure=SIG$1" >>"$meta"
-	exit 1
-}
-trap cleanup EXIT
-trap 'interrupted HUP' HUP
-trap 'interrupted INT' INT
-trap 'interrupted TERM' TERM
 
 # C1's exit latency: the state named C1 (C1_ACPI), else the shallowest
 # non-POLL state.
@@ -179,32 +314,68 @@ c1_latency() {
 }
 
 if [ "$prepare" = 1 ]; then
+	: >"$TMP/plan"
 	lat=$(c1_latency)
-	for s in "$CPU"/cpu[0-9]*/cpuidle/state*; do
-		{ [ -d "$s" ] && [ -n "$lat" ]; } || continue
-		l=$(get "$s/latency")
-		case $l in '' | *[!0-9]*) continue ;; esac
-		[ "$l" -le "$lat" ] || set_sys "$s/disable" 1
-	done
-	for g in "$CPU"/cpu[0-9]*/cpufreq/scaling_governor; do
-		[ -f "$g" ] && set_sys "$g" performance
-	done
-	# Boost is global (acpi-cpufreq, amd-pstate), per policy (newer
-	# kernels' policyN/boost) or intel_pstate's no_turbo; say so when
-	# none of them could be turned off.
+	{
+		echo "format=ipistorm-saved/1"
+		echo "owner=pid $$, $(date -u +%Y-%m-%dT%H:%M:%SZ), $out"
+		for s in "$CPU"/cpu[0-9]*/cpuidle/state[0-9]*; do
+			[ -n "$lat" ] || break
+			rd "$s/latency"
+			case $v in '' | *[!0-9]*) continue ;; esac
+			[ "$v" -le "$lat" ] || plan "$s/disable" 1
+		done
+		# Boost is global (acpi-cpufreq, amd-pstate), per policy (newer
+		# kernels' policyN/boost) or intel_pstate's no_turbo.
+		for b in "$CPU/cpufreq/boost" "$CPU"/cpufreq/policy[0-9]*/boost; do
+			[ ! -f "$b" ] || plan "$b" 0
+		done
+		[ ! -f "$CPU/intel_pstate/no_turbo" ] || plan "$CPU/intel_pstate/no_turbo" 1
+		# A governor's tunables go with it: saved (with userspace's
+		# frequency and the EPP) to come back after the governor.
+		govs=""
+		for g in "$CPU"/cpu[0-9]*/cpufreq/scaling_governor; do
+			[ -f "$g" ] || continue
+			plan "$g" performance
+			case " $govs " in *" $v "*) ;; *) govs="$govs $v" ;; esac
+		done
+		for g in $govs; do
+			[ "$g" != performance ] || continue
+			for t in "$CPU/cpufreq/$g"/* "$CPU"/cpufreq/policy[0-9]*/"$g"/*; do
+				[ ! -f "$t" ] || plan "$t"
+			done
+			[ "$g" != userspace ] || for t in "$CPU"/cpu[0-9]*/cpufreq/scaling_setspeed; do
+				[ ! -f "$t" ] || plan "$t"
+			done
+		done
+		for e in "$CPU"/cpu[0-9]*/cpufreq/energy_performance_preference; do
+			[ ! -f "$e" ] || plan "$e"
+		done
+	} >"$TMP/saved"
+	# Complete before the first write: a kill -9 leaves all or nothing.
+	saved_mine=1
+	mv "$TMP/saved" "$SAVED.new"
+	mv "$SAVED.new" "$SAVED"
+	# Write, read back: a refused write (as root [ -w ] is always true)
+	# is recorded; what holds is checked again after each iteration.
+	: >"$TMP/want"
+	: >"$TMP/unwritten"
 	boosts=0
-	for b in "$CPU/cpufreq/boost" "$CPU"/cpufreq/policy[0-9]*/boost; do
-		[ -f "$b" ] || continue
-		if [ -w "$b" ]; then
-			set_sys "$b" 0
-			boosts=$((boosts + 1))
-		else
-			prep_warn "cannot turn boost off: $b is not writable"
+	while read -r f w old; do
+		v=$old
+		if [ "$old" != "$w" ]; then
+			echo "$w" 2>/dev/null >"$f" || :
+			rd "$f"
 		fi
-	done
-	if [ -w "$CPU/intel_pstate/no_turbo" ]; then
-		set_sys "$CPU/intel_pstate/no_turbo" 1
-		boosts=$((boosts + 1))
+		if [ "$v" = "$w" ]; then
+			echo "$f $w" >>"$TMP/want"
+			case $f in */boost | */no_turbo) boosts=$((boosts + 1)) ;; esac
+		else
+			echo "${f#"$ROOT"} $w ${v:-unknown}" >>"$TMP/unwritten"
+		fi
+	done <"$TMP/plan"
+	if [ -s "$TMP/unwritten" ]; then
+		prep_warn "$(grep -c . "$TMP/unwritten") settings could not be prepared (write_failed=)"
 	fi
 	[ "$boosts" -gt 0 ] || prep_warn "could not turn boost off: no writable cpufreq/boost, policy*/boost or intel_pstate/no_turbo"
 fi
@@ -224,13 +395,9 @@ cpuinfo() {
 	echo "${_c:-unknown}"
 }
 # count FILES...: number of distinct first lines of the readable FILES.
-count() {
-	for _f in "$@"; do [ -r "$_f" ] && head -n 1 "$_f"; done | sort -u | grep -c . || :
-}
+count() { firsts "$@" | sort -u | grep -c . || :; }
 # uniq_lines FILES...: distinct first lines, separated by ";".
-uniq_lines() {
-	for _f in "$@"; do [ -r "$_f" ] && head -n 1 "$_f"; done | sort -u | join_lines ';'
-}
+uniq_lines() { firsts "$@" | sort -u | join_lines ';'; }
 join_lines() { awk -v s="$1" '{ o = o (NR > 1 ? s : "") $0 } END { print o }'; }
 # ndirs PATHS...: how many of the arguments are directories.
 ndirs() {
@@ -290,11 +457,35 @@ measured_cpus() {
 }
 measured=$(measured_cpus "$@")
 
-# cstates CPU: NAME:LATENCY_US:DISABLE of each idle state, ","-separated.
+# cstates CPUS...: a cstates.cpuN= line per CPU: NAME:LATENCY_US:DISABLE
+# of each idle state, ","-separated.
 cstates() {
-	for _s in "$CPU/cpu$1"/cpuidle/state*; do
-		[ -d "$_s" ] && echo "$(get "$_s/name"):$(get "$_s/latency"):$(get "$_s/disable")"
-	done | join_lines ,
+	_p=""
+	for _c in "$@"; do
+		_p="$_p cpu$_c/cpuidle/state*/name cpu$_c/cpuidle/state*/latency cpu$_c/cpuidle/state*/disable"
+	done
+	set -f
+	# shellcheck disable=SC2086 # patterns, globbed by in_dir
+	set -- $_p
+	set +f
+	[ $# -eq 0 ] || in_dir "$CPU" "$@" | awk -F : -v cpus="$measured" '
+	{
+		split($1, p, "/"); c = substr(p[1], 4); s = p[3]; v = substr($0, length($1) + 2)
+		if (!((c, s) in seen)) { seen[c, s] = 1; st[c, ++ns[c]] = s }
+		val[c, s, p[4]] = v
+	}
+	function f(c, s, k) { return (c, s, k) in val ? val[c, s, k] : "unknown" }
+	END {
+		nc = split(cpus, cl, " ")
+		for (j = 1; j <= nc; j++) {
+			c = cl[j]; o = ""
+			for (k = 1; k <= ns[c]; k++) {
+				s = st[c, k]
+				o = o (k > 1 ? "," : "") f(c, s, "name") ":" f(c, s, "latency") ":" f(c, s, "disable")
+			}
+			print "cstates.cpu" c "=" o
+		}
+	}'
 }
 
 # The kernel's configuration, when it exposes it.
@@ -340,39 +531,36 @@ pstate=""
 for _d in amd_pstate intel_pstate; do
 	[ -r "$CPU/$_d/status" ] && pstate="$pstate${pstate:+;}$_d:$(get "$CPU/$_d/status")"
 done
-boost_policies=""
-for _b in "$CPU"/cpufreq/policy[0-9]*/boost; do
-	[ -r "$_b" ] || continue
-	_p=${_b%/boost}
-	boost_policies="$boost_policies${boost_policies:+;}${_p##*/}=$(get "$_b")"
-done
+boost_policies=$(in_dir "$CPU/cpufreq" 'policy[0-9]*/boost' | sed 's|/boost:|=|' | join_lines ';')
 irqbalance="not running"
-for _c in "$PROC"/[0-9]*/comm; do
-	[ "$(get "$_c")" = irqbalance ] && irqbalance=running && break
-done
+! grep -s -q -x irqbalance "$PROC"/[0-9]*/comm || irqbalance=running
 # irqs_of CPU: the IRQs whose (effective) affinity holds CPU.
 irq_affinity() {
+	_p=""
 	for _i in "$PROC"/irq/[0-9]*; do
-		[ -d "$_i" ] || continue
-		_a=$_i/effective_affinity_list
-		[ -r "$_a" ] || _a=$_i/smp_affinity_list
-		[ -r "$_a" ] && echo "${_i##*/} $(get "$_a")"
-	done | awk -v cpus="$measured" '
-	function has(list, c,    n, i, r, a) {
-		n = split(list, r, ",")
-		for (i = 1; i <= n; i++)
-			if (split(r[i], a, "-") == 2) { if (c >= a[1] + 0 && c <= a[2] + 0) return 1 }
-			else if (r[i] == c "") return 1
-		return 0
-	}
-	{ irq[++n] = $1; aff[n] = $2 }
+		_p="$_p ${_i##*/}/effective_affinity_list ${_i##*/}/smp_affinity_list"
+	done
+	set -f
+	# shellcheck disable=SC2086 # file names
+	set -- $_p
+	set +f
+	[ $# -gt 0 ] || return 0
+	# the effective affinity where there is one, in the order of the IRQs
+	in_dir "$PROC/irq" "$@" | awk -F : -v cpus="$measured" '
+	{ split($1, p, "/"); if (!(p[1] in a)) o[++n] = p[1]; if (!(p[1] in a) || p[2] ~ /^effective/) a[p[1]] = $2 }
 	END {
 		nc = split(cpus, cl, " ")
-		for (j = 1; j <= nc; j++) {
-			o = ""
-			for (i = 1; i <= n; i++) if (has(aff[i], cl[j])) o = o (o == "" ? "" : ",") irq[i]
-			print "irqs.cpu" cl[j] "=" (o == "" ? "none" : o)
+		for (j = 1; j <= nc; j++) m[cl[j]] = 1
+		for (i = 1; i <= n; i++) {
+			k = split(a[o[i]], r, ",")
+			for (x = 1; x <= k; x++) {
+				if (split(r[x], e, "-") != 2) e[2] = e[1] = r[x]
+				for (c = e[1] + 0; c <= e[2] + 0; c++)
+					if (c in m) l[c] = l[c] (l[c] == "" ? "" : ",") o[i]
+			}
 		}
+		for (j = 1; j <= nc; j++)
+			print "irqs.cpu" cl[j] "=" (l[cl[j]] == "" ? "none" : l[cl[j]])
 	}'
 }
 
@@ -410,7 +598,7 @@ irq_affinity() {
 	echo "smt_active=$(get "$CPU/smt/active")"
 	echo "numa_nodes=$(ndirs "$SYS"/devices/system/node/node[0-9]*)"
 	for d in "$SYS"/devices/system/node/node[0-9]*; do
-		[ -d "$d" ] && echo "${d##*/}.cpulist=$(get "$d/cpulist")"
+		[ -d "$d" ] && rd "$d/cpulist" && echo "${d##*/}.cpulist=${v:-unknown}"
 	done
 	echo "llc=$(uniq_lines "$CPU"/cpu[0-9]*/cache/index3/shared_cpu_list)"
 	echo "clocksource=$(get "$SYS/devices/system/clocksource/clocksource0/current_clocksource")"
@@ -434,24 +622,25 @@ irq_affinity() {
 		echo "cpuidle.${s##*/}=$(get "$s/name") latency_us=$(get "$s/latency") disable=$(get "$s/disable")"
 	done
 	echo "measured_cpus=$measured"
-	for c in $measured; do
-		echo "cstates.cpu$c=$(cstates "$c")"
-	done
+	# shellcheck disable=SC2086 # a list of CPUs
+	cstates $measured
 	echo "irqbalance=$irqbalance"
 	irq_affinity
 	[ ! -s "$TMP/notes" ] || sed 's/^/warning=/' "$TMP/notes"
+	[ ! -s "$TMP/unwritten" ] || sed 's/^/write_failed=/' "$TMP/unwritten"
 } >"$meta"
 
 # Warnings: the state makes the results doubtful.
 deep="" poll=0
 for s in "$CPU"/cpu0/cpuidle/state*; do
 	[ -d "$s" ] || continue
-	name=$(get "$s/name")
-	[ "$(get "$s/disable")" = 0 ] || continue
-	case $name in
+	rd "$s/disable"
+	[ "$v" = 0 ] || continue
+	rd "$s/name"
+	case $v in
 	POLL) poll=1 ;;
 	C1 | C1_ACPI) ;;
-	*) deep="$deep $name" ;;
+	*) deep="$deep $v" ;;
 	esac
 done
 [ -z "$deep" ] || note_warn "deep C-states enabled:$deep (run with -p)"
@@ -465,15 +654,32 @@ fi
 
 # ---- the runs ---------------------------------------------------------------
 
+# load M PARAMS...: insmod M. M counts as loaded from before insmod: a
+# signal lands while insmod runs, the trap runs when it has loaded M.
 load() {
-	load_module "$moddir" "$@" || return 1
 	loaded="$1 $loaded"
+	load_module "$moddir" "$@" && return 0
+	forget "$1"
+	return 1
 }
 unload() {
 	unload_module "$1" || return 1
+	forget "$1"
+}
+forget() {
 	_l=""
 	for _x in $loaded; do [ "$_x" = "$1" ] || _l="$_l$_x "; done
 	loaded=$_l
+}
+# changed: "PATH WANTED READ" of each prepared setting that no longer holds
+# (another program, or a run.sh that did not take the lock), in one pass.
+changed() {
+	awk -v root="$ROOT" '{
+		f = $1; w = substr($0, length(f) + 2); v = ""
+		if ((getline v <f) <= 0) v = "unknown"
+		close(f)
+		if (v != w) print substr(f, length(root) + 1), w, v
+	}' <"$TMP/want"
 }
 # module_info M: its version and parameters, once, while it is loaded.
 module_info() {
@@ -484,15 +690,6 @@ module_info() {
 		[ -r "$_p" ] && record "module.$1.param.${_p##*/}" "$(get "$_p")"
 	done
 	return 0
-}
-failed() {
-	_it="iteration $i"
-	[ "$i" -gt 0 ] || _it="warm-up $((i + warmup))"
-	echo "run.sh: $_it: $*" >&2
-	record date_end "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	record status "failed"
-	record failure "$_it: $*"
-	exit 1
 }
 
 # irq_delta BEFORE AFTER: the ipistorm-irq/1 lines of the measured CPUs:
@@ -549,6 +746,13 @@ while [ "$i" -le "$n" ]; do
 	cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
 		failed "no $dbg/$bench/result (is debugfs mounted?)"
 	unload "$bench" || failed "rmmod $bench failed"
+	if [ -s "$TMP/want" ]; then
+		changed >"$TMP/changed"
+		if [ -s "$TMP/changed" ]; then
+			sed 's/^/settings_changed=/' "$TMP/changed" >>"$meta"
+			failed "$(grep -c . "$TMP/changed") prepared settings changed during the run, e.g. $(head -n 1 "$TMP/changed") (PATH WANTED READ)"
+		fi
+	fi
 	if cat "$PROC/interrupts" >"$TMP/irq.after" 2>/dev/null && [ -s "$TMP/irq.before" ]; then
 		irq_delta "$TMP/irq.before" "$TMP/irq.after" >"$out/irq-${f##*/}"
 	fi
@@ -557,6 +761,5 @@ while [ "$i" -le "$n" ]; do
 	echo "run.sh: $f: $(grep -E '^(runtime_ns|total\.total_mean_ns|total\.reentries|total\.kicks|total\.balanced)=' "$f" | join_lines ' ')" >&2
 	i=$((i + 1))
 done
-record date_end "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-record status ok
 echo "$out"
+status=ok

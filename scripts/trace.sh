@@ -14,7 +14,10 @@
 # power:cpu_idle, irq:softirq_raise/entry/exit,
 # irq_vectors:call_function_single_entry/exit.
 # Writes DIR/trace.dat, DIR/report.txt and DIR/summary.txt (also printed).
-# Exit: 0 ok, 1 trace-cmd missing or failed or the command failed, 2 usage.
+# From the recording on, every exit (normal, error, INT, TERM, HUP) runs
+# `trace-cmd reset` and leaves tracing_on at 0.
+# Exit: 0 ok, 1 trace-cmd missing or failed, the command failed or a
+# signal, 2 usage.
 # IPISTORM_TRACEFS overrides the tracefs directory (tests).
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -103,6 +106,25 @@ out=${out:-trace-$(date +%Y%m%d-%H%M%S)}
 [[ ! -e $out ]] || die "$out exists: refusing to overwrite it"
 mkdir -p "$(dirname "$out")"
 mkdir "$out"
+
+# tracing_off: trace-cmd reset (events, tracers, filters, buffers) and
+# tracing_on at 0, whatever happened; signals wait until it is done.
+tracing_off() {
+	trap '' INT TERM HUP PIPE
+	trace-cmd reset >/dev/null 2>&1 || echo "trace.sh: trace-cmd reset failed" >&2
+	if [[ -e $tracefs/tracing_on ]]; then
+		echo 0 2>/dev/null >"$tracefs/tracing_on" ||
+			echo "trace.sh: cannot write 0 to $tracefs/tracing_on" >&2
+	fi
+}
+interrupted() {
+	echo "trace.sh: interrupted by SIG$1" >&2
+	exit 1
+}
+trap 'rc=$?; tracing_off; exit "$rc"' EXIT
+trap 'interrupted INT' INT
+trap 'interrupted TERM' TERM
+trap 'interrupted HUP' HUP
 
 rc=0
 trace-cmd record -o "$out/trace.dat" "${events[@]}" "$@" || rc=$?

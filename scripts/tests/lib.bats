@@ -69,3 +69,27 @@ unknown" ]
 	[ "$status" -eq 0 ]
 	[ "$output" = ipistorm ]
 }
+
+@test "lib: lock_take refuses a live owner, takes over a dead one's lock" {
+	run lib "lock_take '$T/lock' && cat '$T/lock/pid' && lock_take '$T/lock2' && lock_release '$T/lock' && [ ! -e '$T/lock' ] && echo released"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == released ]]
+	# held by a live process (this test's shell)
+	mkdir "$T/lock"
+	echo "$$" >"$T/lock/pid"
+	run lib "lock_take '$T/lock' || { echo \"refused, owner \$LOCK_OWNER\"; exit 1; }"
+	[ "$status" -eq 1 ]
+	[ "$output" = "refused, owner $$" ]
+	# not released by another shell
+	run lib "lock_release '$T/lock'"
+	[ -d "$T/lock" ]
+	# held by a process that is gone
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	echo "$dead" >"$T/lock/pid"
+	run lib "lock_take '$T/lock' && cat '$T/lock/pid'"
+	[ "$status" -eq 0 ]
+	[ "$output" != "$dead" ]
+	[ ! -e "$T/lock.break" ]
+}

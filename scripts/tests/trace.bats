@@ -55,3 +55,81 @@ setup() {
 	run "$S/trace.sh" -S /nonexistent
 	[ "$status" -eq 1 ]
 }
+
+# fake_trace_cmd: trace-cmd in $T/bin that logs its calls to $T/calls;
+# record writes -o's file and sets tracing_on, then with HANG writes
+# $T/hang and waits for $T/go, with FAIL exits 3; report prints the
+# fixture report, with FAIL_REPORT fails.
+fake_trace_cmd() {
+	mkdir -p "$T/bin" "$T/fs/events/sched/sched_switch" "$T/fs/events/ipi"
+	echo 0 >"$T/fs/tracing_on"
+	cat >"$T/bin/trace-cmd" <<-'SH'
+	#!/bin/sh
+	echo "$1" >>"$T/calls"
+	case $1 in
+	record)
+		echo 1 >"$T/fs/tracing_on"
+		echo dat >"$3"
+		if [ -n "${HANG:-}" ]; then
+			: >"$T/hang"
+			n=0
+			while [ ! -e "$T/go" ] && [ "$n" -lt 600 ]; do
+				sleep 0.1
+				n=$((n + 1))
+			done
+		fi
+		[ -z "${FAIL:-}" ] || exit 3
+		;;
+	report)
+		[ -z "${FAIL_REPORT:-}" ] || exit 1
+		cat "$F/trace-report.txt"
+		;;
+	esac
+	SH
+	chmod +x "$T/bin/trace-cmd"
+	export T F IPISTORM_TRACEFS=$T/fs PATH=$T/bin:$PATH
+}
+
+# off: trace-cmd reset ran last and tracing is off.
+off() {
+	[ "$(tail -n 1 "$T/calls")" = reset ] || { cat "$T/calls"; false; }
+	[ "$(cat "$T/fs/tracing_on")" = 0 ]
+}
+
+@test "trace: tracing is off and reset on every exit" {
+	fake_trace_cmd
+	run "$S/trace.sh" -o "$T/out" -- true
+	[ "$status" -eq 0 ]
+	[[ $output == *"sched_switch"* ]]
+	[ "$(head -n 2 "$T/calls")" = "record
+report" ]
+	off
+	# the command (or trace-cmd record) fails
+	rm "$T/calls"
+	FAIL=1 run "$S/trace.sh" -o "$T/out2" -- true
+	[ "$status" -eq 1 ]
+	off
+	# an error after recording: trace-cmd report fails
+	rm "$T/calls"
+	FAIL_REPORT=1 run "$S/trace.sh" -o "$T/out3" -- true
+	[ "$status" -eq 1 ]
+	[[ $output == *"trace-cmd report failed"* ]]
+	off
+	# INT (Ctrl-C), TERM, HUP (ssh) while recording, to the whole group
+	for sig in INT TERM HUP; do
+		rm -f "$T/calls" "$T/hang"
+		rm -rf "$T/out4"
+		set -m
+		HANG=1 env --default-signal=INT,TERM,HUP "$S/trace.sh" -o "$T/out4" -- true 2>"$T/err" &
+		pid=$!
+		set +m
+		for _ in $(seq 600); do [ ! -e "$T/hang" ] || break; sleep 0.1; done
+		[ -e "$T/hang" ]
+		kill -"$sig" -- "-$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq 1 ] || { echo "SIG$sig: exit $rc"; cat "$T/err"; false; }
+		grep -q "interrupted by SIG$sig" "$T/err"
+		off
+	done
+}
