@@ -122,6 +122,11 @@ BEGIN {
 			ndiff++; xd[ndiff] = x[1]; xk[ndiff] = x[2]; xb[ndiff] = x[3]; xv[ndiff] = x[4]
 		}
 	nf = 0
+	# JSON escapes of the control characters (a label is any string)
+	for (i = 1; i < 32; i++) JESC[sprintf("%c", i)] = sprintf("\\u%04x", i)
+	JESC[sprintf("%c", 127)] = "\\u007f"
+	JESC["\t"] = "\\t"; JESC["\n"] = "\\n"; JESC["\r"] = "\\r"
+	JESC["\\"] = "\\\\"; JESC["\""] = "\\\""
 }
 FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 {
@@ -206,11 +211,19 @@ END {
 			}
 			if (mname[m] == primary) pm = m
 		}
+	# A side with one run has no spread: no verdict can be given on it.
+	nnc = 0
+	for (d = 0; d < nd; d++)
+		if (nfiles[d] < 2) {
+			ncd[++nnc] = d
+			printf "compare.sh: not comparable: %s has %d run (%s): a verdict needs at least 2 runs on each side\n", \
+				dlabel[d], nfiles[d], ddir[d] >"/dev/stderr"
+		}
 	for (i = 1; i <= ndiff; i++)
 		printf "compare.sh: %s: %s %s differs from %s: '%s', baseline '%s'\n", strict ? "error" : "warning", \
 			dlabel[xd[i]], xk[i], dlabel[0], xv[i], xb[i] >"/dev/stderr"
 	if (fmt == "csv") csv(); else if (fmt == "json") json(); else text()
-	if (strict && ndiff) exit 3
+	if ((strict && ndiff) || nnc) exit 3
 	exit nreg ? 1 : 0
 }
 
@@ -251,6 +264,8 @@ function text(    d, i, m, w, lw, cell) {
 	}
 	printf "\n%% is the gain over %s (positive: better; abs: absolute, the baseline mean is 0); *x*: significant, %s, alpha %s\n", \
 		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart)" : "Welch's t-test", alpha
+	for (i = 1; i <= nnc; i++)
+		printf "\nNot comparable: %s has %d run: a verdict needs at least 2 runs on each side\n", dlabel[ncd[i]], nfiles[ncd[i]]
 	if (ndiff) {
 		printf "\nNot comparable: %d difference%s of the machine state (meta.txt) from %s:\n", ndiff, (ndiff > 1 ? "s" : ""), dlabel[0]
 		for (i = 1; i <= ndiff; i++)
@@ -278,15 +293,29 @@ function csv(    d, i, m) {
 		}
 	for (i = 1; i <= ndiff; i++)
 		printf "ipistorm-compare/2,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
+	for (i = 1; i <= nnc; i++)
+		printf "ipistorm-compare/2,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
 }
 
-function js(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
+# js(s): s as a JSON string. Character by character: gsub's treatment of
+# backslashes in the replacement differs between awks.
+function js(s,    o, i, c) {
+	for (i = 1; i <= length(s); i++) {
+		c = substr(s, i, 1)
+		o = o ((c in JESC) ? JESC[c] : c)
+	}
+	return "\"" o "\""
+}
 function jn(x, f) { return x == "" ? "null" : sprintf(f, x) }
 function json(    d, i, m) {
 	printf "{\n  \"format\": \"ipistorm-compare/2\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
 	printf "  \"primary\": %s,\n  \"rule\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", \
 		js(primary), js(rule), alpha + 0, thresh + 0, nreg
-	printf "  \"comparable\": %s,\n  \"differences\": [", ndiff ? "false" : "true"
+	printf "  \"comparable\": %s,\n  \"not_comparable\": [", (ndiff || nnc) ? "false" : "true"
+	for (i = 1; i <= nnc; i++)
+		printf "%s\n    {\"label\": %s, \"dir\": %s, \"runs\": %d, \"reason\": \"fewer than 2 runs\"}", (i > 1 ? "," : ""), \
+			js(dlabel[ncd[i]]), js(ddir[ncd[i]]), nfiles[ncd[i]]
+	printf "%s],\n  \"differences\": [", nnc ? "\n  " : ""
 	for (i = 1; i <= ndiff; i++)
 		printf "%s\n    {\"label\": %s, \"dir\": %s, \"key\": %s, \"baseline\": %s, \"value\": %s}", (i > 1 ? "," : ""), \
 			js(dlabel[xd[i]]), js(ddir[xd[i]]), js(xk[i]), js(xb[i]), js(xv[i])

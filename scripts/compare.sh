@@ -11,8 +11,10 @@
 #         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart)
 #     -x  strict: any difference of the machine state is fatal (exit 2)
 #
-# Every directory must hold meta.txt (ipistorm-run/1 or /2) and iter-*.txt
-# of the same bench with the same params and storm. Statistics are over the
+# Every directory must hold meta.txt (ipistorm-run/1 or /2) and as many
+# iter-*.txt as its iterations= says, of the same bench with the same
+# params and storm; a directory with fewer than 2 runs is not comparable
+# (report written, exit 2). Statistics are over the
 # iterations: arithmetic mean, sample standard deviation (n/a for one run),
 # and against the baseline Welch's t-test or mmtests' rule. Differences of
 # meta.txt that change IPI cost (CPU, microcode, command line, frequency
@@ -102,7 +104,8 @@ differences() {
 	BEGIN {
 		KEYS = "^(cpu_model|microcode|cmdline|idle|cpufreq_driver|governor|governors|boost|no_turbo|" \
 			"boost_policies|pstate_status|epp|cpuidle_driver|cpuidle_governor|cpuidle\\.state[0-9]+|" \
-			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|vuln\\..*|preempt|hz|no_hz|clocksource)$"
+			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|sockets|numa_nodes|node[0-9]+\\.cpulist|llc|" \
+			"bios|irqbalance|vuln\\..*|preempt|hz|no_hz|nohz_full|sched_features|clocksource)$"
 		load(ENVIRON["A"], a); load(ENVIRON["B"], b)
 		for (i = 1; i <= n; i++) {
 			k = order[i]
@@ -135,6 +138,11 @@ for d in "$@"; do
 	for f in "${iters[@]}"; do
 		[[ -s $f ]] || bad "$f: empty result file"
 	done
+	# A run cut short, or files lost or added since: the count run.sh
+	# recorded must be the count found.
+	it=$(meta "$d" iterations)
+	[[ -z $it || $it == "${#iters[@]}" ]] ||
+		bad "$d/meta.txt: iterations=$it but ${#iters[@]} iter-*.txt files"
 	for k in bench params storm; do
 		[[ $(meta "$d" "$k") == $(meta "$1" "$k") ]] ||
 			bad "$d: $k '$(meta "$d" "$k")' differs from the baseline's '$(meta "$1" "$k")' ($1)"

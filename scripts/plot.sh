@@ -159,7 +159,8 @@ bars() {
 	prefix=${prefix:-$(dirname "$base")/compare-$(basename "$base")-vs-$(basename "$last")}
 	fresh "$prefix.csv" "$prefix.dat" "$prefix.gp" "$prefix.png"
 	csv=$("$here/compare.sh" -f csv "$@" 2>/dev/null) || rc=$?
-	((rc != 2)) || die "compare.sh refused the directories"
+	# 2 with a report: not comparable (one run), still drawn
+	((rc != 2)) || [[ -n $csv ]] || die "compare.sh refused the directories"
 	printf '%s\n' "$csv" >"$prefix.csv"
 	# The primary metric is the first one of the CSV (columns by name).
 	# Normalized to the baseline mean unless that is 0.

@@ -137,26 +137,92 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$status" -eq 0 ]
 }
 
-@test "compare: n=1 shows n/a for stddev and CoV and is never significant" {
+# One run has no spread: a verdict on it would be a guess. The report is
+# written (n/a), the exit is 2, "not comparable" names the side.
+@test "compare: a side with fewer than 2 runs is not comparable, exit 2" {
 	mkrun "$T/a" base 100
 	mkrun "$T/b" one 200
-	mkrun "$T/c" more 100 101 102
-	for args in "$T/a $T/b" "$T/c $T/a" "$T/a $T/c"; do
-		# shellcheck disable=SC2086 # two paths without blanks
-		run "$S/compare.sh" -f csv $args
-		[ "$status" -eq 0 ]
-		[ "$(col p 2)" = "" ] && [ "$(col significant 2)" = 0 ] && [ "$(col ci_ratio 2)" = "" ]
-		# shellcheck disable=SC2086
-		run "$S/compare.sh" -m mmtests $args
-		[ "$status" -eq 0 ]
+	mkrun "$T/c" more 200 201 202
+	for args in "$T/a $T/c" "$T/c $T/b" "$T/a $T/b"; do
+		for m in welch mmtests; do
+			for f in text csv json; do
+				# shellcheck disable=SC2086 # two paths without blanks
+				run --separate-stderr "$S/compare.sh" -m $m -f $f $args
+				[ "$status" -eq 2 ] || { echo "$m $f $args: exit $status"; false; }
+				[[ $stderr == *"not comparable: "*" has 1 run"*"at least 2"* ]] || { echo "$stderr"; false; }
+			done
+		done
 	done
-	run "$S/compare.sh" -f csv "$T/a" "$T/b"
-	[ "$(col stddev 1)" = "" ] && [ "$(col coeffvar_pct 1)" = "" ] && [ "$(col norm_stddev 2)" = "" ]
-	run "$S/compare.sh" "$T/a" "$T/b"
-	grep -q '^Stddev  *n/a  *n/a$' <<<"$output"
-	grep -q '^CoeffVar  *n/a  *n/a$' <<<"$output"
-	run "$S/compare.sh" -f json "$T/a" "$T/b"
-	python3 -c 'import json, sys; v = json.load(sys.stdin)["metrics"][0]["values"]; assert v[0]["stddev"] is None and v[1]["coeffvar_pct"] is None and not v[1]["significant"]' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f csv "$T/a" "$T/c"
+	[ "$(col p 2)" = "" ] && [ "$(col significant 2)" = 0 ] && [ "$(col ci_ratio 2)" = "" ]
+	[ "$(col stddev 1)" = "" ] && [ "$(col coeffvar_pct 1)" = "" ] && [ "$(col norm_stddev 2)" != "" ]
+	grep -q '^ipistorm-compare/2,not_comparable,runs,,"base",' <<<"$output"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/c"
+	grep -q '^Stddev  *n/a  *1.00$' <<<"$output"
+	grep -q '^CoeffVar  *n/a  *0.50$' <<<"$output"
+	grep -q '^Not comparable: base has 1 run' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/c"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); v = d["metrics"][0]["values"]; assert not d["comparable"] and d["not_comparable"][0]["label"] == "base"; assert v[0]["stddev"] is None and v[0]["coeffvar_pct"] is None and not v[1]["significant"]' <<<"$output"
+}
+
+@test "compare: an iteration count that disagrees with meta.txt is refused" {
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" other 100 101 102
+	sed -i '2a iterations=5' "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr == *"$T/b/meta.txt: iterations=5 but 3 iter-*.txt files"* ]]
+	sed -i 's/^iterations=5$/iterations=five/' "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"iterations=five"* ]]
+	sed -i 's/^iterations=five$/iterations=3/' "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+}
+
+@test "compare: json is valid whatever a label holds" {
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" other 100 101 102
+	for k in $'6.12\001ctl' $'tab\there' $'cr\rhere' 'quote"back\\slash\\"' $'bell\a esc\033 del\177 end\037'; do
+		K=$(printf '%b' "$k") python3 -c 'import os, re, sys; p = sys.argv[1]; s = open(p).read(); open(p, "w").write(re.sub("(?m)^kernel=.*$", lambda m: "kernel=" + os.environ["K"], s))' "$T/b/meta.txt"
+		run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
+		[ "$status" -eq 0 ]
+		K=$(printf '%b' "$k") python3 -c 'import json, os, sys; d = json.load(sys.stdin); assert d["runs"][1]["label"] == os.environ["K"], d["runs"][1]["label"]' <<<"$output" ||
+			{ echo "kernel=$k: $output"; false; }
+		run --separate-stderr "$S/compare.sh" -f json -l "$(printf '%b' "$k"),x" "$T/a" "$T/b"
+		[ "$status" -eq 0 ]
+		K=$(printf '%b' "$k") python3 -c 'import json, os, sys; d = json.load(sys.stdin); assert d["runs"][0]["label"] == os.environ["K"]' <<<"$output"
+	done
+}
+
+@test "compare: -x covers topology, llc, bios, irqbalance, nohz_full, sched_features" {
+	while IFS='|' read -r key base value; do
+		for d in a b; do
+			mkrun "$T/$d" "k$d" 100 101 102
+		done
+		sed -i "2a $key=$base" "$T/a/meta.txt"
+		sed -i "2a $key=$value" "$T/b/meta.txt"
+		run --separate-stderr "$S/compare.sh" -x "$T/a" "$T/b"
+		[ "$status" -eq 2 ] || { echo "$key: exit $status"; false; }
+		[[ $stderr == *"error: kb $key differs from ka: '$value', baseline '$base'"* ]] || { echo "$key: $stderr"; false; }
+		grep -q "^  kb: $key: '$value', baseline '$base'" <<<"$output"
+		# the same value is no difference
+		sed -i "s|^$key=.*|$key=$base|" "$T/b/meta.txt"
+		run --separate-stderr "$S/compare.sh" -x "$T/a" "$T/b"
+		[ "$status" -eq 0 ] && [ -z "$stderr" ]
+		rm -rf "$T/a" "$T/b"
+	done <<-'EOF'
+	sockets|2|1
+	numa_nodes|2|8
+	node1.cpulist|120-239|60-119
+	llc|0-59;60-119|0-119
+	bios|Dell Inc. 2.1.4 01/01/2026|Dell Inc. 2.3.0 06/01/2026
+	irqbalance|not running|running
+	nohz_full|(null)|1-119
+	sched_features|GENTLE_FAIR_SLEEPERS START_DEBIT|NO_GENTLE_FAIR_SLEEPERS START_DEBIT
+	EOF
 }
 
 # Neither side varies: different means are significant (a regression when

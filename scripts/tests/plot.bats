@@ -101,6 +101,7 @@ setup() {
 @test "plot: bars of one run have no error bar, a zero baseline plots absolute means" {
 	mkdir "$T/one"
 	cp "$T/ipistorm-6.12/meta.txt" "$T/ipistorm-6.12/iter-001.txt" "$T/one/"
+	sed -i 's/^iterations=.*/iterations=1/' "$T/one/meta.txt"
 	run "$S/plot.sh" -n -o "$T/one-bars" bars "$T/ipistorm-6.1" "$T/one"
 	[ "$status" -eq 0 ]
 	[ "$(sed -n 2p "$T/one-bars.dat")" = '1 "6.12.95+deb12-amd64" 0.878874 NaN "+12.11%, n/a: 1 run"' ]
