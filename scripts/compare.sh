@@ -1,33 +1,41 @@
 #!/bin/bash
 # compare.sh: compare result directories of run.sh against a baseline.
 #
-#   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE OTHER...
-#     -f  output format (default text); csv and json are ipistorm-compare/2
+#   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests]
+#              [-s FACTOR] [-M] [-x] BASELINE OTHER...
+#     -f  output format (default text); csv and json are ipistorm-compare/3
 #     -l  labels of the directories, comma-separated, unique (default: the
 #         kernel release in each meta.txt, made unique)
 #     -a  significance level (default 0.05)
 #     -t  regression threshold in percent (default 5)
 #     -m  significance rule: welch (default, Welch's two-sided t-test) or
-#         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart)
+#         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart,
+#         the harmonic mean and its stddev where higher is better)
+#     -s  SD ratio of a variance regression (default 2): the run-to-run SD
+#         at least FACTOR times the baseline's and the Brown-Forsythe test
+#         significant
+#     -M  judge the means only (the spread is shown, never a verdict)
 #     -x  strict: any difference of the machine state is fatal (exit 2)
 #
 # Every directory must hold meta.txt (ipistorm-run/1 or /2) and as many
 # iter-*.txt as its iterations= says, of the same bench with the same
 # params and storm; a directory with fewer than 2 runs is not comparable
 # (report written, exit 2). Statistics are over the
-# iterations: arithmetic mean, sample standard deviation (n/a for one run),
-# and against the baseline Welch's t-test or mmtests' rule. Differences of
+# iterations: arithmetic mean, sample standard deviation, median with its
+# 95% interval (order statistics), and against the baseline Welch's t-test
+# or mmtests' rule, the Mann-Whitney U test (exact to 40 runs in all), the
+# SD ratio and the Brown-Forsythe test of equal spread. Differences of
 # meta.txt that change IPI cost (CPU, microcode, command line, frequency
 # and idle control, SMT, mitigations, preemption, HZ, clocksource) are
 # reported, and warned about on stderr. Exit: 0 no significant regression
 # beyond the threshold, 1 some metric regressed significantly by more than
-# -t percent (named on stderr), 2 usage or bad input (nothing written on
+# -t percent, or its spread by -s (each named on stderr), 2 usage or bad input (nothing written on
 # stdout then), or with -x a difference of the machine state (the report is
 # written, the differences named on stderr).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE_DIR OTHER_DIR..."
+USAGE="$PROG [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-s FACTOR] [-M] [-x] BASELINE_DIR OTHER_DIR..."
 
 # bad MSG: bad input, exit 2 (nothing written on stdout).
 bad() {
@@ -35,8 +43,8 @@ bad() {
 	exit 2
 }
 
-fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0
-while getopts f:l:a:t:m:xh opt; do
+fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0 sdfactor=2 meansonly=0
+while getopts f:l:a:t:m:s:Mxh opt; do
 	case $opt in
 	f)
 		fmt=$OPTARG
@@ -59,6 +67,13 @@ while getopts f:l:a:t:m:xh opt; do
 		[[ $rule == welch || $rule == mmtests ]] ||
 			usage_error "-m: unknown rule '$rule' (welch or mmtests)"
 		;;
+	s)
+		sdfactor=$OPTARG
+		if ! [[ $sdfactor =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v f="$sdfactor" 'BEGIN { exit !(f > 1) }'; then
+			usage_error "-s: '$sdfactor' is not a factor above 1"
+		fi
+		;;
+	M) meansonly=1 ;;
 	x) strict=1 ;;
 	*) usage_opt "$opt" ;;
 	esac
@@ -206,7 +221,7 @@ set +e
 CMP_LABELS=$(printf '%s\n' "${labs[@]}") CMP_DIRS=$(printf '%s\n' "${dirs[@]}") \
 	CMP_BENCH=$bench CMP_PARAMS=$(meta "$1" params) CMP_DIFFS=$tmp/diffs \
 	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
-	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" \
+	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" -v sdfactor="$sdfactor" -v meansonly="$meansonly" \
 	-f "$(dirname "$0")/compare.awk" "${args[@]}" >"$out"
 rc=$?
 set -e
