@@ -13,6 +13,56 @@
 # on stderr, nothing on stdout) or, with strict, on any difference; 1 on a
 # significant regression, else 0.
 
+# Square root, exp and log in awk's arithmetic alone: busybox awk built
+# without its math library (Debian's) has neither them nor "^". Each is
+# exact to a unit or two in the last place: the argument is scaled by
+# powers of 2 (exact), then Newton's iteration (sqrt), Taylor's series of
+# mexp(r), |r| <= ln(2)/2, after a Cody-Waite reduction, or the series of
+# mlog((1 + s) / (1 - s)) = 2 (s + s^3/3 + ...), |s| <= 0.172.
+function sq(x) { return x * x }
+function msqrt(x,    g, h, k, i) {
+	if (x <= 0) return 0
+	k = 1
+	while (x >= 4) { x /= 4; k *= 2 }
+	while (x < 1) { x *= 4; k /= 2 }
+	g = 1.5
+	for (i = 0; i < 60; i++) {
+		h = (g + x / g) / 2
+		if (h == g) break
+		g = h
+	}
+	return g * k
+}
+function mexp(x,    k, r, t, s, i) {
+	if (x < -745) return 0
+	k = int(x / 0.6931471805599453 + (x >= 0 ? 0.5 : -0.5))
+	r = (x - k * 0.693147180369123816490) - k * 1.90821492927058770002e-10
+	s = t = 1
+	for (i = 1; i < 30; i++) {
+		t *= r / i
+		s += t
+		if (abs(t) < 1e-17 * s) break
+	}
+	for (; k > 0; k--) s *= 2
+	for (; k < 0; k++) s /= 2
+	return s
+}
+function mlog(x,    e, s, s2, t, sum, i) {
+	if (x <= 0) return -1e308
+	e = 0
+	while (x >= 2) { x /= 2; e++ }
+	while (x < 1) { x *= 2; e-- }
+	if (x > 1.4142135623730951) { x /= 2; e++ }
+	s = (x - 1) / (x + 1); s2 = s * s
+	sum = t = s
+	for (i = 3; i < 80; i += 2) {
+		t *= s2
+		sum += t / i
+		if (abs(t / i) < 1e-17 * abs(sum)) break
+	}
+	return e * 0.6931471805599453 + 2 * sum
+}
+
 function err(msg) {
 	if (!failed) print "compare.sh: " msg >"/dev/stderr"
 	failed = 1
@@ -24,10 +74,10 @@ function abs(x) { return x < 0 ? -x : x }
 function gammln(xx,    x, y, tmp, ser, j) {
 	y = x = xx
 	tmp = x + 5.5
-	tmp -= (x + 0.5) * log(tmp)
+	tmp -= (x + 0.5) * mlog(tmp)
 	ser = 1.000000000190015
 	for (j = 1; j <= 6; j++) ser += COF[j] / ++y
-	return -tmp + log(2.5066282746310005 * ser / x)
+	return -tmp + mlog(2.5066282746310005 * ser / x)
 }
 function betacf(a, b, x,    m, m2, aa, c, d, del, h, qab, qam, qap) {
 	qab = a + b; qap = a + 1; qam = a - 1
@@ -51,7 +101,7 @@ function betacf(a, b, x,    m, m2, aa, c, d, del, h, qab, qam, qap) {
 function betai(a, b, x,    bt) {
 	if (x <= 0) return 0
 	if (x >= 1) return 1
-	bt = exp(gammln(a + b) - gammln(a) - gammln(b) + a * log(x) + b * log(1 - x))
+	bt = mexp(gammln(a + b) - gammln(a) - gammln(b) + a * mlog(x) + b * mlog(1 - x))
 	if (x < (a + 1) / (a + b + 2)) return bt * betacf(a, b, x) / a
 	return 1 - bt * betacf(b, a, 1 - x) / b
 }
@@ -68,8 +118,8 @@ function welch(m1, v1, n1, m2, v2, n2,    se2) {
 		if (m1 == m2) T = 0
 		return
 	}
-	T = (m2 - m1) / sqrt(se2)
-	DF = se2 * se2 / ((v1 / n1) ^ 2 / (n1 - 1) + (v2 / n2) ^ 2 / (n2 - 1))
+	T = (m2 - m1) / msqrt(se2)
+	DF = se2 * se2 / (sq(v1 / n1) / (n1 - 1) + sq(v2 / n2) / (n2 - 1))
 	P = betai(DF / 2, 0.5, DF / (DF + T * T))
 }
 
@@ -77,7 +127,7 @@ function welch(m1, v1, n1, m2, v2, n2,    se2) {
 # approximation (relative error below 1.15e-9, ample for an interval).
 function qnorm(p,    q, r, x) {
 	if (p < 0.02425) {
-		q = sqrt(-2 * log(p))
+		q = msqrt(-2 * mlog(p))
 		x = (((((-7.784894002430293e-03 * q - 3.223964580411365e-01) * q - 2.400758277161838e+00) * q - 2.549732539343734e+00) * q + 4.374664141464968e+00) * q + 2.938163982698783e+00) / \
 		    ((((7.784695709041462e-03 * q + 3.224671290700398e-01) * q + 2.445134137142996e+00) * q + 3.754408661907416e+00) * q + 1)
 	} else if (p <= 1 - 0.02425) {
@@ -115,7 +165,7 @@ function cirat(m1, s1, n1, m2, s2, n2,    cisum) {
 function erfc(x,    z, t, r) {
 	z = abs(x)
 	t = 1 / (1 + 0.5 * z)
-	r = t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
+	r = t * mexp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
 	    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + \
 	    t * (-0.82215223 + t * 0.17087277)))))))))
 	return x >= 0 ? r : 2 - r
@@ -137,12 +187,12 @@ function sortv(d, m, n,    i, j, x) {
 # alpha 0.05); CCOV is the interval's exact coverage, 1 - 2 P(B <= k - 1).
 function medci(n,    i, k, lt, cdf) {
 	MED = n % 2 ? SV[(n + 1) / 2] : (SV[n / 2] + SV[n / 2 + 1]) / 2
-	k = 0; cdf = 0; lt = -n * log(2)
+	k = 0; cdf = 0; lt = -n * mlog(2)
 	for (i = 0; i < n; i++) {
-		cdf += exp(lt)
+		cdf += mexp(lt)
 		if (cdf > alpha / 2 * (1 + 1e-12)) break
 		k = i + 1; CCOV = 1 - 2 * cdf
-		lt += log((n - i) / (i + 1))
+		lt += mlog((n - i) / (i + 1))
 	}
 	if (k < 1) { CLO = CHI = CCOV = ""; return }
 	CLO = SV[k]; CHI = SV[n + 1 - k]
@@ -194,10 +244,10 @@ function mwu(m, d,    n1, n2, N, i, j, x, g, r2, a, b, w2, t, T, e2, dev, c, s, 
 			}
 		return hit / tot
 	}
-	sig = sqrt(n1 * n2 / 12 * ((N + 1) - T / (N * (N - 1))))
+	sig = msqrt(n1 * n2 / 12 * ((N + 1) - T / (N * (N - 1))))
 	u = dev / 2 - 0.5
 	if (sig == 0 || u <= 0) return 1
-	return erfc(u / sig / sqrt(2))
+	return erfc(u / sig / msqrt(2))
 }
 
 # bf(m, d): the p of the Brown-Forsythe test (Levene's test on the absolute
@@ -219,8 +269,8 @@ function bf(m, d,    k, dd, n, i, sz, zm, zbar, num, den, N, F) {
 	zbar /= N; num = den = 0
 	for (k = 0; k <= 1; k++) {
 		dd = k ? d : 0; n = cnt[dd, m]
-		num += n * (zm[k] - zbar) ^ 2
-		for (i = 1; i <= n; i++) den += (BZ[k, i] - zm[k]) ^ 2
+		num += n * sq(zm[k] - zbar)
+		for (i = 1; i <= n; i++) den += sq(BZ[k, i] - zm[k])
 	}
 	if (den <= 0) return num <= 0 ? 1 : 0
 	F = num * (N - 2) / den
@@ -228,7 +278,7 @@ function bf(m, d,    k, dd, n, i, sz, zm, zbar, num, den, N, F) {
 }
 
 # mmtests' summary of a higher-is-better metric: HM, the harmonic mean,
-# and HSD, its stddev sqrt(sum (1/x - 1/HM)^2 * HM^4 / n) (calc_hmean() and
+# and HSD, its stddev msqrt(sum (1/x - 1/HM)^2 * HM^4 / n) (calc_hmean() and
 # calc_stddev() in bin/lib/MMTests/Stat.pm); "" (mmtests' NaN) when a value
 # is not positive, HSD also for one run.
 function hmean(d, m,    n, i, sr, ss) {
@@ -238,8 +288,8 @@ function hmean(d, m,    n, i, sr, ss) {
 		sr += 1 / val[d, m, i]
 	}
 	HM = n / sr; ss = 0
-	for (i = 1; i <= n; i++) ss += (1 / val[d, m, i] - 1 / HM) ^ 2
-	HSD = n > 1 ? sqrt(ss * HM ^ 4 / n) : ""
+	for (i = 1; i <= n; i++) ss += sq(1 / val[d, m, i] - 1 / HM)
+	HSD = n > 1 ? msqrt(ss * sq(sq(HM)) / n) : ""
 }
 
 BEGIN {
@@ -314,10 +364,10 @@ END {
 			}
 			mean[d, m] = s / n
 			ss = 0
-			for (c = 1; c <= n; c++) ss += (val[d, m, c] - mean[d, m]) ^ 2
+			for (c = 1; c <= n; c++) ss += sq(val[d, m, c] - mean[d, m])
 			# one run has no sample variance: n/a, as mmtests' NaN
 			var[d, m] = n > 1 ? ss / (n - 1) : 0
-			sd[d, m] = n > 1 ? sqrt(var[d, m]) : ""
+			sd[d, m] = n > 1 ? msqrt(var[d, m]) : ""
 			cv[d, m] = n > 1 && mean[d, m] != 0 ? sd[d, m] / abs(mean[d, m]) * 100 : ""
 			min[d, m] = mn; max[d, m] = mx; N[d, m] = n
 			sortv(d, m, n); medci(n)
@@ -417,9 +467,9 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 	for (d = 0; d < nd; d++) if (length(dlabel[d]) > lw) lw = length(dlabel[d])
 	printf "%s %s\n\n", bench, params
 	# the mean's change and the spread's: "*" marks a significant one
-	printf "%-*s %-*s %s\n", lw + 2, "kernel:", 25, title " [pct imp]", "sd-ratio [var-p]"
+	printf "%-" (lw + 2) "s %-25s %s\n", "kernel:", title " [pct imp]", "sd-ratio [var-p]"
 	for (d = 0; d < nd; d++) {
-		line = sprintf("%-*s %8s %-16s %s", lw + 2, dlabel[d], na(norm[d, pm], "%.2f"),
+		line = sprintf("%-" (lw + 2) "s %8s %-16s %s", dlabel[d], na(norm[d, pm], "%.2f"),
 			!d ? "[baseline]" : (gain[d, pm] == "" ? sprintf("[%+.2f abs]", absgain[d, pm]) : sprintf("[%.2f%%]", gain[d, pm])) (sig[d, pm] ? "*" : ""),
 			!d ? "" : sprintf("%8s [%s]%s", sdr[d, pm] == "" ? (sd[d, pm] == "" ? "n/a" : "inf") : sprintf("%.2f", sdr[d, pm]), \
 				na(vp[d, pm], "%.4f"), vsig[d, pm] ? "*" : ""))
@@ -436,34 +486,34 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		m = used[i]
 		hm = rule == "mmtests" && mdirn[m] == "higher"
 		printf "\n%s (%s)\n%-10s", mname[m], mdirn[m] == "none" ? "change shown, no direction" : mdirn[m] " is better", ""
-		for (d = 0; d < nd; d++) printf " %*s", w, dlabel[d]
+		for (d = 0; d < nd; d++) printf " %" w "s", dlabel[d]
 		printf "\n%-10s", "Runs"
-		for (d = 0; d < nd; d++) printf " %*d", w, N[d, m]
+		for (d = 0; d < nd; d++) printf " %" w "d", N[d, m]
 		printf "\n%-10s", "AMean"
-		for (d = 0; d < nd; d++) printf " %*s", w, sprintf("%.2f", mean[d, m]) gaincell(d, m, mean, sig[d, m] && !hm)
+		for (d = 0; d < nd; d++) printf " %" w "s", sprintf("%.2f", mean[d, m]) gaincell(d, m, mean, sig[d, m] && !hm)
 		row("Stddev", sd, m, w); row("CoeffVar", cv, m, w)
 		if (hm) {
 			printf "\n%-10s", "HMean"
-			for (d = 0; d < nd; d++) printf " %*s", w, cmean[d, m] == "" ? "n/a" : sprintf("%.2f", cmean[d, m]) gaincell(d, m, cmean, sig[d, m])
+			for (d = 0; d < nd; d++) printf " %" w "s", cmean[d, m] == "" ? "n/a" : sprintf("%.2f", cmean[d, m]) gaincell(d, m, cmean, sig[d, m])
 			row("HStddev", csd, m, w)
 		}
 		row("Min", min, m, w); row("Median", median, m, w)
 		printf "\n%-10s", "Median-CI"
-		for (d = 0; d < nd; d++) printf " %*s", w, mclo[d, m] == "" ? "n/a" : sprintf("%.2f..%.2f", mclo[d, m], mchi[d, m])
+		for (d = 0; d < nd; d++) printf " %" w "s", mclo[d, m] == "" ? "n/a" : sprintf("%.2f..%.2f", mclo[d, m], mchi[d, m])
 		row("Max", max, m, w)
 		printf "\n%-10s", "Welch-p"
 		for (d = 0; d < nd; d++)
-			printf " %*s", w, d == 0 ? "-" : p[d, m] < 0 ? "n/a" : sprintf("%.4f", p[d, m])
+			printf " %" w "s", d == 0 ? "-" : p[d, m] < 0 ? "n/a" : sprintf("%.4f", p[d, m])
 		if (rule == "mmtests") {
 			printf "\n%-10s", "CI-ratio"
-			for (d = 0; d < nd; d++) printf " %*s", w, d == 0 ? "-" : na(cr[d, m], "%.4f")
+			for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(cr[d, m], "%.4f")
 		}
 		printf "\n%-10s", "MWU-p"
-		for (d = 0; d < nd; d++) printf " %*s", w, d == 0 ? "-" : na(mwp[d, m], "%.4f")
+		for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(mwp[d, m], "%.4f")
 		printf "\n%-10s", "SD-ratio"
-		for (d = 0; d < nd; d++) printf " %*s", w, d == 0 ? "-" : na(sdr[d, m], "%.4f")
+		for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(sdr[d, m], "%.4f")
 		printf "\n%-10s", "Var-p"
-		for (d = 0; d < nd; d++) printf " %*s", w, d == 0 ? "-" : na(vp[d, m], "%.4f") (vsig[d, m] ? "*" : "")
+		for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(vp[d, m], "%.4f") (vsig[d, m] ? "*" : "")
 		printf "\n"
 	}
 	printf "\n%% is the gain over %s (positive: better; abs: absolute, the baseline mean is 0); *x*: significant, %s, alpha %s\n", \
@@ -500,7 +550,7 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 }
 function row(name, a, m, w,    d) {
 	printf "\n%-10s", name
-	for (d = 0; d < nd; d++) printf " %*s", w, na(a[d, m], "%.2f")
+	for (d = 0; d < nd; d++) printf " %" w "s", na(a[d, m], "%.2f")
 }
 
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }

@@ -674,3 +674,26 @@ derive() {
 	grep -q '^HStddev  *0.63  *0.63$' <<<"$output"
 	grep -q '^AMean  *30.00 (   0.00%)  *27.40 (  -8.67%)$' <<<"$output"
 }
+
+# The measured machine may have busybox alone: its awk (Debian's is built
+# without the math library: no sqrt, exp, log or "^", no "%*s") must give
+# the same bytes as the host's awk.
+@test "compare: busybox awk computes the same" {
+	command -v busybox >/dev/null || skip "no busybox"
+	mkdir "$T/bin"
+	ln -s "$(command -v busybox)" "$T/bin/awk"
+	P=$F/sm_idle-published
+	for args in "$P/without $P/with" "$P/with $P/without" "$F/ipistorm-6.1 $F/ipistorm-6.12" \
+		"$F/idle_reentry-6.1 $F/idle_reentry-6.12" "$F/nohz_csd-6.1 $F/nohz_csd-6.12"; do
+		for opt in "-f text" "-f csv" "-f json" "-m mmtests" "-m mmtests -f csv"; do
+			# shellcheck disable=SC2086 # options and paths without blanks
+			run --separate-stderr "$S/compare.sh" $opt $args
+			want=$output want_rc=$status want_err=$stderr
+			# shellcheck disable=SC2086
+			PATH=$T/bin:$PATH run --separate-stderr "$S/compare.sh" $opt $args
+			[ "$status" -eq "$want_rc" ] || { echo "$opt $args: busybox exit $status, $want_rc: $stderr"; false; }
+			[ "$output" = "$want" ] || { echo "$opt $args"; diff <(echo "$want") <(echo "$output"); false; }
+			[ "$stderr" = "$want_err" ]
+		done
+	done
+}
