@@ -3,13 +3,65 @@
 # compare.sh passes every file name as a path (absolute or ./-prefixed), so
 # a directory named k=6.12 is never taken for an assignment. Variables:
 # metrics ("key:lower|higher|none ..."), primary, title (its name in the
-# normalized table), fmt, alpha, thresh, rule (welch or mmtests), strict.
+# normalized table), fmt, alpha, thresh, rule (welch or mmtests), strict,
+# sdfactor (the SD ratio of a variance regression), meansonly (1: the
+# spread is shown, never a verdict).
 # From the environment, where no escape is interpreted: CMP_LABELS and
 # CMP_DIRS (one per line, in the order of d), CMP_BENCH, CMP_PARAMS and
 # CMP_DIFFS (a file of "d<TAB>key<TAB>baseline value<TAB>value" lines, the
 # differences of meta.txt that change IPI cost). Exit 2 on bad input (error
 # on stderr, nothing on stdout) or, with strict, on any difference; 1 on a
 # significant regression, else 0.
+
+# Square root, exp and log in awk's arithmetic alone: busybox awk built
+# without its math library (Debian's) has neither them nor "^". Each is
+# exact to a unit or two in the last place: the argument is scaled by
+# powers of 2 (exact), then Newton's iteration (sqrt), Taylor's series of
+# mexp(r), |r| <= ln(2)/2, after a Cody-Waite reduction, or the series of
+# mlog((1 + s) / (1 - s)) = 2 (s + s^3/3 + ...), |s| <= 0.172.
+function sq(x) { return x * x }
+function msqrt(x,    g, h, k, i) {
+	if (x <= 0) return 0
+	k = 1
+	while (x >= 4) { x /= 4; k *= 2 }
+	while (x < 1) { x *= 4; k /= 2 }
+	g = 1.5
+	for (i = 0; i < 60; i++) {
+		h = (g + x / g) / 2
+		if (h == g) break
+		g = h
+	}
+	return g * k
+}
+function mexp(x,    k, r, t, s, i) {
+	if (x < -745) return 0
+	k = int(x / 0.6931471805599453 + (x >= 0 ? 0.5 : -0.5))
+	r = (x - k * 0.693147180369123816490) - k * 1.90821492927058770002e-10
+	s = t = 1
+	for (i = 1; i < 30; i++) {
+		t *= r / i
+		s += t
+		if (abs(t) < 1e-17 * s) break
+	}
+	for (; k > 0; k--) s *= 2
+	for (; k < 0; k++) s /= 2
+	return s
+}
+function mlog(x,    e, s, s2, t, sum, i) {
+	if (x <= 0) return -1e308
+	e = 0
+	while (x >= 2) { x /= 2; e++ }
+	while (x < 1) { x *= 2; e-- }
+	if (x > 1.4142135623730951) { x /= 2; e++ }
+	s = (x - 1) / (x + 1); s2 = s * s
+	sum = t = s
+	for (i = 3; i < 80; i += 2) {
+		t *= s2
+		sum += t / i
+		if (abs(t / i) < 1e-17 * abs(sum)) break
+	}
+	return e * 0.6931471805599453 + 2 * sum
+}
 
 function err(msg) {
 	if (!failed) print "compare.sh: " msg >"/dev/stderr"
@@ -22,10 +74,10 @@ function abs(x) { return x < 0 ? -x : x }
 function gammln(xx,    x, y, tmp, ser, j) {
 	y = x = xx
 	tmp = x + 5.5
-	tmp -= (x + 0.5) * log(tmp)
+	tmp -= (x + 0.5) * mlog(tmp)
 	ser = 1.000000000190015
 	for (j = 1; j <= 6; j++) ser += COF[j] / ++y
-	return -tmp + log(2.5066282746310005 * ser / x)
+	return -tmp + mlog(2.5066282746310005 * ser / x)
 }
 function betacf(a, b, x,    m, m2, aa, c, d, del, h, qab, qam, qap) {
 	qab = a + b; qap = a + 1; qam = a - 1
@@ -49,7 +101,7 @@ function betacf(a, b, x,    m, m2, aa, c, d, del, h, qab, qam, qap) {
 function betai(a, b, x,    bt) {
 	if (x <= 0) return 0
 	if (x >= 1) return 1
-	bt = exp(gammln(a + b) - gammln(a) - gammln(b) + a * log(x) + b * log(1 - x))
+	bt = mexp(gammln(a + b) - gammln(a) - gammln(b) + a * mlog(x) + b * mlog(1 - x))
 	if (x < (a + 1) / (a + b + 2)) return bt * betacf(a, b, x) / a
 	return 1 - bt * betacf(b, a, 1 - x) / b
 }
@@ -66,8 +118,8 @@ function welch(m1, v1, n1, m2, v2, n2,    se2) {
 		if (m1 == m2) T = 0
 		return
 	}
-	T = (m2 - m1) / sqrt(se2)
-	DF = se2 * se2 / ((v1 / n1) ^ 2 / (n1 - 1) + (v2 / n2) ^ 2 / (n2 - 1))
+	T = (m2 - m1) / msqrt(se2)
+	DF = se2 * se2 / (sq(v1 / n1) / (n1 - 1) + sq(v2 / n2) / (n2 - 1))
 	P = betai(DF / 2, 0.5, DF / (DF + T * T))
 }
 
@@ -75,7 +127,7 @@ function welch(m1, v1, n1, m2, v2, n2,    se2) {
 # approximation (relative error below 1.15e-9, ample for an interval).
 function qnorm(p,    q, r, x) {
 	if (p < 0.02425) {
-		q = sqrt(-2 * log(p))
+		q = msqrt(-2 * mlog(p))
 		x = (((((-7.784894002430293e-03 * q - 3.223964580411365e-01) * q - 2.400758277161838e+00) * q - 2.549732539343734e+00) * q + 4.374664141464968e+00) * q + 2.938163982698783e+00) / \
 		    ((((7.784695709041462e-03 * q + 3.224671290700398e-01) * q + 2.445134137142996e+00) * q + 3.754408661907416e+00) * q + 1)
 	} else if (p <= 1 - 0.02425) {
@@ -96,14 +148,152 @@ function qnorm(p,    q, r, x) {
 # when the intervals do not overlap. With no variance on either side
 # cidiff() returns the raw difference, so then a difference above 1 (in
 # the metric's unit) is significant. A side with one run has no stddev
-# (NaN), hence no interval, and nothing is significant.
+# (NaN), hence no interval, and nothing is significant. The sign is
+# mmtests': Compare.pm calls cidiff(baseline, ..., new, ...), which
+# subtracts its third argument from its first: the ratio is
+# (base - new) / (z sd_base + z sd_new), positive when the new mean is
+# lower. The means and stddevs are mmtests' (for a higher-is-better
+# metric the harmonic ones: "" when undefined).
 function cirat(m1, s1, n1, m2, s2, n2,    cisum) {
-	if (n1 < 2 || n2 < 2) return ""
+	if (n1 < 2 || n2 < 2 || m1 == "" || m2 == "" || s1 == "" || s2 == "") return ""
 	cisum = Z * s1 + Z * s2
-	return cisum == 0 ? m2 - m1 : (m2 - m1) / cisum
+	return cisum == 0 ? m1 - m2 : (m1 - m2) / cisum
+}
+
+# erfc(x): the complementary error function (Numerical Recipes' erfcc,
+# Chebyshev fit, fractional error below 1.2e-7 everywhere).
+function erfc(x,    z, t, r) {
+	z = abs(x)
+	t = 1 / (1 + 0.5 * z)
+	r = t * mexp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
+	    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + \
+	    t * (-0.82215223 + t * 0.17087277)))))))))
+	return x >= 0 ? r : 2 - r
+}
+
+# sortv(d, m, n): SV[1..n] = the n values of d and m in ascending order
+# (insertion sort: n is a number of runs).
+function sortv(d, m, n,    i, j, x) {
+	for (i = 1; i <= n; i++) {
+		x = val[d, m, i]
+		for (j = i - 1; j >= 1 && SV[j] > x; j--) SV[j + 1] = SV[j]
+		SV[j + 1] = x
+	}
+}
+# medci(n): MED, the median of SV[1..n], and its distribution-free
+# confidence interval of level >= 1 - alpha from order statistics:
+# [SV[k], SV[n + 1 - k]] for the largest k with P(B <= k - 1) <= alpha / 2,
+# B ~ Binomial(n, 1/2). CLO = CHI = "" when no k >= 1 exists (n < 6 at
+# alpha 0.05); CCOV is the interval's exact coverage, 1 - 2 P(B <= k - 1).
+function medci(n,    i, k, lt, cdf) {
+	MED = n % 2 ? SV[(n + 1) / 2] : (SV[n / 2] + SV[n / 2 + 1]) / 2
+	k = 0; cdf = 0; lt = -n * mlog(2)
+	for (i = 0; i < n; i++) {
+		cdf += mexp(lt)
+		if (cdf > alpha / 2 * (1 + 1e-12)) break
+		k = i + 1; CCOV = 1 - 2 * cdf
+		lt += mlog((n - i) / (i + 1))
+	}
+	if (k < 1) { CLO = CHI = CCOV = ""; return }
+	CLO = SV[k]; CHI = SV[n + 1 - k]
+}
+
+# mwu(m, d): the two-sided p of the Mann-Whitney U test (Wilcoxon rank
+# sum) of d against the baseline in m, ties given their mid-ranks. U is d's
+# statistic (pairs where d's value is the larger, ties counted 1/2). With
+# n1 + n2 <= MWU_EXACT the p is exact: the permutation distribution of d's
+# rank sum W, counted over all C(n1 + n2, n2) ways to draw d's runs from
+# the pooled ones (ties included), p = P(|W - E| >= |w - E|). Beyond it the
+# normal approximation with the tie correction of the variance and a
+# continuity correction of 1/2 (as R's wilcox.test(correct = TRUE)). Sets
+# MWU_U.
+function mwu(m, d,    n1, n2, N, i, j, x, g, r2, a, b, w2, t, T, e2, dev, c, s, smax, top, tot, hit, u, sig, K) {
+	n1 = cnt[0, m]; n2 = cnt[d, m]; N = n1 + n2
+	# the pooled values, sorted, with their side (1: d)
+	for (i = 1; i <= N; i++) {
+		x = i <= n1 ? val[0, m, i] : val[d, m, i - n1]; g = i > n1
+		for (j = i - 1; j >= 1 && PV[j] > x; j--) { PV[j + 1] = PV[j]; PG[j + 1] = PG[j] }
+		PV[j + 1] = x; PG[j + 1] = g
+	}
+	# doubled mid-ranks: integers, so that sums compare exactly
+	w2 = 0; T = 0
+	for (a = 1; a <= N; a = b + 1) {
+		for (b = a; b < N && PV[b + 1] == PV[a]; b++) ;
+		t = b - a + 1; T += t * t * t - t
+		for (i = a; i <= b; i++) { R2[i] = a + b; if (PG[i]) w2 += a + b }
+	}
+	MWU_U = w2 / 2 - n2 * (n2 + 1) / 2
+	e2 = n2 * (N + 1)
+	dev = abs(w2 - e2)
+	if (N <= MWU_EXACT) {
+		# C[j * K + s]: the ways to draw j of the runs seen so far with a
+		# doubled rank sum s
+		split("", C); K = N * (N + 1) + 1; C[0] = 1; smax = 0
+		for (i = 1; i <= N; i++) {
+			r2 = R2[i]; top = i < n2 ? i : n2
+			for (j = top; j >= 1; j--)
+				for (s = smax; s >= 0; s--)
+					if (((j - 1) * K + s) in C) C[j * K + s + r2] += C[(j - 1) * K + s]
+			smax += r2
+		}
+		tot = hit = 0
+		for (s = 0; s <= smax; s++)
+			if ((n2 * K + s) in C) {
+				c = C[n2 * K + s]; tot += c
+				if (abs(s - e2) >= dev) hit += c
+			}
+		return hit / tot
+	}
+	sig = msqrt(n1 * n2 / 12 * ((N + 1) - T / (N * (N - 1))))
+	u = dev / 2 - 0.5
+	if (sig == 0 || u <= 0) return 1
+	return erfc(u / sig / msqrt(2))
+}
+
+# bf(m, d): the p of the Brown-Forsythe test (Levene's test on the absolute
+# deviations from each side's median) of equal spread of d and the
+# baseline in m: a one-way ANOVA F(1, N - 2) of the deviations, p by the
+# regularized incomplete beta function. Robust to a bimodal or skewed
+# side, where an F test of the variances is not. "" with fewer than 3 runs
+# on a side (with 2 runs both deviations are equal: the test is
+# degenerate). No spread within the deviations: p = 1 when their means
+# are equal too, else 0.
+function bf(m, d,    k, dd, n, i, sz, zm, zbar, num, den, N, F) {
+	if (cnt[0, m] < 3 || cnt[d, m] < 3) return ""
+	N = 0; zbar = 0
+	for (k = 0; k <= 1; k++) {
+		dd = k ? d : 0; n = cnt[dd, m]; sz = 0
+		for (i = 1; i <= n; i++) { BZ[k, i] = abs(val[dd, m, i] - median[dd, m]); sz += BZ[k, i] }
+		zm[k] = sz / n; zbar += sz; N += n
+	}
+	zbar /= N; num = den = 0
+	for (k = 0; k <= 1; k++) {
+		dd = k ? d : 0; n = cnt[dd, m]
+		num += n * sq(zm[k] - zbar)
+		for (i = 1; i <= n; i++) den += sq(BZ[k, i] - zm[k])
+	}
+	if (den <= 0) return num <= 0 ? 1 : 0
+	F = num * (N - 2) / den
+	return betai((N - 2) / 2, 0.5, (N - 2) / (N - 2 + F))
+}
+
+# mmtests' summary of a higher-is-better metric: HM, the harmonic mean,
+# and HSD, its stddev msqrt(sum (1/x - 1/HM)^2 * HM^4 / n) (calc_hmean() and
+# calc_stddev() in bin/lib/MMTests/Stat.pm); "" (mmtests' NaN) when a value
+# is not positive, HSD also for one run.
+function hmean(d, m,    n, i, sr, ss) {
+	n = cnt[d, m]; sr = 0
+	for (i = 1; i <= n; i++) {
+		if (val[d, m, i] <= 0) { HM = HSD = ""; return }
+		sr += 1 / val[d, m, i]
+	}
+	HM = n / sr; ss = 0
+	for (i = 1; i <= n; i++) ss += sq(1 / val[d, m, i] - 1 / HM)
+	HSD = n > 1 ? msqrt(ss * sq(sq(HM)) / n) : ""
 }
 
 BEGIN {
+	MWU_EXACT = 40
 	split("76.18009172947146 -86.50532032941677 24.01409824083091 -1.231739572450155 0.1208650973866179e-2 -0.5395239384953e-5", COF, " ")
 	Z = qnorm(1 - alpha / 2)
 	nm = split(metrics, ml, " ")
@@ -122,6 +312,11 @@ BEGIN {
 			ndiff++; xd[ndiff] = x[1]; xk[ndiff] = x[2]; xb[ndiff] = x[3]; xv[ndiff] = x[4]
 		}
 	nf = 0
+	# JSON escapes of the control characters (a label is any string)
+	for (i = 1; i < 32; i++) JESC[sprintf("%c", i)] = sprintf("\\u%04x", i)
+	JESC[sprintf("%c", 127)] = "\\u007f"
+	JESC["\t"] = "\\t"; JESC["\n"] = "\\n"; JESC["\r"] = "\\r"
+	JESC["\\"] = "\\\\"; JESC["\""] = "\\\""
 }
 FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 {
@@ -140,9 +335,10 @@ FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 }
 # na(x, f): x formatted, or "n/a" when it is undefined ("").
 function na(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
-# worse(d, m): the mean of d is worse than the baseline's in m's direction.
+# worse(d, m): the compared mean of d is worse than the baseline's in m's direction.
 function worse(d, m) {
-	return mdirn[m] == "lower" ? mean[d, m] > mean[0, m] : mdirn[m] == "higher" ? mean[d, m] < mean[0, m] : 0
+	if (cmean[d, m] == "" || cmean[0, m] == "") return 0
+	return mdirn[m] == "lower" ? cmean[d, m] > cmean[0, m] : mdirn[m] == "higher" ? cmean[d, m] < cmean[0, m] : 0
 }
 END {
 	if (failed) exit 2
@@ -168,25 +364,40 @@ END {
 			}
 			mean[d, m] = s / n
 			ss = 0
-			for (c = 1; c <= n; c++) ss += (val[d, m, c] - mean[d, m]) ^ 2
+			for (c = 1; c <= n; c++) ss += sq(val[d, m, c] - mean[d, m])
 			# one run has no sample variance: n/a, as mmtests' NaN
 			var[d, m] = n > 1 ? ss / (n - 1) : 0
-			sd[d, m] = n > 1 ? sqrt(var[d, m]) : ""
+			sd[d, m] = n > 1 ? msqrt(var[d, m]) : ""
 			cv[d, m] = n > 1 && mean[d, m] != 0 ? sd[d, m] / abs(mean[d, m]) * 100 : ""
 			min[d, m] = mn; max[d, m] = mx; N[d, m] = n
-			b = mean[0, m]
+			sortv(d, m, n); medci(n)
+			median[d, m] = MED; mclo[d, m] = CLO; mchi[d, m] = CHI; mccov[d, m] = CCOV
+			# the mean the rule compares: mmtests' harmonic one for a
+			# higher-is-better metric
+			if (rule == "mmtests" && mdirn[m] == "higher") {
+				hmean(d, m); cmean[d, m] = HM; csd[d, m] = HSD
+			} else {
+				cmean[d, m] = mean[d, m]; csd[d, m] = sd[d, m]
+			}
+			b = cmean[0, m]
 			# A zero baseline has no ratio: the change is absolute then.
-			absch[d, m] = mean[d, m] - b
-			absgain[d, m] = mdirn[m] == "lower" ? -absch[d, m] : absch[d, m]
-			if (absgain[d, m] == 0) absgain[d, m] = absch[d, m] = 0	# no "-0.00"
-			norm[d, m] = b != 0 ? mean[d, m] / b : ""
-			normsd[d, m] = b != 0 && sd[d, m] != "" ? sd[d, m] / abs(b) : ""
-			change[d, m] = b != 0 ? absch[d, m] / abs(b) * 100 : mean[d, m] == 0 ? 0 : ""
+			absch[d, m] = cmean[d, m] == "" || b == "" ? "" : cmean[d, m] - b
+			absgain[d, m] = absch[d, m] == "" ? "" : mdirn[m] == "lower" ? -absch[d, m] : absch[d, m]
+			if (absgain[d, m] == 0 && absgain[d, m] != "") absgain[d, m] = absch[d, m] = 0	# no "-0.00"
+			norm[d, m] = mean[0, m] != 0 ? mean[d, m] / mean[0, m] : ""
+			normsd[d, m] = mean[0, m] != 0 && sd[d, m] != "" ? sd[d, m] / abs(mean[0, m]) : ""
+			change[d, m] = absch[d, m] == "" ? "" : b != 0 ? absch[d, m] / abs(b) * 100 : cmean[d, m] == 0 ? 0 : ""
 			gain[d, m] = change[d, m] == "" ? "" : mdirn[m] == "lower" ? -change[d, m] : change[d, m]
 			if (gain[d, m] == 0 && gain[d, m] != "") gain[d, m] = change[d, m] = 0
+			mwp[d, m] = vp[d, m] = sdr[d, m] = ""
 			if (d) {
-				welch(b, var[0, m], N[0, m], mean[d, m], var[d, m], n)
-				cr[d, m] = cirat(b, sd[0, m], N[0, m], mean[d, m], sd[d, m], n)
+				welch(mean[0, m], var[0, m], N[0, m], mean[d, m], var[d, m], n)
+				cr[d, m] = cirat(b, csd[0, m], N[0, m], cmean[d, m], csd[d, m], n)
+				if (N[0, m] >= 2 && n >= 2) {
+					mwp[d, m] = mwu(m, d); mwuu[d, m] = MWU_U
+					vp[d, m] = bf(m, d)
+					sdr[d, m] = sd[0, m] > 0 ? sd[d, m] / sd[0, m] : sd[d, m] == 0 ? 1 : ""
+				}
 			} else {
 				P = -1; T = DF = ""; cr[d, m] = ""
 			}
@@ -201,56 +412,136 @@ END {
 			if (regr[d, m]) {
 				nreg++
 				printf "compare.sh: regression: %s %s: %s worse than %s (%s, threshold %s%%)\n", \
-					dlabel[d], mname[m], gain[d, m] == "" ? sprintf("%.2f -> %.2f, from a zero baseline,", b, mean[d, m]) : sprintf("%.2f%%", -gain[d, m]), \
+					dlabel[d], mname[m], gain[d, m] == "" ? sprintf("%.2f -> %.2f, from a zero baseline,", b, cmean[d, m]) : sprintf("%.2f%%", -gain[d, m]), \
 					dlabel[0], rule == "mmtests" ? sprintf("mmtests CI ratio %.4g", cr[d, m]) : sprintf("p=%.4g", P), thresh >"/dev/stderr"
 			}
+			# The spread: significant by Brown-Forsythe; a regression when
+			# the SD grew by the factor -s (from none: any growth), in a
+			# metric with a direction
+			vsig[d, m] = d > 0 && vp[d, m] != "" && vp[d, m] < alpha
+			vregr[d, m] = vsig[d, m] && mdirn[m] != "none" && (sdr[d, m] == "" || sdr[d, m] >= sdfactor)
+			if (vregr[d, m]) {
+				nvreg++
+				printf "compare.sh: %s: %s %s: run-to-run SD %s than %s (Brown-Forsythe p=%.4g, factor %s)\n", \
+					meansonly ? "variance change (means only, no verdict)" : "variance regression", dlabel[d], mname[m], \
+					sdr[d, m] == "" ? "from none to " sprintf("%.4g", sd[d, m]) ", higher" : sprintf("%.3gx higher", sdr[d, m]), \
+					dlabel[0], vp[d, m], sdfactor >"/dev/stderr"
+			}
 			if (mname[m] == primary) pm = m
+		}
+	# A side with one run has no spread: no verdict can be given on it.
+	nnc = 0
+	for (d = 0; d < nd; d++)
+		if (nfiles[d] < 2) {
+			ncd[++nnc] = d
+			printf "compare.sh: not comparable: %s has %d run (%s): a verdict needs at least 2 runs on each side\n", \
+				dlabel[d], nfiles[d], ddir[d] >"/dev/stderr"
 		}
 	for (i = 1; i <= ndiff; i++)
 		printf "compare.sh: %s: %s %s differs from %s: '%s', baseline '%s'\n", strict ? "error" : "warning", \
 			dlabel[xd[i]], xk[i], dlabel[0], xv[i], xb[i] >"/dev/stderr"
 	if (fmt == "csv") csv(); else if (fmt == "json") json(); else text()
-	if (strict && ndiff) exit 3
-	exit nreg ? 1 : 0
+	if ((strict && ndiff) || nnc) exit 3
+	exit nreg || (nvreg && !meansonly) ? 1 : 0
 }
 
-# gaincell(d, m): " (x%)", " *x%*" when significant, absolute from a zero
-# baseline.
-function gaincell(d, m,    g) {
-	g = gain[d, m] == "" ? sprintf("%+.2f abs", absgain[d, m]) : sprintf("%7.2f%%", gain[d, m])
-	return sig[d, m] ? " *" g "*" : " (" g ")"
+# gaincell(d, m, x, mark): " (x%)", " *x%*" when mark, absolute from a
+# zero baseline: the gain of the mean x over the baseline's.
+function gaincell(d, m, x, mark,    g, b) {
+	b = x[0, m]
+	if (x[d, m] == "" || b == "") return ""
+	if (!d) return " (   0.00%)"
+	g = x[d, m] - b
+	if (mdirn[m] == "lower") g = -g
+	g = b != 0 ? sprintf("%7.2f%%", g / abs(b) * 100) : sprintf("%+.2f abs", g)
+	sub(/-0\.00%$/, " 0.00%", g); sub(/^ *-0\.00 abs$/, "+0.00 abs", g)
+	return mark ? " *" g "*" : " (" g ")"
 }
-function text(    d, i, m, w, lw, cell) {
+# spread(d, m): "SD x.xx lower/higher (p=...)" words of the variance test.
+function spread(d, m) {
+	if (sdr[d, m] == "") return sprintf("run-to-run SD from 0 to %.4g", sd[d, m])
+	return sprintf("run-to-run SD %.3gx %s", sdr[d, m] >= 1 ? sdr[d, m] : 1 / sdr[d, m], sdr[d, m] >= 1 ? "higher" : "lower")
+}
+function text(    d, i, m, w, lw, any, hm, words, line) {
 	lw = 8
 	for (d = 0; d < nd; d++) if (length(dlabel[d]) > lw) lw = length(dlabel[d])
 	printf "%s %s\n\n", bench, params
-	printf "%-*s %8s\n", lw + 2, "kernel:", title " [pct imp]"
-	for (d = 0; d < nd; d++)
-		printf "%-*s %8s %s\n", lw + 2, dlabel[d], na(norm[d, pm], "%.2f"),
-			!d ? "[baseline]" : gain[d, pm] == "" ? sprintf("[%+.2f abs]", absgain[d, pm]) : sprintf("[%.2f%%]", gain[d, pm])
+	# the mean's change and the spread's: "*" marks a significant one
+	printf "%-" (lw + 2) "s %-25s %s\n", "kernel:", title " [pct imp]", "sd-ratio [var-p]"
+	for (d = 0; d < nd; d++) {
+		line = sprintf("%-" (lw + 2) "s %8s %-16s %s", dlabel[d], na(norm[d, pm], "%.2f"),
+			!d ? "[baseline]" : (gain[d, pm] == "" ? sprintf("[%+.2f abs]", absgain[d, pm]) : sprintf("[%.2f%%]", gain[d, pm])) (sig[d, pm] ? "*" : ""),
+			!d ? "" : sprintf("%8s [%s]%s", sdr[d, pm] == "" ? (sd[d, pm] == "" ? "n/a" : "inf") : sprintf("%.2f", sdr[d, pm]), \
+				na(vp[d, pm], "%.4f"), vsig[d, pm] ? "*" : ""))
+		sub(/ +$/, "", line)
+		print line
+	}
 	w = 25
 	for (d = 0; d < nd; d++) if (length(dlabel[d]) > w) w = length(dlabel[d])
+	for (i = 1; i <= nused; i++)
+		for (d = 0; d < nd; d++)
+			if (mclo[d, used[i]] != "" && length(sprintf("%.2f..%.2f", mclo[d, used[i]], mchi[d, used[i]])) > w)
+				w = length(sprintf("%.2f..%.2f", mclo[d, used[i]], mchi[d, used[i]]))
 	for (i = 1; i <= nused; i++) {
 		m = used[i]
+		hm = rule == "mmtests" && mdirn[m] == "higher"
 		printf "\n%s (%s)\n%-10s", mname[m], mdirn[m] == "none" ? "change shown, no direction" : mdirn[m] " is better", ""
-		for (d = 0; d < nd; d++) printf " %*s", w, dlabel[d]
+		for (d = 0; d < nd; d++) printf " %" w "s", dlabel[d]
 		printf "\n%-10s", "Runs"
-		for (d = 0; d < nd; d++) printf " %*d", w, N[d, m]
+		for (d = 0; d < nd; d++) printf " %" w "d", N[d, m]
 		printf "\n%-10s", "AMean"
-		for (d = 0; d < nd; d++) printf " %*s", w, sprintf("%.2f", mean[d, m]) gaincell(d, m)
+		for (d = 0; d < nd; d++) printf " %" w "s", sprintf("%.2f", mean[d, m]) gaincell(d, m, mean, sig[d, m] && !hm)
 		row("Stddev", sd, m, w); row("CoeffVar", cv, m, w)
-		row("Min", min, m, w); row("Max", max, m, w)
+		if (hm) {
+			printf "\n%-10s", "HMean"
+			for (d = 0; d < nd; d++) printf " %" w "s", cmean[d, m] == "" ? "n/a" : sprintf("%.2f", cmean[d, m]) gaincell(d, m, cmean, sig[d, m])
+			row("HStddev", csd, m, w)
+		}
+		row("Min", min, m, w); row("Median", median, m, w)
+		printf "\n%-10s", "Median-CI"
+		for (d = 0; d < nd; d++) printf " %" w "s", mclo[d, m] == "" ? "n/a" : sprintf("%.2f..%.2f", mclo[d, m], mchi[d, m])
+		row("Max", max, m, w)
 		printf "\n%-10s", "Welch-p"
 		for (d = 0; d < nd; d++)
-			printf " %*s", w, d == 0 ? "-" : p[d, m] < 0 ? "n/a" : sprintf("%.4f", p[d, m])
+			printf " %" w "s", d == 0 ? "-" : p[d, m] < 0 ? "n/a" : sprintf("%.4f", p[d, m])
 		if (rule == "mmtests") {
 			printf "\n%-10s", "CI-ratio"
-			for (d = 0; d < nd; d++) printf " %*s", w, d == 0 ? "-" : na(cr[d, m], "%.4f")
+			for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(cr[d, m], "%.4f")
 		}
+		printf "\n%-10s", "MWU-p"
+		for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(mwp[d, m], "%.4f")
+		printf "\n%-10s", "SD-ratio"
+		for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(sdr[d, m], "%.4f")
+		printf "\n%-10s", "Var-p"
+		for (d = 0; d < nd; d++) printf " %" w "s", d == 0 ? "-" : na(vp[d, m], "%.4f") (vsig[d, m] ? "*" : "")
 		printf "\n"
 	}
 	printf "\n%% is the gain over %s (positive: better; abs: absolute, the baseline mean is 0); *x*: significant, %s, alpha %s\n", \
-		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart)" : "Welch's t-test", alpha
+		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart; the harmonic mean where higher is better)" : "Welch's t-test", alpha
+	printf "Median-CI: %d%% or more (order statistics); MWU-p: Mann-Whitney U, %s; Var-p: Brown-Forsythe (Levene on medians), *: significant\n", \
+		(1 - alpha) * 100, "exact to " MWU_EXACT " runs in all, else normal with tie correction"
+	printf "\nVerdict (%s):\n", meansonly ? "means only: the spread is shown, not judged" : "mean and spread, SD factor " sdfactor
+	for (d = 1; d < nd; d++) {
+		any = 0
+		for (i = 1; i <= nused; i++) {
+			m = used[i]
+			if (mdirn[m] == "none" || (!sig[d, m] && !vsig[d, m])) continue
+			words = ""
+			if (sig[d, m])
+				words = sprintf("%s %s (%s)%s", hm = (rule == "mmtests" && mdirn[m] == "higher") ? "hmean" : "mean", \
+					gain[d, m] == "" ? sprintf("%+.2f abs", absgain[d, m]) : sprintf("%.2f%% %s", abs(gain[d, m]), gain[d, m] >= 0 ? "better" : "worse"), \
+					rule == "mmtests" ? sprintf("CI ratio %.4g", cr[d, m]) : sprintf("Welch p=%.2g", p[d, m]), \
+					regr[d, m] ? ": REGRESSION (threshold " thresh "%)" : "")
+			if (vsig[d, m])
+				words = words (words == "" ? "" : "; ") sprintf("%s, p=%.2g (Brown-Forsythe)%s", spread(d, m), vp[d, m], \
+					vregr[d, m] ? (meansonly ? ": not judged (means only)" : ": VARIANCE REGRESSION (factor " sdfactor ")") : "")
+			printf "  %s %s: %s\n", dlabel[d], mname[m], words
+			any = 1
+		}
+		if (!any) printf "  %s: no significant change of a mean or of the spread\n", dlabel[d]
+	}
+	for (i = 1; i <= nnc; i++)
+		printf "\nNot comparable: %s has %d run: a verdict needs at least 2 runs on each side\n", dlabel[ncd[i]], nfiles[ncd[i]]
 	if (ndiff) {
 		printf "\nNot comparable: %d difference%s of the machine state (meta.txt) from %s:\n", ndiff, (ndiff > 1 ? "s" : ""), dlabel[0]
 		for (i = 1; i <= ndiff; i++)
@@ -259,34 +550,53 @@ function text(    d, i, m, w, lw, cell) {
 }
 function row(name, a, m, w,    d) {
 	printf "\n%-10s", name
-	for (d = 0; d < nd; d++) printf " %*s", w, na(a[d, m], "%.2f")
+	for (d = 0; d < nd; d++) printf " %" w "s", na(a[d, m], "%.2f")
 }
 
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 # e(x, f): x formatted, empty when undefined.
 function e(x, f) { return x == "" ? "" : sprintf(f, x) }
 function csv(    d, i, m) {
-	print "format,record,name,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,abs_change,t,df,p,ci_ratio,significant,regression,baseline_value,value"
+	print "format,record,name,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,abs_change,t,df,p,ci_ratio,significant,regression,baseline_value,value,median,median_ci_low,median_ci_high,mwu_u,mwu_p,sd_ratio,var_p,var_significant,var_regression,mmtests_mean,mmtests_stddev"
 	for (i = 1; i <= nused; i++)
 		for (d = 0; d < nd; d++) {
 			m = used[i]
-			printf "ipistorm-compare/2,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%.4f,%s,%s,%s,%s,%d,%d,,\n", \
+			printf "ipistorm-compare/3,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,,,%.4f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", \
 				mname[m], mdirn[m], q(dlabel[d]), q(ddir[d]), N[d, m], mean[d, m], e(sd[d, m], "%.4f"), e(cv[d, m], "%.4f"), \
 				min[d, m], max[d, m], e(norm[d, m], "%.6f"), e(normsd[d, m], "%.6f"), e(change[d, m], "%.4f"), \
-				e(gain[d, m], "%.4f"), absch[d, m], e(tt[d, m], "%.6f"), e(df[d, m], "%.4f"), \
-				p[d, m] < 0 ? "" : sprintf("%.6g", p[d, m]), e(cr[d, m], "%.6g"), sig[d, m], regr[d, m]
+				e(gain[d, m], "%.4f"), e(absch[d, m], "%.4f"), e(tt[d, m], "%.6f"), e(df[d, m], "%.4f"), \
+				p[d, m] < 0 ? "" : sprintf("%.6g", p[d, m]), e(cr[d, m], "%.6g"), sig[d, m], regr[d, m], \
+				median[d, m], e(mclo[d, m], "%.4f"), e(mchi[d, m], "%.4f"), d ? e(mwuu[d, m], "%.1f") : "", e(mwp[d, m], "%.6g"), \
+				e(sdr[d, m], "%.6g"), e(vp[d, m], "%.6g"), vsig[d, m], vregr[d, m] && !meansonly, \
+				rule == "mmtests" ? e(cmean[d, m], "%.4f") : "", rule == "mmtests" ? e(csd[d, m], "%.4f") : ""
 		}
 	for (i = 1; i <= ndiff; i++)
-		printf "ipistorm-compare/2,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
+		printf "ipistorm-compare/3,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
+	for (i = 1; i <= nnc; i++)
+		printf "ipistorm-compare/3,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
 }
 
-function js(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
+# js(s): s as a JSON string. Character by character: gsub's treatment of
+# backslashes in the replacement differs between awks.
+function js(s,    o, i, c) {
+	for (i = 1; i <= length(s); i++) {
+		c = substr(s, i, 1)
+		o = o ((c in JESC) ? JESC[c] : c)
+	}
+	return "\"" o "\""
+}
 function jn(x, f) { return x == "" ? "null" : sprintf(f, x) }
 function json(    d, i, m) {
-	printf "{\n  \"format\": \"ipistorm-compare/2\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
+	printf "{\n  \"format\": \"ipistorm-compare/3\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
 	printf "  \"primary\": %s,\n  \"rule\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", \
 		js(primary), js(rule), alpha + 0, thresh + 0, nreg
-	printf "  \"comparable\": %s,\n  \"differences\": [", ndiff ? "false" : "true"
+	printf "  \"sd_factor\": %s,\n  \"means_only\": %s,\n  \"variance_regressions\": %d,\n", sdfactor + 0, meansonly ? "true" : "false", \
+		meansonly ? 0 : nvreg
+	printf "  \"comparable\": %s,\n  \"not_comparable\": [", (ndiff || nnc) ? "false" : "true"
+	for (i = 1; i <= nnc; i++)
+		printf "%s\n    {\"label\": %s, \"dir\": %s, \"runs\": %d, \"reason\": \"fewer than 2 runs\"}", (i > 1 ? "," : ""), \
+			js(dlabel[ncd[i]]), js(ddir[ncd[i]]), nfiles[ncd[i]]
+	printf "%s],\n  \"differences\": [", nnc ? "\n  " : ""
 	for (i = 1; i <= ndiff; i++)
 		printf "%s\n    {\"label\": %s, \"dir\": %s, \"key\": %s, \"baseline\": %s, \"value\": %s}", (i > 1 ? "," : ""), \
 			js(dlabel[xd[i]]), js(ddir[xd[i]]), js(xk[i]), js(xb[i]), js(xv[i])
@@ -297,11 +607,16 @@ function json(    d, i, m) {
 		m = used[i]
 		printf "%s\n    {\"name\": %s, \"direction\": %s, \"values\": [", (i > 1 ? "," : ""), js(mname[m]), js(mdirn[m])
 		for (d = 0; d < nd; d++)
-			printf "%s\n      {\"label\": %s, \"n\": %d, \"mean\": %.4f, \"stddev\": %s, \"coeffvar_pct\": %s, \"min\": %.4f, \"max\": %.4f, \"norm_mean\": %s, \"norm_stddev\": %s, \"change_pct\": %s, \"gain_pct\": %s, \"abs_change\": %.4f, \"t\": %s, \"df\": %s, \"p\": %s, \"ci_ratio\": %s, \"significant\": %s, \"regression\": %s}", \
+			printf "%s\n      {\"label\": %s, \"n\": %d, \"mean\": %.4f, \"stddev\": %s, \"coeffvar_pct\": %s, \"min\": %.4f, \"max\": %.4f, \"norm_mean\": %s, \"norm_stddev\": %s, \"change_pct\": %s, \"gain_pct\": %s, \"abs_change\": %s, \"t\": %s, \"df\": %s, \"p\": %s, \"ci_ratio\": %s, \"significant\": %s, \"regression\": %s, " \
+				"\"median\": %.4f, \"median_ci_low\": %s, \"median_ci_high\": %s, \"mwu_u\": %s, \"mwu_p\": %s, \"sd_ratio\": %s, \"var_p\": %s, " \
+				"\"var_significant\": %s, \"var_regression\": %s, \"mmtests_mean\": %s, \"mmtests_stddev\": %s}", \
 				d ? "," : "", js(dlabel[d]), N[d, m], mean[d, m], jn(sd[d, m], "%.4f"), jn(cv[d, m], "%.4f"), min[d, m], max[d, m], \
-				jn(norm[d, m], "%.6f"), jn(normsd[d, m], "%.6f"), jn(change[d, m], "%.4f"), jn(gain[d, m], "%.4f"), absch[d, m], \
+				jn(norm[d, m], "%.6f"), jn(normsd[d, m], "%.6f"), jn(change[d, m], "%.4f"), jn(gain[d, m], "%.4f"), jn(absch[d, m], "%.4f"), \
 				jn(tt[d, m], "%.6f"), jn(df[d, m], "%.4f"), p[d, m] < 0 ? "null" : sprintf("%.6g", p[d, m]), jn(cr[d, m], "%.6g"), \
-				sig[d, m] ? "true" : "false", regr[d, m] ? "true" : "false"
+				sig[d, m] ? "true" : "false", regr[d, m] ? "true" : "false", \
+				median[d, m], jn(mclo[d, m], "%.4f"), jn(mchi[d, m], "%.4f"), d ? jn(mwuu[d, m], "%.1f") : "null", jn(mwp[d, m], "%.6g"), \
+				jn(sdr[d, m], "%.6g"), jn(vp[d, m], "%.6g"), vsig[d, m] ? "true" : "false", vregr[d, m] && !meansonly ? "true" : "false", \
+				rule == "mmtests" ? jn(cmean[d, m], "%.4f") : "null", rule == "mmtests" ? jn(csd[d, m], "%.4f") : "null"
 		printf "\n    ]}"
 	}
 	printf "\n  ]\n}\n"

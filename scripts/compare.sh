@@ -1,75 +1,109 @@
-#!/bin/bash
+#!/bin/sh
 # compare.sh: compare result directories of run.sh against a baseline.
 #
-#   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE OTHER...
-#     -f  output format (default text); csv and json are ipistorm-compare/2
+#   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests]
+#              [-s FACTOR] [-M] [-x] BASELINE OTHER...
+#     -f  output format (default text); csv and json are ipistorm-compare/3
 #     -l  labels of the directories, comma-separated, unique (default: the
 #         kernel release in each meta.txt, made unique)
 #     -a  significance level (default 0.05)
 #     -t  regression threshold in percent (default 5)
 #     -m  significance rule: welch (default, Welch's two-sided t-test) or
-#         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart)
+#         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart,
+#         the harmonic mean and its stddev where higher is better)
+#     -s  SD ratio of a variance regression (default 2): the run-to-run SD
+#         at least FACTOR times the baseline's and the Brown-Forsythe test
+#         significant
+#     -M  judge the means only (the spread is shown, never a verdict)
 #     -x  strict: any difference of the machine state is fatal (exit 2)
 #
-# Every directory must hold meta.txt (ipistorm-run/1 or /2) and iter-*.txt
-# of the same bench with the same params and storm. Statistics are over the
-# iterations: arithmetic mean, sample standard deviation (n/a for one run),
-# and against the baseline Welch's t-test or mmtests' rule. Differences of
+# Every directory must hold meta.txt (ipistorm-run/1 or /2) and as many
+# iter-*.txt as its iterations= says, of the same bench with the same
+# params and storm; a directory with fewer than 2 runs is not comparable
+# (report written, exit 2). Statistics are over the
+# iterations: arithmetic mean, sample standard deviation, median with its
+# 95% interval (order statistics), and against the baseline Welch's t-test
+# or mmtests' rule, the Mann-Whitney U test (exact to 40 runs in all), the
+# SD ratio and the Brown-Forsythe test of equal spread. Differences of
 # meta.txt that change IPI cost (CPU, microcode, command line, frequency
 # and idle control, SMT, mitigations, preemption, HZ, clocksource) are
 # reported, and warned about on stderr. Exit: 0 no significant regression
 # beyond the threshold, 1 some metric regressed significantly by more than
-# -t percent (named on stderr), 2 usage or bad input (nothing written on
-# stdout then), or with -x a difference of the machine state (the report is
-# written, the differences named on stderr).
-set -euo pipefail
+# -t percent, or its spread by -s (each named on stderr), 2 usage or bad
+# input (nothing written on stdout then), a directory with fewer than 2
+# runs, or with -x a difference of the machine state (the report is
+# written, the differences named on stderr). POSIX sh and awk: runs under
+# busybox on the measured machine.
+set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-x] BASELINE_DIR OTHER_DIR..."
+USAGE="$PROG [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-s FACTOR] [-M] [-x] BASELINE_DIR OTHER_DIR..."
+nl='
+'
 
 # bad MSG: bad input, exit 2 (nothing written on stdout).
 bad() {
 	log "$*"
 	exit 2
 }
+# matches STRING ERE: STRING, one line, matches the extended regex ERE.
+matches() {
+	case $1 in *"$nl"*) return 1 ;; esac
+	printf '%s\n' "$1" | awk -v re="$2" '{ exit !($0 ~ re) }'
+}
 
-fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0
-while getopts f:l:a:t:m:xh opt; do
+fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0 sdfactor=2 meansonly=0
+while getopts f:l:a:t:m:s:Mxh opt; do
 	case $opt in
 	f)
 		fmt=$OPTARG
-		[[ $fmt == text || $fmt == csv || $fmt == json ]] ||
-			usage_error "-f: unknown format '$fmt'"
+		case $fmt in text | csv | json) ;; *) usage_error "-f: unknown format '$fmt'" ;; esac
 		;;
 	l) labels=$OPTARG ;;
 	a)
 		alpha=$OPTARG
-		[[ $alpha =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] ||
+		matches "$alpha" '^0?\.[0-9]*[1-9][0-9]*$' ||
 			usage_error "-a: '$alpha' is not a level between 0 and 1"
 		;;
 	t)
 		thresh=$OPTARG
-		[[ $thresh =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		matches "$thresh" '^[0-9]+(\.[0-9]+)?$' ||
 			usage_error "-t: '$thresh' is not a percentage"
 		;;
 	m)
 		rule=$OPTARG
-		[[ $rule == welch || $rule == mmtests ]] ||
-			usage_error "-m: unknown rule '$rule' (welch or mmtests)"
+		case $rule in welch | mmtests) ;; *) usage_error "-m: unknown rule '$rule' (welch or mmtests)" ;; esac
 		;;
+	s)
+		sdfactor=$OPTARG
+		if ! matches "$sdfactor" '^[0-9]+(\.[0-9]+)?$' || ! awk -v f="$sdfactor" 'BEGIN { exit !(f > 1) }'; then
+			usage_error "-s: '$sdfactor' is not a factor above 1"
+		fi
+		;;
+	M) meansonly=1 ;;
 	x) strict=1 ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
-(($# >= 2)) || usage_error "give a baseline and at least one other directory"
+[ $# -ge 2 ] || usage_error "give a baseline and at least one other directory"
+base=$1 nd=$#
 
 # meta DIR KEY: a key of DIR/meta.txt (empty when absent).
 meta() { key "$2" "$1/meta.txt"; }
 
-IFS=, read -r -a lab <<<"$labels"
-if [[ -n $labels ]] && ((${#lab[@]} != $#)); then
-	bad "-l gives ${#lab[@]} labels for $# directories"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/diffs"
+: >"$tmp/labels"
+: >"$tmp/dirs"
+# -l: one label a line; a label never holds a newline (the lists below
+# are one a line)
+if [ -n "$labels" ]; then
+	case $labels in *"$nl"*) bad "-l: a label holds a newline" ;; esac
+	printf '%s\n' "$labels" | tr , '\n' >"$tmp/given"
+	nlab=$(wc -l <"$tmp/given")
+	[ "$nlab" -eq "$nd" ] || bad "-l gives $nlab labels for $nd directories"
 fi
 
 # differences BASE OTHER: "key<TAB>baseline<TAB>value" for each key of
@@ -102,7 +136,8 @@ differences() {
 	BEGIN {
 		KEYS = "^(cpu_model|microcode|cmdline|idle|cpufreq_driver|governor|governors|boost|no_turbo|" \
 			"boost_policies|pstate_status|epp|cpuidle_driver|cpuidle_governor|cpuidle\\.state[0-9]+|" \
-			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|vuln\\..*|preempt|hz|no_hz|clocksource)$"
+			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|sockets|numa_nodes|node[0-9]+\\.cpulist|llc|" \
+			"bios|irqbalance|vuln\\..*|preempt|hz|no_hz|nohz_full|sched_features|clocksource)$"
 		load(ENVIRON["A"], a); load(ENVIRON["B"], b)
 		for (i = 1; i <= n; i++) {
 			k = order[i]
@@ -114,67 +149,80 @@ differences() {
 	}'
 }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-: >"$tmp/diffs"
-args=() labs=() dirs=()
 i=0
 for d in "$@"; do
-	[[ -d $d ]] || bad "$d: no such directory"
-	[[ -f $d/meta.txt ]] || bad "$d: no meta.txt (not a run.sh result directory)"
+	case $d in *"$nl"*) bad "a directory name holds a newline" ;; esac
+	[ -d "$d" ] || bad "$d: no such directory"
+	[ -f "$d/meta.txt" ] || bad "$d: no meta.txt (not a run.sh result directory)"
 	case $(meta "$d" format) in
 	ipistorm-run/1 | ipistorm-run/2) ;;
 	*) bad "$d/meta.txt: format is '$(meta "$d" format)', want ipistorm-run/1 or ipistorm-run/2" ;;
 	esac
-	[[ $(meta "$d" status) == ok ]] ||
+	[ "$(meta "$d" status)" = ok ] ||
 		bad "$d/meta.txt: status is '$(meta "$d" status)', not ok: the run did not complete"
-	shopt -s nullglob
-	iters=("$d"/iter-[0-9]*.txt)
-	shopt -u nullglob
-	((${#iters[@]} > 0)) || bad "$d: no iter-*.txt result files"
-	for f in "${iters[@]}"; do
-		[[ -s $f ]] || bad "$f: empty result file"
-	done
-	for k in bench params storm; do
-		[[ $(meta "$d" "$k") == $(meta "$1" "$k") ]] ||
-			bad "$d: $k '$(meta "$d" "$k")' differs from the baseline's '$(meta "$1" "$k")' ($1)"
-	done
 	# awk takes an argument NAME=VALUE for an assignment: give it paths
 	# that cannot be one.
-	[[ $d == /* ]] || iters=("${iters[@]/#/./}")
-	args+=("d=$i" "${iters[@]}")
-	if [[ -n $labels ]]; then
-		labs+=("${lab[i]}")
+	n=0
+	: >"$tmp/files.$i"
+	for f in "$d"/iter-[0-9]*.txt; do
+		[ -e "$f" ] || continue
+		[ -s "$f" ] || bad "$f: empty result file"
+		case $f in /*) ;; *) f=./$f ;; esac
+		printf '%s\n' "$f" >>"$tmp/files.$i"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || bad "$d: no iter-*.txt result files"
+	# A run cut short, or files lost or added since: the count run.sh
+	# recorded must be the count found.
+	it=$(meta "$d" iterations)
+	[ -z "$it" ] || [ "$it" = "$n" ] ||
+		bad "$d/meta.txt: iterations=$it but $n iter-*.txt files"
+	for k in bench params storm; do
+		[ "$(meta "$d" "$k")" = "$(meta "$base" "$k")" ] ||
+			bad "$d: $k '$(meta "$d" "$k")' differs from the baseline's '$(meta "$base" "$k")' ($base)"
+	done
+	if [ -n "$labels" ]; then
+		l=$(sed -n "$((i + 1))p" "$tmp/given")
 	else
-		labs+=("$(meta "$d" kernel)")
-		[[ -n ${labs[i]} ]] || labs[i]=$d
+		l=$(meta "$d" kernel)
+		[ -n "$l" ] || l=$d
 	fi
-	dirs+=("$d")
-	((i == 0)) || differences "$1" "$d" | sed "s/^/$i\t/" >>"$tmp/diffs"
+	printf '%s\n' "$l" >>"$tmp/labels"
+	printf '%s\n' "$d" >>"$tmp/dirs"
+	[ "$i" -eq 0 ] || differences "$base" "$d" | awk -v i="$i" '{ print i "\t" $0 }' >>"$tmp/diffs"
 	i=$((i + 1))
 done
 
 # Labels must tell the directories apart: "X worse than X" helps nobody.
 # Given ones must be unique; a release shared by two builds gets the
 # directory's name, then its position.
-dups() { printf '%s\n' "${labs[@]}" | sort | uniq -d; }
-for ((i = 0; i < ${#labs[@]}; i++)); do
-	[[ ${labs[i]} != *$'\n'* ]] || bad "label '${labs[i]}' holds a newline"
-done
-mapfile -t twice < <(dups)
-if ((${#twice[@]})); then
-	[[ -z $labels ]] || bad "-l: label '${twice[0]}' is given twice"
-	for ((i = 0; i < ${#labs[@]}; i++)); do
-		printf '%s\n' "${twice[@]}" | grep -qxF -- "${labs[i]}" &&
-			labs[i]="${labs[i]} ($(basename -- "${dirs[i]}"))"
-	done
-	mapfile -t twice < <(dups)
-	for ((i = 0; i < ${#labs[@]}; i++)); do
-		printf '%s\n' "${twice[@]}" | grep -qxF -- "${labs[i]}" && labs[i]="${labs[i]} #$((i + 1))"
-	done
+twice=$(sort "$tmp/labels" | uniq -d)
+if [ -n "$twice" ]; then
+	[ -z "$labels" ] || bad "-l: label '$(printf '%s\n' "$twice" | head -n 1)' is given twice"
+	# unique LABELS DIRS PASS: "label (dirname)" for a label twice (pass
+	# 1), "label #position" for one still twice (pass 2) (files read through getline:
+	# no path is an assignment)
+	unique() {
+		L=$1 D=$2 awk -v pass="$3" '
+		function load() {
+			n = 0; split("", c)
+			while ((getline x < ENVIRON["L"]) > 0) { lab[++n] = x; c[x]++ }
+			close(ENVIRON["L"])
+		}
+		BEGIN {
+			load()
+			i = 0
+			while ((getline x < ENVIRON["D"]) > 0) {
+				i++; sub(/\/+$/, "", x); sub(/.*\//, "", x)
+				print (c[lab[i]] > 1 ? (pass == 1 ? lab[i] " (" x ")" : lab[i] " #" i) : lab[i])
+			}
+		}'
+	}
+	unique "$tmp/labels" "$tmp/dirs" 1 >"$tmp/labels1"
+	unique "$tmp/labels1" "$tmp/dirs" 2 >"$tmp/labels"
 fi
 
-bench=$(meta "$1" bench)
+bench=$(meta "$base" bench)
 case $bench in
 ipistorm)
 	title=time primary=runtime_ns
@@ -190,20 +238,27 @@ nohz_csd)
 	title=balances primary=total.balanced
 	metrics="total.balanced:higher total.kicks:none total.kick_poll:none total.dropped:lower total.ksoftirqd_wakeups:lower"
 	;;
-*) bad "$1/meta.txt: unknown bench '$bench'" ;;
+*) bad "$base/meta.txt: unknown bench '$bench'" ;;
 esac
 
+# awk's arguments: d=INDEX, then that directory's files, for each
+set --
+i=0
+while [ "$i" -lt "$nd" ]; do
+	set -- "$@" "d=$i"
+	while IFS= read -r f; do set -- "$@" "$f"; done <"$tmp/files.$i"
+	i=$((i + 1))
+done
+
 out=$tmp/out
-set +e
-CMP_LABELS=$(printf '%s\n' "${labs[@]}") CMP_DIRS=$(printf '%s\n' "${dirs[@]}") \
-	CMP_BENCH=$bench CMP_PARAMS=$(meta "$1" params) CMP_DIFFS=$tmp/diffs \
+rc=0
+CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
+	CMP_BENCH=$bench CMP_PARAMS=$(meta "$base" params) CMP_DIFFS=$tmp/diffs \
 	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
-	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" \
-	-f "$(dirname "$0")/compare.awk" "${args[@]}" >"$out"
-rc=$?
-set -e
+	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" -v sdfactor="$sdfactor" -v meansonly="$meansonly" \
+	-f "$(dirname "$0")/compare.awk" "$@" >"$out" || rc=$?
 # Output only when the input was good; 3 is a strict failure on a
 # difference of the machine state, with its report.
-((rc == 2)) || cat "$out"
-((rc != 3)) || rc=2
+[ "$rc" -eq 2 ] || cat "$out"
+[ "$rc" -ne 3 ] || rc=2
 exit "$rc"

@@ -18,22 +18,35 @@
 #       difference is significant, "n/a" instead of an error bar for one
 #       run: PREFIX.{csv,dat,gp,png}
 #       (default PREFIX: BASELINE's parent/compare-BASELINE-vs-LAST)
+#   plot.sh [-n] [-o PREFIX] [-m METRIC] runs DIR...
+#       every run of each directory on one axis, a row per directory (a
+#       strip plot: a point per iteration, the median as a bar, the mean as
+#       a diamond), so a bimodal kernel shows at a glance; METRIC (default
+#       the bench's primary one: runtime_ns, total.total_mean_ns,
+#       total.balanced) from each iter-*.txt: PREFIX.{dat,gp,png}
+#       (default PREFIX: DIR/runs for one directory, else the first one's
+#       parent/runs-FIRST-vs-LAST)
 #     -n  write the data and the gnuplot input only, do not run gnuplot
+#     -m  the metric of `runs`
 #
 # Existing files are never overwritten. Exit: 0 ok, 1 failure (no
 # histogram lines, gnuplot missing or failing, compare.sh refusing), 2 usage.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER..."
+USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER... | $PROG [-n] [-o PREFIX] [-m METRIC] runs DIR..."
 
 here=$(dirname "$0")
 
-render=1 prefix=""
-while getopts no:h opt; do
+render=1 prefix="" metric=""
+while getopts no:m:h opt; do
 	case $opt in
 	n) render=0 ;;
 	o) prefix=$OPTARG ;;
+	m)
+		metric=$OPTARG
+		[[ $metric =~ ^[A-Za-z0-9_.]+$ ]] || usage_error "-m: '$metric' is not a metric name"
+		;;
 	*) usage_opt "$opt" ;;
 	esac
 done
@@ -159,7 +172,8 @@ bars() {
 	prefix=${prefix:-$(dirname "$base")/compare-$(basename "$base")-vs-$(basename "$last")}
 	fresh "$prefix.csv" "$prefix.dat" "$prefix.gp" "$prefix.png"
 	csv=$("$here/compare.sh" -f csv "$@" 2>/dev/null) || rc=$?
-	((rc != 2)) || die "compare.sh refused the directories"
+	# 2 with a report: not comparable (one run), still drawn
+	((rc != 2)) || [[ -n $csv ]] || die "compare.sh refused the directories"
 	printf '%s\n' "$csv" >"$prefix.csv"
 	# The primary metric is the first one of the CSV (columns by name).
 	# Normalized to the baseline mean unless that is 0.
@@ -204,8 +218,102 @@ EOF
 	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
 }
 
+# labels DIR...: LABELS, the kernel release of each directory, the
+# directory's name added where two share one.
+labels() {
+	local i j d orig
+	LABELS=()
+	for d in "$@"; do
+		LABELS+=("$(meta "$d" kernel)")
+		[[ -n ${LABELS[-1]} ]] || LABELS[-1]=$d
+	done
+	orig=("${LABELS[@]}")
+	for ((i = 0; i < ${#LABELS[@]}; i++)); do
+		for ((j = 0; j < ${#LABELS[@]}; j++)); do
+			if ((i != j)) && [[ ${orig[i]} == "${orig[j]}" ]]; then
+				LABELS[i]="${orig[i]} ($(basename -- "${!i}"))"
+				break
+			fi
+		done
+	done
+}
+
+runs() {
+	local d bench="" dirs=("$@") i n=$# better tics="" f
+	for d in "${dirs[@]}"; do
+		[[ -f $d/meta.txt ]] || die "$d: no meta.txt (not a run.sh result directory)"
+		[[ -z $bench || $(meta "$d" bench) == "$bench" ]] ||
+			die "$d: bench '$(meta "$d" bench)', not $bench as ${dirs[0]}"
+		bench=$(meta "$d" bench)
+	done
+	case $bench in
+	ipistorm) metric=${metric:-runtime_ns} ;;
+	idle_reentry) metric=${metric:-total.total_mean_ns} ;;
+	nohz_csd) metric=${metric:-total.balanced} ;;
+	*) die "${dirs[0]}/meta.txt: unknown bench" ;;
+	esac
+	case $metric in
+	runtime_ns | total.ns_per_ipi | total.lat_* | total.total_* | total.sched_* | total.flush_* | total.dropped | total.ksoftirqd_*) better="lower is better" ;;
+	total.ipis_per_sec | total.poll_pct | total.fast_pct | total.balanced) better="higher is better" ;;
+	*) better="no direction" ;;
+	esac
+	labels "${dirs[@]}"
+	if [[ -z $prefix ]]; then
+		if ((n == 1)); then
+			prefix=${dirs[0]}/runs
+		else
+			prefix=$(dirname -- "${dirs[0]}")/runs-$(basename -- "${dirs[0]}")-vs-$(basename -- "${dirs[-1]}")
+		fi
+	fi
+	fresh "$prefix.dat" "$prefix.gp" "$prefix.png"
+	# Block 0: a line per run, "row value offset": the runs of a row
+	# sorted, consecutive ones spread over 5 heights so that close values
+	# stay apart. Block 1: "row median mean" per directory.
+	{
+		echo "# $metric: row value offset (every run), then row median mean"
+		for ((i = 0; i < n; i++)); do
+			d=${dirs[i]}
+			for f in "$d"/iter-[0-9]*.txt; do
+				[[ -f $f ]] || die "$d: no iter-*.txt result files"
+				awk -v k="$metric=" -v f="$f" 'index($0, k) == 1 { v = substr($0, length(k) + 1); found = 1 }
+					END { if (!found || v !~ /^-?[0-9]+(\.[0-9]+)?$/) { print f ": no number for " substr(k, 1, length(k) - 1) >"/dev/stderr"; exit 1 }
+						print v }' <"$f" || die "$f: no $metric"
+			done | sort -g | awk -v row="$i" '{ printf "%d %s %.2f\n", row, $1, ((NR - 1) % 5 - 2) * 0.07 }'
+		done
+		printf '\n\n'
+		for ((i = 0; i < n; i++)); do
+			d=${dirs[i]}
+			cat -- "$d"/iter-[0-9]*.txt | awk -v k="$metric=" -v row="$i" 'index($0, k) == 1 { v[++n] = substr($0, length(k) + 1) + 0; s += v[n] }
+				END {
+					for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+					printf "%d %.10g %.10g\n", row, n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, s / n
+				}'
+		done
+	} >"$prefix.dat"
+	for ((i = 0; i < n; i++)); do
+		tics+="${tics:+, }\"$(gq "${LABELS[i]}")\" $i"
+	done
+	cat >"$prefix.gp" <<EOF
+set terminal pngcairo noenhanced size 900,$((160 + 70 * n))
+set output '$prefix.png'
+set title "$(gq "$(describe "$metric")"), $better: every run\\npoints: runs, bar: median, diamond: mean"
+set xlabel "$(gq "$(describe "$metric")")"
+set ytics ($tics)
+set yrange [$n - 0.5:-0.5]
+set grid x
+set format x "%.1s%c"
+set key off
+plot '$prefix.dat' index 0 using 2:(\$1 + \$3):(\$1 + 1) with points pt 7 ps 1.3 lc variable, \\
+     '' index 1 using 2:(\$1 - 0.3):(0):(0.6) with vectors nohead lw 3 lc rgb "black", \\
+     '' index 1 using 3:1 with points pt 13 ps 2 lc rgb "black"
+EOF
+	run_gnuplot "$prefix.gp"
+	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
+}
+
 case $what in
 hist) hist "$@" ;;
 bars) bars "$@" ;;
+runs) runs "$@" ;;
 *) usage_error "unknown plot '$what'" ;;
 esac

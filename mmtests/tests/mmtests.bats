@@ -117,3 +117,71 @@ logdir() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"no run.sh result"* ]]
 }
+
+# mmrun K BALANCED DROPPED: a result of kernel K for MMTests' logs and
+# compare.sh both: run.sh's directory at K/iter-0/nohz_csd/logs/run, one
+# iteration per pair of total.balanced (higher is better, MMTests'
+# harmonic mean) and total.dropped (lower is better, its arithmetic mean).
+mmrun() {
+	local k=$1 d=$T/mm/work/log/$1 i=0 b
+	read -r -a b <<<"$2"
+	rm -rf "$d"
+	mkdir -p "$d/iter-0/nohz_csd/logs/run"
+	printf '1700000000 run-mmtests: Start\n1700000001 run-mmtests: test start :: nohz_csd\n1700000002 run-mmtests: Iteration 1 end\n' >"$d/iter-0/tests-activity"
+	echo 1700000000 >"$d/iter-0/tests-timestamp"
+	printf 'format=ipistorm-run/2\nbench=nohz_csd\nparams=duration=2\nstorm=\nkernel=%s\nstatus=ok\n' "$k" >"$d/iter-0/nohz_csd/logs/run/meta.txt"
+	for v in $3; do
+		printf 'format=nohz_csd/1\nstatus=complete\ntotal.balanced=%s\ntotal.dropped=%s\ntotal.ksoftirqd_wakeups=0\n' "${b[i]}" "$v" \
+			>"$d/iter-0/nohz_csd/logs/run/iter-$(printf %03d $((i + 1))).txt"
+		i=$((i + 1))
+	done
+}
+
+# mmrow REPORT STAT METRIC: "VALUE MARK RATIO" of the new kernel in
+# MMTests' text: the mean, 1 when it is marked significant ("*x%*"), and
+# from the Significant row the CI ratio.
+mmrow() {
+	awk -v stat="$2" -v metric="$3" '
+	$1 == stat && $2 == metric { split($0, w, ")"); split(w[2], o, " "); v = o[1]; mark = index($0, "*") > 0 }
+	$1 == "Significant" && $2 == metric { r = $NF; gsub(/[()%]/, "", r) }
+	END { print v, mark + 0, r }' "$1"
+}
+
+# MMTests' own programs on the same data as compare.sh -m mmtests:
+# compare-kernels.sh (its nohz_csd report: total.dropped, lower is better)
+# and the compare-mmtests.pl it runs per report, on the balanced report
+# (shellpack-balanced.yaml: higher is better, compare-kernels.sh shows
+# only a test's default report). The mean, the significance and the CI
+# ratio, with its sign, agree to MMTests' 2 decimals.
+@test "compare.sh -m mmtests: MMTests' compare-kernels.sh on the same data" {
+	need_snapshot
+	command -v R >/dev/null || skip "MMTests' interval needs R"
+	"$M/install.sh" "$T/mm" >/dev/null
+	S=$BATS_TEST_DIRNAME/../../scripts
+	export PATH=$T/mm/bin:$PATH ASSUME_PACKAGE_INSTALLED=yes
+	while IFS='|' read -r bb bn db dn; do
+		mmrun base "$bb" "$db"
+		mmrun new "$bn" "$dn"
+		(cd "$T/mm/work/log" && ../../compare-kernels.sh --baseline base --compare new) >"$T/ck" 2>"$T/ck.err"
+		(cd "$T/mm/work/log" && compare-mmtests.pl -d . -b nohz_csd -n base,new --print-significance) >"$T/lo" 2>/dev/null
+		(cd "$T/mm/work/log" && compare-mmtests.pl -d . -b nohz_csd -a balanced -n base,new --print-significance) >"$T/hi" 2>/dev/null
+		run --separate-stderr "$S/compare.sh" -m mmtests -f csv "$T/mm/work/log/base/iter-0/nohz_csd/logs/run" "$T/mm/work/log/new/iter-0/nohz_csd/logs/run"
+		[ "$status" -le 1 ]
+		for m in balanced:Hmean:hi dropped:Amean:lo; do
+			IFS=: read -r name stat file <<<"$m"
+			r=$(awk -F, -v n="total.$name" '$2 == "metric" && $3 == n && $5 == "\"new\"" { print NR }' <<<"$output")
+			mine=$(awk -F, -v r="$r" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == r { printf "%.2f %d %.2f\n", $c["mmtests_mean"], $c["significant"], $c["ci_ratio"] }' <<<"$output")
+			theirs=$(mmrow "$T/$file" "$stat" "$name")
+			# compare-kernels.sh itself marks the default report's row
+			[ "$name" = balanced ] || [ "$(mmrow "$T/ck" "$stat" "$name" | cut -d' ' -f1,2)" = "$(cut -d' ' -f1,2 <<<"$theirs")" ]
+			echo "$bb / $bn | $db / $dn: $name compare.sh $mine MMTests $theirs" >>"$T/table"
+			[ "$mine" = "$theirs" ] || { cat "$T/table"; false; }
+		done
+	done <<-'EOF2'
+	30 31 29 30 30|20 21 19 20 20|10 11 9 10 10|14 15 13 14 14
+	100 120 80 110 90|95 115 85 105 70|10 12 8 11 9|11 13 9 12 10
+	30 31 29 30 30|27.4 28.4 26.4 27.4 27.4|10 11 9 10 10|9 10 8 9 9
+	20 21 19 20 20|30 31 29 30 30|14 15 13 14 14|10 11 9 10 10
+	EOF2
+	cat "$T/table"
+}

@@ -101,6 +101,7 @@ setup() {
 @test "plot: bars of one run have no error bar, a zero baseline plots absolute means" {
 	mkdir "$T/one"
 	cp "$T/ipistorm-6.12/meta.txt" "$T/ipistorm-6.12/iter-001.txt" "$T/one/"
+	sed -i 's/^iterations=.*/iterations=1/' "$T/one/meta.txt"
 	run "$S/plot.sh" -n -o "$T/one-bars" bars "$T/ipistorm-6.1" "$T/one"
 	[ "$status" -eq 0 ]
 	[ "$(sed -n 2p "$T/one-bars.dat")" = '1 "6.12.95+deb12-amd64" 0.878874 NaN "+12.11%, n/a: 1 run"' ]
@@ -131,4 +132,40 @@ setup() {
 	run "$S/plot.sh" pie "$T/h"
 	[ "$status" -eq 2 ]
 	[[ $output == *"unknown plot 'pie'"* ]]
+}
+
+# Every run of each directory: the published SM_IDLE runtimes (10 runs a
+# side; fixtures/README), one row per kernel, medians and means as R has
+# them (median() and mean() of the same numbers).
+@test "plot: runs draws every run of each directory on one axis" {
+	cp -r "$F/sm_idle-published/without" "$F/sm_idle-published/with" "$T/"
+	run "$S/plot.sh" -n runs "$T/without" "$T/with"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$T/runs-without-vs-with.gp" ]
+	d=$T/runs-without-vs-with.dat
+	# 20 runs, each once, with its row
+	[ "$(awk 'NF == 0 { exit } !/^#/' "$d" | wc -l)" -eq 20 ]
+	[ "$(awk 'NF == 0 { exit } !/^#/ && $1 == 0' "$d" | awk '{ print $2 }' | sort -n | tr '\n' ' ')" = \
+		"113086433 158490995 302454894 399824606 677283357 729767478 731262790 737869191 743681976 830949261 " ]
+	grep -qx '0 703525417.5 542467098.1' "$d"
+	grep -qx '1 147670677 142852063.7' "$d"
+	grep -q 'set ytics ("without-SM_IDLE" 0, "with-SM_IDLE" 1)' "$T/runs-without-vs-with.gp"
+	grep -q 'storm runtime (ns), lower is better: every run' "$T/runs-without-vs-with.gp"
+	# -m another metric, refused where a run lacks it; never overwrites
+	run "$S/plot.sh" -n -o "$T/p99" -m total.lat_p99_ns runs "$T/ipistorm-6.1" "$T/ipistorm-6.12"
+	[ "$status" -eq 0 ]
+	[ "$(awk 'NF == 0 { exit } !/^#/' "$T/p99.dat" | wc -l)" -eq 10 ]
+	run "$S/plot.sh" -n -o "$T/none" -m total.nothing runs "$T/ipistorm-6.1"
+	[ "$status" -eq 1 ]
+	[[ $output == *"no number for total.nothing"* ]]
+	run "$S/plot.sh" -n runs "$T/without" "$T/with"
+	[ "$status" -eq 1 ]
+	[[ $output == *"exists: refusing to overwrite"* ]]
+	run "$S/plot.sh" -n -m 'a b' runs "$T/without"
+	[ "$status" -eq 2 ]
+	if command -v gnuplot >/dev/null; then
+		run "$S/plot.sh" -o "$T/png" runs "$T/without" "$T/with"
+		[ "$status" -eq 0 ]
+		[ "$(head -c 4 "$T/png.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+	fi
 }
