@@ -595,14 +595,14 @@ error)
 	exit 1
 	;;
 esac
-if [ "$rc" != 0 ]; then
-	echo "error: git bisect run ended with exit $rc and no reason from a step (see $state/bisect-run.log): no verdict"
-	exit 1
-fi
-if [ -n "$first" ]; then
+if [ "$rc" = 0 ] && [ -n "$first" ]; then
 	echo "first new commit: $first $(git -C "$src" log -1 --format=%s "$first")"
 	exit 0
 fi
-echo "no single first new commit (git bisect run exit $rc): see $state/bisect-run.log"
-sed -n '/only .skip.ped commits left/,$p' "$state/bisect-run.log"
+if grep -q 'only .skip.ped commits left' "$state/bisect-run.log"; then
+	echo "no single first new commit (git bisect run exit $rc): see $state/bisect-run.log"
+	sed -n '/only .skip.ped commits left/,$p' "$state/bisect-run.log"
+	exit 1
+fi
+echo "error: git bisect run ended with exit $rc and no reason from a step (see $state/bisect-run.log): no verdict"
 exit 1

@@ -39,14 +39,20 @@ setup() {
 		echo "$BISECT_BUILD/image" && echo "$FAKE/kdir"'
 }
 
-# mktree DIR VALUE...: commit i of DIR has value VALUE_i.
+# mktree DIR VALUE...: commit i of DIR has value VALUE_i; "broken" keeps
+# the value before and fails the build.
 mktree() {
 	local d=$1 i=0 v
 	shift
 	git init -q "$d"
 	for v in "$@"; do
 		i=$((i + 1))
-		echo "$v" >"$d/value"
+		rm -f "$d/broken"
+		if [ "$v" = broken ]; then
+			: >"$d/broken"
+		else
+			echo "$v" >"$d/value"
+		fi
 		echo "$i" >"$d/number"
 		git -C "$d" add -A
 		git -C "$d" -c user.name=test -c user.email=test@localhost commit -q -m "commit $i"
@@ -85,6 +91,18 @@ bisect() {
 	echo "$output"
 	[ "$status" = 0 ]
 	[[ $output == *"first new commit: $(c "$T/tree" 11) commit 11"* ]]
+}
+
+@test "a commit that does not build at the change: no single first new commit, exit 1" {
+	mktree "$T/tree" 1000000 1000000 1000000 1000000 1000000 1000000 1000000 \
+		1000000 1000000 1000000 broken 1200000 1200000 1200000 1200000 1200000
+	echo 0.0001 >"$FAKE/jitter"
+	run bisect "$T/tree" "$(c "$T/tree" 1)" "$(c "$T/tree" 16)"
+	echo "$output"
+	[ "$status" = 1 ]
+	[[ $output != *"first new commit:"* ]]
+	[[ $output == *"no single first new commit"* ]]
+	[[ $output == *"only 'skip'ped commits left"* ]]
 }
 
 @test "a step that cannot write its status ends the bisect: no verdict, no commit named" {
