@@ -1,6 +1,7 @@
 #!/bin/bash
 # test.sh [KERNEL...]: the suite's tests. First the bats tests of the
-# scripts and the kselftest wrapper on the host; then, for each kernel of
+# scripts, the kselftest wrapper and vm/bisect.sh (a fake measurement) on
+# the host; then, for each kernel of
 # the matrix (default: all), fetch it, build the modules, and boot it under
 # QEMU in each configuration below, running the suite's runner inside;
 # then, when 6.1 and 6.12 are both tested, the demo (vm/demo.sh), whose
@@ -57,7 +58,7 @@ count() {
 
 echo "# === scripts and kselftest wrapper (bats)"
 mkdir -p "$BUILD"
-bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" >"$BUILD/bats.tap" 2>&1 || true
+bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/vm/tests" >"$BUILD/bats.tap" 2>&1 || true
 sed "s/^/    /" "$BUILD/bats.tap"
 count "$BUILD/bats.tap"
 grep -q '^1\.\.[1-9]' "$BUILD/bats.tap" || { echo "not ok bats did not run"; failed=$((failed + 1)); }
