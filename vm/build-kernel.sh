@@ -24,6 +24,10 @@ out=$2
 if [ ! -f "$src/Makefile" ] || [ ! -d "$src/kernel/sched" ]; then
 	die "$src is not a kernel source tree"
 fi
+for tool in flex bison; do
+	command -v "$tool" >/dev/null ||
+		die "building a kernel needs $tool: apt-get install -t bookworm flex bison libssl-dev"
+done
 mkdir -p "$out"
 out=$(realpath "$out")
 mk=(make -C "$src" O="$out" -j"$(nproc)")

@@ -28,9 +28,9 @@ mkdir -p "$out"
 
 if [ ! -d "$src/kernel/sched" ]; then
 	"$VM_DIR/apt-suites.sh"
+	mkdir -p "$CACHE/src"
 	deb=$(find "$CACHE/src" -name "linux-source-6.12_${version}_all.deb" 2>/dev/null | head -n 1)
 	if [ -z "$deb" ]; then
-		mkdir -p "$CACHE/src"
 		(cd "$CACHE/src" && apt-get download -q -t bookworm-backports \
 			"linux-source-6.12=$version") >&2
 		deb=$(find "$CACHE/src" -name "linux-source-6.12_*_all.deb" | head -n 1)
