@@ -230,6 +230,54 @@ params() {
 	[ "$(grep -c '^kicks:' "$T/nodelay.stats")" = 5 ]
 }
 
+# mean KEY FILE...: the mean of KEY= over the result files, as %.6g.
+mean() {
+	k=$1
+	shift
+	awk -F= -v k="$k" '$1 == k { s += $2; n++ } END { printf "%.6g\n", s / n }' "$@"
+}
+
+@test "lkp's result-root pipeline: dump-stat, create-stats-matrix keep each stat's mean" {
+	installed
+	need_ruby
+	for j in ipistorm-published idle_reentry-fastpath nohz_csd-nohz-kick; do
+		b=${j%%-*}
+		mkdir "$T/$j"
+		(cd "$LKP_SRC" && ruby sbin/split-job -t lkp-skl-d01 -o "$T/$j" "jobs/$j.yaml") >/dev/null 2>&1
+		for k in 6.1 6.12; do
+			R=$T/rr/$b-$k
+			mkdir -p "$R"
+			cp "$T/$j"/*.yaml "$R/job.yaml"
+			cp "$LKP_SRC/spec/fixtures/stats/$b/qemu-$k" "$R/$b"
+			# dump-stat writes $b.json, it does not read $b.
+			# shellcheck disable=SC2094
+			(cd "$R" && export RESULT_ROOT=$R &&
+				"$LKP_SRC/programs/$b/parse" <"$b" | "$LKP_SRC/sbin/dump-stat" "$b" &&
+				ruby "$LKP_SRC/bin/create-stats-matrix" "$R") >"$T/$b-$k.log" 2>&1 ||
+				{ cat "$T/$b-$k.log"; false; }
+			[ -f "$R/stats.json" ]
+		done
+	done
+	# lkp drops a stat that is 0 in every iteration: "absent".
+	stat() {
+		ruby -rjson -e 'v = JSON.parse(File.read(ARGV[0]))[ARGV[1]]; puts(v ? format("%.6g", v) : "absent")' "$1" "$2"
+	}
+	for k in 6.1 6.12; do
+		[ "$(stat "$T/rr/ipistorm-$k/stats.json" ipistorm.runtime_ns)" = \
+			"$(mean runtime_ns "$F/ipistorm-$k"/iter-*.txt)" ]
+		[ "$(stat "$T/rr/idle_reentry-$k/stats.json" idle_reentry.total_mean_ns)" = \
+			"$(mean total.total_mean_ns "$F/idle_reentry-$k"/iter-*.txt)" ]
+		[ "$(stat "$T/rr/nohz_csd-$k/stats.json" nohz_csd.kicks)" = \
+			"$(mean total.kicks "$F/nohz_csd-$k"/iter-*.txt)" ]
+	done
+	# The fast path: none on 6.1, every re-entry on 6.12; the zero side of
+	# each is not in stats.json.
+	[ "$(stat "$T/rr/idle_reentry-6.1/stats.json" idle_reentry.fast_pct)" = absent ]
+	[ "$(stat "$T/rr/idle_reentry-6.1/stats.json" idle_reentry.pick_fair_pct)" = 100 ]
+	[ "$(stat "$T/rr/idle_reentry-6.12/stats.json" idle_reentry.fast_pct)" = 100 ]
+	[ "$(stat "$T/rr/idle_reentry-6.12/stats.json" idle_reentry.pick_fair_pct)" = absent ]
+}
+
 # fake_run BENCH STATUS: run programs/BENCH/run as lkp would, with a
 # stand-in scripts/run.sh copying the suite's fixture results (their
 # status set to STATUS) in the tree ipistorm-modules builds.
