@@ -94,7 +94,6 @@ params() {
 	[ -x "$T/lkp/programs/ipistorm-modules/setup" ]
 	grep -qxF "ipistorm_source=\"\${IPISTORM_SOURCE:-$REPO}\"" "$T/lkp/lib/tests/ipistorm.sh"
 	grep -qxF 'ipistorm\.runtime_ns: -1' "$T/lkp/etc/index-perf-all.yaml"
-	# lkp's sbin/split-job and bin/run-test leave files behind; ours go.
 	"$L/install.sh" -u "$T/lkp"
 	tree "$T/lkp" >"$T/after"
 	diff "$T/before" "$T/after"
