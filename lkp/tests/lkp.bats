@@ -203,6 +203,13 @@ params() {
 		diff - <(grep '^fast_pct:' "$s/idle_reentry/qemu-6.12.yaml")
 	grep -h '^total.kicks=' "$F"/nohz_csd-6.1/iter-*.txt | sed 's/^total.//; s/=/: /' |
 		diff - <(grep '^kicks:' "$s/nohz_csd/qemu-6.1.yaml")
+	# meta.yaml's results are what parse prints, in its order.
+	for b in $BENCHES; do
+		for y in "$s/$b"/*.yaml; do
+			ruby -ryaml -e 'puts YAML.load_file(ARGV[0])["results"].keys' "$L/programs/$b/meta.yaml" |
+				diff - <(cut -d: -f1 "$y" | awk '!seen[$0]++')
+		done
+	done
 	for y in "$s"/*/*.yaml; do
 		# Only aggregates, the same stats in every iteration (5 each), no
 		# name lkp takes for a failure.
