@@ -18,4 +18,5 @@ apt-get install -y -q --no-install-recommends -t bookworm \
 	busybox-static qemu-system-x86 debootstrap dwarves sparse shellcheck \
 	git perl bats python3 gnuplot-nox trace-cmd dkms \
 	libyaml-pp-perl libfile-slurp-perl libmath-gradient-perl libfile-which-perl \
-	r-base-core
+	r-base-core \
+	ruby ruby-activesupport ruby-rspec ruby-tty-command ruby-git ruby-term-ansicolor ruby-colorize

@@ -58,7 +58,7 @@ count() {
 
 echo "# === scripts and kselftest wrapper (bats)"
 mkdir -p "$BUILD"
-bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/vm/tests" >"$BUILD/bats.tap" 2>&1 || true
+bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/lkp/tests" "$TOP/vm/tests" >"$BUILD/bats.tap" 2>&1 || true
 sed "s/^/    /" "$BUILD/bats.tap"
 count "$BUILD/bats.tap"
 grep -q '^1\.\.[1-9]' "$BUILD/bats.tap" || { echo "not ok bats did not run"; failed=$((failed + 1)); }

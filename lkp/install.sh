@@ -1,0 +1,158 @@
+#!/bin/sh
+# install.sh: install the suite's lkp-tests integration into an lkp-tests
+# checkout, or remove it again (POSIX sh).
+#
+#   install.sh [-s SUITE] LKP_DIR      install (again: idempotent)
+#   install.sh -u LKP_DIR              uninstall
+#     -s SUITE  the suite's source tree the ipistorm-modules setup builds
+#               from (default IPISTORM_SOURCE at run time, else the tree
+#               holding this script)
+#
+# Installs programs/{ipistorm,idle_reentry,nohz_csd}/ (run, parse,
+# meta.yaml, include, pkg), programs/ipistorm-modules/ (the setup building
+# the modules for the kernel under test), lib/tests/ipistorm.{sh,rb},
+# jobs/{ipistorm,ipistorm-published,idle_reentry-fastpath,
+# nohz_csd-nohz-kick}.yaml and spec/fixtures/stats/{ipistorm,idle_reentry,
+# nohz_csd}/, and inserts the testcases into etc/linux-perf-test-cases and
+# their directions into etc/index-perf-all.yaml, each line at its sorted
+# place (LC_ALL=C sort -f, as lkp's file_sorting spec checks). All of it
+# is listed in LKP_DIR/.ipistorm-files. Uninstalling removes exactly those
+# files and lines, the directories install made and the list, which leaves
+# the checkout byte-identical to what it was. A file or line of the
+# checkout's own that install would overwrite or duplicate is refused, and
+# nothing is changed. Exit: 0 done, 1 refused or failed, 2 usage.
+set -eu
+
+usage() {
+	echo "usage: $0 [-s SUITE] LKP_DIR | -u LKP_DIR" >&2
+	exit 2
+}
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+suite=$(cd "$HERE/.." && pwd)
+uninstall=0
+while [ $# -gt 1 ] || [ "${1:-}" = -h ]; do
+	case $1 in
+	-u) uninstall=1 && shift ;;
+	-s) suite=$2 && shift 2 ;;
+	-h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
+	--) shift && break ;;
+	*) usage ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+case $1 in -*) usage ;; esac
+dest=$1
+die() { echo "install.sh: $*" >&2; exit 1; }
+{ [ -x "$dest/sbin/split-job" ] && [ -d "$dest/programs" ] && [ -f "$dest/etc/linux-perf-test-cases" ] &&
+	[ -f "$dest/etc/index-perf-all.yaml" ]; } ||
+	die "$dest is not an lkp-tests checkout (no sbin/split-job, programs, etc/linux-perf-test-cases, etc/index-perf-all.yaml)"
+list=$dest/.ipistorm-files
+TAB=$(printf '\t')
+
+# ours: the files and symlinks install copies, relative paths.
+ours() {
+	(cd "$HERE" && find programs lib jobs spec \( -type f -o -type l \) | LC_ALL=C sort)
+}
+
+# lines: "FILE<TAB>LINE" for every line install inserts into lkp's etc/.
+lines() {
+	(cd "$HERE" && for f in etc/*; do sed "s|^|$f$TAB|" "$f"; done)
+}
+
+# new_dirs: the directories ours() needs that LKP_DIR lacks, parents first.
+new_dirs() {
+	ours | while read -r f; do
+		d=$(dirname "$f")
+		while [ "$d" != . ]; do
+			echo "$d"
+			d=$(dirname "$d")
+		done
+	done | LC_ALL=C sort -u | while read -r d; do
+		[ -d "$dest/$d" ] || echo "$d"
+	done
+}
+
+# insert FILE LINE: LINE before the first line that sorts after it in
+# LC_ALL=C sort -f's order (lower case folded to upper), comments and
+# blank lines left where they are.
+insert() {
+	NEW=$2 LC_ALL=C awk '
+		BEGIN { new = ENVIRON["NEW"] }
+		!done && $0 !~ /^[ \t]*(#|$)/ && toupper($0) > toupper(new) { print new; done = 1 }
+		{ print }
+		END { if (!done) print new }' "$1" >"$1.ipistorm-new"
+	cat "$1.ipistorm-new" >"$1" && rm -f "$1.ipistorm-new"
+}
+
+# delete FILE LINE: remove the first line equal to LINE.
+delete() {
+	OLD=$2 awk 'BEGIN { old = ENVIRON["OLD"] } !done && $0 == old { done = 1; next } { print }' "$1" >"$1.ipistorm-new"
+	cat "$1.ipistorm-new" >"$1" && rm -f "$1.ipistorm-new"
+}
+
+# remove: undo what the list says, lines first, directories deepest first.
+remove() {
+	[ -f "$list" ] || return 0
+	while IFS= read -r entry; do
+		case $entry in
+		"file$TAB"*) rm -f "$dest/${entry#file"$TAB"}" ;;
+		"line$TAB"*)
+			rest=${entry#line"$TAB"}
+			delete "$dest/${rest%%"$TAB"*}" "${rest#*"$TAB"}"
+			;;
+		esac
+	done <"$list"
+	grep "^dir$TAB" "$list" | cut -f2 | LC_ALL=C sort -r | while read -r d; do
+		rmdir "$dest/$d" 2>/dev/null ||
+			echo "install.sh: kept $dest/$d: it holds files not installed here" >&2
+	done
+	rm -f "$list"
+}
+
+if [ "$uninstall" = 1 ]; then
+	[ -f "$list" ] || die "nothing installed in $dest (no .ipistorm-files)"
+	remove
+	echo "install.sh: removed the integration from $dest"
+	exit 0
+fi
+
+[ -f "$suite/scripts/run.sh" ] || die "$suite is not the suite's source tree (no scripts/run.sh)"
+suite=$(cd "$suite" && pwd)
+# Refuse to overwrite or duplicate what the checkout has of its own.
+for f in $(ours); do
+	if { [ -e "$dest/$f" ] || [ -L "$dest/$f" ]; } && ! grep -qxF "file$TAB$f" "$list" 2>/dev/null; then
+		die "$dest/$f exists and was not installed here: refusing to overwrite it"
+	fi
+done
+lines | while IFS= read -r entry; do
+	f=${entry%%"$TAB"*}
+	line=${entry#*"$TAB"}
+	[ -z "$(tail -c 1 "$dest/$f")" ] || die "$dest/$f does not end with a newline"
+	if grep -qxF -- "$line" "$dest/$f" && ! grep -qxF "line$TAB$entry" "$list" 2>/dev/null; then
+		die "$dest/$f already has the line '$line', not installed here: refusing to add it"
+	fi
+done || exit 1
+
+# Install again from scratch: what an earlier install added goes first.
+remove
+esc=$(printf '%s\n' "$suite" | sed 's/[\\|&]/\\&/g')
+{
+	new_dirs | sed "s/^/dir$TAB/"
+	ours | sed "s/^/file$TAB/"
+	lines | sed "s/^/line$TAB/"
+} >"$list.new"
+for f in $(ours); do
+	mkdir -p "$dest/$(dirname "$f")"
+	if [ -L "$HERE/$f" ]; then
+		cp -P "$HERE/$f" "$dest/$f"
+		continue
+	fi
+	sed "s|@IPISTORM_SOURCE@|$esc|g" "$HERE/$f" >"$dest/$f"
+	if [ -x "$HERE/$f" ]; then chmod 755 "$dest/$f"; else chmod 644 "$dest/$f"; fi
+done
+lines | while IFS= read -r entry; do
+	insert "$dest/${entry%%"$TAB"*}" "${entry#*"$TAB"}"
+done
+mv "$list.new" "$list"
+echo "install.sh: installed ipistorm, idle_reentry and nohz_csd into $dest (suite: $suite)"

@@ -1,0 +1,337 @@
+#!/usr/bin/env bats
+# The lkp-tests integration: install.sh into a copy of the lkp-tests
+# snapshot (LKP_SNAPSHOT, default ../shared/third_party/lkp-tests beside
+# the repository; skipped when absent), then lkp's own tools on what it
+# installed: sbin/split-job on every job file, bin/program-options on
+# every run, the stats spec on the suite's parse fixtures and the
+# file-sorting spec (Debian's ruby, ruby-rspec ...: vm/install-deps.sh).
+
+bats_require_minimum_version 1.5.0
+
+# One installed copy for the tests that only read it.
+setup_file() {
+	SNAP=${LKP_SNAPSHOT:-$BATS_TEST_DIRNAME/../../../shared/third_party/lkp-tests}
+	[ -x "$SNAP/sbin/split-job" ] || return 0
+	cp -a "$SNAP" "$BATS_FILE_TMPDIR/lkp"
+	chmod -R u+w "$BATS_FILE_TMPDIR/lkp"
+	"$BATS_TEST_DIRNAME/../install.sh" "$BATS_FILE_TMPDIR/lkp" >/dev/null
+}
+
+setup() {
+	L=$BATS_TEST_DIRNAME/..
+	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	F=$REPO/scripts/tests/fixtures
+	T=$BATS_TEST_TMPDIR
+	SNAP=${LKP_SNAPSHOT:-$REPO/../shared/third_party/lkp-tests}
+	JOBS="ipistorm ipistorm-published idle_reentry-fastpath nohz_csd-nohz-kick"
+	BENCHES="ipistorm idle_reentry nohz_csd"
+}
+
+need_snapshot() {
+	[ -x "$SNAP/sbin/split-job" ] || skip "no lkp-tests snapshot at $SNAP (set LKP_SNAPSHOT)"
+	cp -a "$SNAP" "$T/lkp"
+	chmod -R u+w "$T/lkp"
+}
+
+need_ruby() {
+	command -v ruby >/dev/null || skip "no ruby (vm/install-deps.sh installs Debian's)"
+	ruby -e 'require "active_support"; require "git"; require "tty-command"' 2>/dev/null ||
+		skip "no ruby-activesupport, ruby-git or ruby-tty-command (vm/install-deps.sh)"
+}
+
+need_rspec() {
+	need_ruby
+	command -v rspec >/dev/null || skip "no rspec (ruby-rspec, vm/install-deps.sh)"
+}
+
+installed() {
+	[ -x "$SNAP/sbin/split-job" ] || skip "no lkp-tests snapshot at $SNAP (set LKP_SNAPSHOT)"
+	ln -s "$BATS_FILE_TMPDIR/lkp" "$T/lkp"
+	export LKP_SRC=$BATS_FILE_TMPDIR/lkp
+}
+
+# tree DIR: every path with its type, mode and content hash.
+tree() {
+	(cd "$1" && find . -printf '%p %y %m %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+
+# params PROGRAM JOB: the parameters JOB gives PROGRAM (its YAML hash).
+params() {
+	ruby -ryaml -e 'h = YAML.load_file(ARGV[1])[ARGV[0]]; puts((h || {}).keys)' "$1" "$2"
+}
+
+@test "install.sh: -h is usage, an unknown option exit 2" {
+	run "$L/install.sh" -h
+	[ "$status" -eq 0 ]
+	[[ $output == *"install.sh [-s SUITE] LKP_DIR"* ]]
+	run "$L/install.sh" -z "$T"
+	[ "$status" -eq 2 ]
+	run "$L/install.sh"
+	[ "$status" -eq 2 ]
+}
+
+@test "install.sh: refuses a directory that is not lkp-tests" {
+	run "$L/install.sh" "$T"
+	[ "$status" -eq 1 ]
+	[[ $output == *"not an lkp-tests checkout"* ]]
+}
+
+@test "install.sh: install twice, uninstall: the checkout is byte-identical" {
+	need_snapshot
+	tree "$T/lkp" >"$T/before"
+	"$L/install.sh" "$T/lkp"
+	tree "$T/lkp" >"$T/once"
+	"$L/install.sh" "$T/lkp"
+	tree "$T/lkp" >"$T/twice"
+	cmp "$T/once" "$T/twice"
+	for b in $BENCHES; do
+		[ -x "$T/lkp/programs/$b/run" ] && [ -x "$T/lkp/programs/$b/parse" ]
+		[ -f "$T/lkp/programs/$b/meta.yaml" ] && [ -f "$T/lkp/programs/$b/include" ]
+		[ -f "$T/lkp/programs/$b/pkg/PKGBUILD" ]
+		[ "$(grep -cx "$b" "$T/lkp/etc/linux-perf-test-cases")" = 1 ]
+	done
+	[ -x "$T/lkp/programs/ipistorm-modules/setup" ]
+	grep -qxF "ipistorm_source=\"\${IPISTORM_SOURCE:-$REPO}\"" "$T/lkp/lib/tests/ipistorm.sh"
+	grep -qxF 'ipistorm\.runtime_ns: -1' "$T/lkp/etc/index-perf-all.yaml"
+	"$L/install.sh" -u "$T/lkp"
+	tree "$T/lkp" >"$T/after"
+	diff "$T/before" "$T/after"
+	run "$L/install.sh" -u "$T/lkp"
+	[ "$status" -eq 1 ]
+}
+
+@test "install.sh: refuses to overwrite a file or repeat a line of the checkout's own" {
+	need_snapshot
+	mkdir -p "$T/lkp/programs/nohz_csd"
+	echo mine >"$T/lkp/programs/nohz_csd/run"
+	tree "$T/lkp" >"$T/before"
+	run "$L/install.sh" "$T/lkp"
+	[ "$status" -eq 1 ]
+	[[ $output == *"programs/nohz_csd/run exists and was not installed here"* ]]
+	tree "$T/lkp" >"$T/after"
+	diff "$T/before" "$T/after"
+	rm -r "$T/lkp/programs/nohz_csd"
+	echo ipistorm >>"$T/lkp/etc/linux-perf-test-cases"
+	tree "$T/lkp" >"$T/before"
+	run "$L/install.sh" "$T/lkp"
+	[ "$status" -eq 1 ]
+	[[ $output == *"already has the line 'ipistorm'"* ]]
+	tree "$T/lkp" >"$T/after"
+	diff "$T/before" "$T/after"
+}
+
+@test "lkp sbin/split-job: every job file, one atom per pair class" {
+	installed
+	need_ruby
+	for j in $JOBS; do
+		mkdir "$T/$j"
+		(cd "$T/lkp" && ruby sbin/split-job -t lkp-skl-d01 -o "$T/$j" "jobs/$j.yaml") >"$T/$j.log" 2>&1
+		! grep -v 'WARN -- skip non-executable' "$T/$j.log" | grep -v " => $T/$j/" || false
+		ls "$T/$j"/*.yaml >/dev/null
+		for atom in "$T/$j"/*.yaml; do
+			grep -qx 'ipistorm-modules:' "$atom"
+			grep -qx 'category: functional' "$atom"
+			grep -qx -- '- MODULE_SIG_FORCE: "n"' "$atom"
+		done
+	done
+	[ "$(find "$T/ipistorm" -name '*.yaml' | wc -l)" = 4 ]
+	for c in smt llc cross-llc cross-socket; do
+		grep -qx "  pair: $c" "$T/ipistorm"/*-"$c"-*.yaml
+	done
+	grep -qx '  cpulist: 8' "$T/ipistorm-published"/*.yaml
+	grep -qx '  offset: 8' "$T/ipistorm-published"/*.yaml
+	grep -qx 'kernel_cmdline: idle=poll' "$T/idle_reentry-fastpath"/*.yaml
+	grep -qx '  idle: poll' "$T/idle_reentry-fastpath"/*.yaml
+	grep -qx -- '- KPROBES: "y"' "$T/nohz_csd-nohz-kick"/*.yaml
+}
+
+@test "lkp bin/program-options: every run takes what the jobs give it, as meta.yaml lists" {
+	installed
+	need_ruby
+	for b in $BENCHES; do
+		"$T/lkp/bin/program-options" "$T/lkp/programs/$b/run" | sed 's/^- //' >"$T/$b.options"
+		[ -s "$T/$b.options" ]
+		ruby -ryaml -e 'puts YAML.load_file(ARGV[0])["parameters"].keys' \
+			"$T/lkp/programs/$b/meta.yaml" | diff "$T/$b.options" -
+	done
+	for j in $JOBS; do
+		b=${j%%-*}
+		params "$b" "$T/lkp/jobs/$j.yaml" >"$T/$j.params"
+		[ -s "$T/$j.params" ]
+		while read -r p; do
+			grep -qx "$p" "$T/$b.options" || { echo "jobs/$j.yaml: $b has no parameter $p"; false; }
+		done <"$T/$j.params"
+	done
+	[ -z "$(params ipistorm-modules "$T/lkp/jobs/ipistorm.yaml")" ]
+	[ -z "$("$T/lkp/bin/program-options" "$T/lkp/programs/ipistorm-modules/setup")" ]
+}
+
+@test "lkp spec/unit/lib/stats_spec.rb: the suite's parse fixtures" {
+	installed
+	need_rspec
+	cd "$LKP_SRC"
+	run rspec --no-color spec/unit/lib/stats_spec.rb \
+		-e 'fixtures/stats/ipistorm/' -e 'fixtures/stats/idle_reentry/' -e 'fixtures/stats/nohz_csd/'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"6 examples, 0 failures"* ]]
+}
+
+@test "lkp spec/unit/lib/file_sorting_spec.rb: etc/ and pkg depends kept sorted" {
+	installed
+	need_rspec
+	cd "$LKP_SRC"
+	run rspec --no-color spec/unit/lib/file_sorting_spec.rb
+	[ "$status" -eq 0 ] || { echo "$output" | grep -A8 'Failures:'; false; }
+	[[ $output == *" 0 failures"* ]]
+	# The check covers what install added.
+	run rspec --no-color spec/unit/lib/file_sorting_spec.rb -e 'etc/index-perf-all.yaml' \
+		-e 'programs/ipistorm/pkg/depends'
+	[[ $output == *"2 examples, 0 failures"* ]]
+}
+
+@test "parse: the fixtures are current, each iteration's stats are its result's" {
+	need_ruby
+	"$L/tests/make-fixtures.sh" "$T/stats"
+	diff -r "$L/spec/fixtures/stats" "$T/stats"
+	s=$L/spec/fixtures/stats
+	grep -h '^runtime_ns=' "$F"/ipistorm-6.1/iter-*.txt | sed 's/=/: /' | diff - <(grep '^runtime_ns:' "$s/ipistorm/qemu-6.1.yaml")
+	grep -h '^total.lat_p99_ns=' "$F"/ipistorm-6.12/iter-*.txt | sed 's/^total.//; s/=/: /' |
+		diff - <(grep '^lat_p99_ns:' "$s/ipistorm/qemu-6.12.yaml")
+	grep -h '^total.fast_pct=' "$F"/idle_reentry-6.12/iter-*.txt | sed 's/^total.//; s/=/: /' |
+		diff - <(grep '^fast_pct:' "$s/idle_reentry/qemu-6.12.yaml")
+	grep -h '^total.kicks=' "$F"/nohz_csd-6.1/iter-*.txt | sed 's/^total.//; s/=/: /' |
+		diff - <(grep '^kicks:' "$s/nohz_csd/qemu-6.1.yaml")
+	# meta.yaml's results are what parse prints, in its order.
+	for b in $BENCHES; do
+		for y in "$s/$b"/*.yaml; do
+			ruby -ryaml -e 'puts YAML.load_file(ARGV[0])["results"].keys' "$L/programs/$b/meta.yaml" |
+				diff - <(cut -d: -f1 "$y" | awk '!seen[$0]++')
+		done
+	done
+	for y in "$s"/*/*.yaml; do
+		# Only aggregates, the same stats in every iteration (5 each), no
+		# name lkp takes for a failure.
+		! grep -E '^(cpu|sender)[0-9]|^[^:]*\.' "$y" || false
+		[ -z "$(cut -d: -f1 "$y" | sort | uniq -c | awk '$1 != 5')" ]
+		! grep -E '^[^:]*(error|warn|fail):' "$y" || false
+	done
+}
+
+@test "parse: a result not complete or of another format fails, a missing mean is left out" {
+	need_ruby
+	s=$L/spec/fixtures/stats
+	sed '0,/^status=complete$/s//status=stopped/' "$s/ipistorm/qemu-6.12" >"$T/stopped"
+	run -1 env LKP_SRC="$L" "$L/programs/ipistorm/parse" <"$T/stopped"
+	[[ $output == *"iteration 1: status=stopped"* ]]
+	sed 's|^format=idle_reentry/1$|format=idle_reentry/2|' "$s/idle_reentry/qemu-6.1" >"$T/v2"
+	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/v2"
+	[[ $output == *"not idle_reentry/1"* ]]
+	# An iteration with no balance has no delay mean: no delay stat at all.
+	awk '/^==> iter-002/ { n = 1 } n && /^total.delay_/ && !/_n=/ { next } { print }' \
+		"$s/nohz_csd/qemu-6.12" >"$T/nodelay"
+	LKP_SRC="$L" "$L/programs/nohz_csd/parse" <"$T/nodelay" >"$T/nodelay.stats"
+	! grep '^delay_' "$T/nodelay.stats" || false
+	[ "$(grep -c '^kicks:' "$T/nodelay.stats")" = 5 ]
+}
+
+# mean KEY FILE...: the mean of KEY= over the result files, as %.6g.
+mean() {
+	k=$1
+	shift
+	awk -F= -v k="$k" '$1 == k { s += $2; n++ } END { printf "%.6g\n", s / n }' "$@"
+}
+
+@test "lkp's result-root pipeline: dump-stat, create-stats-matrix keep each stat's mean" {
+	installed
+	need_ruby
+	for j in ipistorm-published idle_reentry-fastpath nohz_csd-nohz-kick; do
+		b=${j%%-*}
+		mkdir "$T/$j"
+		(cd "$LKP_SRC" && ruby sbin/split-job -t lkp-skl-d01 -o "$T/$j" "jobs/$j.yaml") >/dev/null 2>&1
+		for k in 6.1 6.12; do
+			R=$T/rr/$b-$k
+			mkdir -p "$R"
+			cp "$T/$j"/*.yaml "$R/job.yaml"
+			cp "$LKP_SRC/spec/fixtures/stats/$b/qemu-$k" "$R/$b"
+			# dump-stat writes $b.json, it does not read $b.
+			# shellcheck disable=SC2094
+			(cd "$R" && export RESULT_ROOT=$R &&
+				"$LKP_SRC/programs/$b/parse" <"$b" | "$LKP_SRC/sbin/dump-stat" "$b" &&
+				ruby "$LKP_SRC/bin/create-stats-matrix" "$R") >"$T/$b-$k.log" 2>&1 ||
+				{ cat "$T/$b-$k.log"; false; }
+			[ -f "$R/stats.json" ]
+		done
+	done
+	# lkp drops a stat that is 0 in every iteration: "absent".
+	stat() {
+		ruby -rjson -e 'v = JSON.parse(File.read(ARGV[0]))[ARGV[1]]; puts(v ? format("%.6g", v) : "absent")' "$1" "$2"
+	}
+	for k in 6.1 6.12; do
+		[ "$(stat "$T/rr/ipistorm-$k/stats.json" ipistorm.runtime_ns)" = \
+			"$(mean runtime_ns "$F/ipistorm-$k"/iter-*.txt)" ]
+		[ "$(stat "$T/rr/idle_reentry-$k/stats.json" idle_reentry.total_mean_ns)" = \
+			"$(mean total.total_mean_ns "$F/idle_reentry-$k"/iter-*.txt)" ]
+		[ "$(stat "$T/rr/nohz_csd-$k/stats.json" nohz_csd.kicks)" = \
+			"$(mean total.kicks "$F/nohz_csd-$k"/iter-*.txt)" ]
+	done
+	# The fast path: none on 6.1, every re-entry on 6.12; the zero side of
+	# each is not in stats.json.
+	[ "$(stat "$T/rr/idle_reentry-6.1/stats.json" idle_reentry.fast_pct)" = absent ]
+	[ "$(stat "$T/rr/idle_reentry-6.1/stats.json" idle_reentry.pick_fair_pct)" = 100 ]
+	[ "$(stat "$T/rr/idle_reentry-6.12/stats.json" idle_reentry.fast_pct)" = 100 ]
+	[ "$(stat "$T/rr/idle_reentry-6.12/stats.json" idle_reentry.pick_fair_pct)" = absent ]
+}
+
+# fake_run BENCH STATUS: run programs/BENCH/run as lkp would, with a
+# stand-in scripts/run.sh copying the suite's fixture results (their
+# status set to STATUS) in the tree ipistorm-modules builds.
+fake_run() {
+	installed
+	mkdir -p "$T/tmp" "$T/result"
+	tree=$T/tmp/ipistorm-$(uname -r)
+	mkdir -p "$tree/scripts" "$tree/$1"
+	: >"$tree/$1/$1.ko"
+	cat >"$tree/scripts/run.sh" <<-EOF
+		#!/bin/sh
+		while getopts n:w:o:s: o; do [ "\$o" != o ] || out=\$OPTARG; done
+		shift \$((OPTIND - 1))
+		echo "\$*" >"$T/run.args"
+		mkdir -p "\$out" && cp "$F/$1-6.12"/meta.txt "$F/$1-6.12"/iter-*.txt "\$out"
+		sed -i 's/^status=complete\$/status=$2/' "\$out"/iter-002.txt
+		echo "run.sh: a line on stderr" >&2
+	EOF
+	run --separate-stderr env LKP_SRC="$T/lkp" TMP="$T/tmp" TMP_RESULT_ROOT="$T/result" \
+		BENCHMARK_ROOT="$T/none" cpulist=0 offset=1 load_cpus=0 duration=2 \
+		bash "$T/lkp/programs/$1/run"
+}
+
+@test "run: a clean run writes nothing on stderr, a result not complete dies" {
+	fake_run ipistorm complete
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(cat "$T/run.args")" = "ipistorm numipi=100000 single=1 wait=1 cpulist=0 offset=1" ]
+	[ -f "$T/result/ipistorm.meta.txt" ]
+	echo "$output" | LKP_SRC="$T/lkp" "$T/lkp/programs/ipistorm/parse" >"$T/stats"
+	[ "$(grep -c '^runtime_ns:' "$T/stats")" = 5 ]
+	fake_run nohz_csd failed
+	[ "$status" -eq 99 ]
+	[[ $stderr == *"iter-002.txt: status=failed"* ]]
+	[ "$(cat "$T/run.args")" = "nohz_csd load_cpus=0 duration=2" ]
+}
+
+@test "run: idle= the job asks for is checked against the kernel's command line" {
+	installed
+	grep -q ' idle=poll\b' /proc/cmdline && skip "this kernel runs with idle=poll"
+	run --separate-stderr env LKP_SRC="$T/lkp" TMP="$T/tmp" TMP_RESULT_ROOT="$T" idle=poll \
+		bash "$T/lkp/programs/idle_reentry/run"
+	[ "$status" -eq 99 ]
+	[[ $stderr == *"the job asks for idle=poll"* ]]
+}
+
+@test "the programs' shell scripts are shellcheck clean" {
+	command -v shellcheck >/dev/null || skip "no shellcheck"
+	cd "$L"
+	shellcheck -x -P SCRIPTDIR programs/*/run programs/*/setup lib/tests/ipistorm.sh
+}
