@@ -310,16 +310,24 @@ static struct hook ir_hooks[] = {
 	{ HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
 };
 
-/* Remove every hook; each returns once no CPU is inside it. */
+static struct hook_set ir_hook_set = {
+	.hooks = ir_hooks, .n = ARRAY_SIZE(ir_hooks),
+};
+
+/*
+ * Remove every probe, their grace periods at once; returns once no CPU is
+ * inside any.
+ */
 static void ir_unhook(void)
 {
-	hooks_unregister(ir_hooks, ARRAY_SIZE(ir_hooks));
+	hooks_unregister_start(&ir_hook_set);
 	if (ir_tp_switch) {
 		tracepoint_probe_unregister(ir_tp_switch, (void *)ir_switch_probe,
 					    NULL);
 		tracepoint_synchronize_unregister();
 		ir_tp_switch = NULL;
 	}
+	hooks_unregister_wait(&ir_hook_set);
 }
 
 /*
@@ -328,7 +336,6 @@ static void ir_unhook(void)
  */
 static int ir_hook(void)
 {
-	unsigned int i;
 	int ret;
 
 	for_each_kernel_tracepoint(ir_find_tp, NULL);
@@ -343,16 +350,11 @@ static int ir_hook(void)
 		ir_tp_switch = NULL;
 		return ret;
 	}
-	for (i = 0; i < ARRAY_SIZE(ir_hooks); i++) {
-		if (i == HOOK_PICK && !pick_hook)
-			continue;
-		ret = hook_register(&ir_hooks[i]);
-		if (ret) {
-			ir_unhook();
-			return ret;
-		}
-	}
-	return 0;
+	ir_hooks[HOOK_PICK].skip = !pick_hook;
+	ret = hooks_register(&ir_hook_set);
+	if (ret)
+		ir_unhook();
+	return ret;
 }
 
 /*
@@ -396,25 +398,29 @@ static u64 ir_calib_run(void)
 	return best;
 }
 
+static struct hook ir_calib_hooks[] = {
+	{ HOOK_NAMES("ir_calib_target"), ir_calib_hook, true },
+};
+
+/* Through a set, as the counting hooks: their lookup is in the cost. */
+static struct hook_set ir_calib_set = {
+	.hooks = ir_calib_hooks, .n = ARRAY_SIZE(ir_calib_hooks),
+};
+
 static void ir_calibrate(void)
 {
-	static struct ftrace_ops ops = { .func = ir_calib_hook };
-	unsigned char name[] = "ir_calib_target";
 	u64 plain, hooked;
 
 	ir_calib_state = kzalloc(sizeof(*ir_calib_state), GFP_KERNEL);
 	if (!ir_calib_state)
 		return;
 	plain = ir_calib_run();
-	if (!ftrace_set_filter(&ops, name, strlen(name), 1)) {
-		if (!register_ftrace_function(&ops)) {
-			hooked = ir_calib_run();
-			unregister_ftrace_function(&ops);
-			if (hooked > plain)
-				ir_hook_ps = div_u64((hooked - plain) * 1000,
-						     CALIB_CALLS);
-		}
-		ftrace_free_filter(&ops);
+	if (!hooks_register(&ir_calib_set) && ir_calib_set.registered) {
+		hooked = ir_calib_run();
+		hooks_unregister(&ir_calib_set);
+		if (hooked > plain)
+			ir_hook_ps = div_u64((hooked - plain) * 1000,
+					     CALIB_CALLS);
 	}
 	kfree(ir_calib_state);
 	ir_calib_state = NULL;
@@ -514,7 +520,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       ir_session.stop_ns - ir_session.start_ns);
-	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "sched_switch");
+	hooks_emit(sb, &ir_hook_set, "sched_switch");
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
 
@@ -558,8 +564,8 @@ static size_t ir_result_size(void)
 }
 
 /*
- * The measurement has ended (every hook that counted has returned): unhook,
- * then print and publish the result.
+ * The measurement has ended: unhook (once that returns, every hook that
+ * counted has returned), then print and publish the result.
  */
 static void ir_finish(bool interrupted)
 {

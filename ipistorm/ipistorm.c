@@ -235,8 +235,13 @@ static struct hook witness_hooks[] = {
 	/* The callback calls nothing traceable: no recursion protection. */
 	{ .names = HOOK_NAMES("call_function_single_prep_ipi",
 			      "send_call_function_single_ipi"),
-	  .func = witness_decide, .required = true,
-	  .flags = FTRACE_OPS_FL_RECURSION },
+	  .required = true },
+};
+
+/* One hook: its own callback, no lookup of the call site. */
+static struct hook_set witness_set = {
+	.hooks = witness_hooks, .n = ARRAY_SIZE(witness_hooks),
+	.func = witness_decide, .flags = FTRACE_OPS_FL_RECURSION,
 };
 
 static struct tracepoint *witness_tp;
@@ -256,7 +261,7 @@ static int __init witness_start(void)
 		pr_err("witness=1: no sched_wake_idle_without_ipi tracepoint (witness=0 runs without)\n");
 		return -ENOENT;
 	}
-	ret = hooks_register(witness_hooks, ARRAY_SIZE(witness_hooks));
+	ret = hooks_register(&witness_set);
 	if (ret) {
 		pr_err("witness=1: the kernel's IPI decision cannot be hooked (witness=0 runs without)\n");
 		return ret;
@@ -265,7 +270,7 @@ static int __init witness_start(void)
 	if (ret) {
 		pr_err("witness=1: cannot probe sched_wake_idle_without_ipi: %d\n",
 		       ret);
-		hooks_unregister(witness_hooks, ARRAY_SIZE(witness_hooks));
+		hooks_unregister(&witness_set);
 	}
 	return ret;
 }
@@ -274,7 +279,7 @@ static int __init witness_start(void)
 static void __init witness_stop(void)
 {
 	tracepoint_probe_unregister(witness_tp, witness_no_ipi, NULL);
-	hooks_unregister(witness_hooks, ARRAY_SIZE(witness_hooks));
+	hooks_unregister(&witness_set);
 	tracepoint_synchronize_unregister();
 }
 
@@ -365,7 +370,7 @@ static __always_inline int ipistorm_loop(struct sender *s, bool timed,
 			expected += ret;
 		if (pause)
 			usleep_range(pause, pause);
-		cond_resched();
+		thread_pause();
 	}
 	s->sent = sent;
 	s->expected = many ? expected : sent;

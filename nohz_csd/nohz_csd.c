@@ -52,6 +52,7 @@
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "../common/hist.h"
 #include "../common/hook.h"
@@ -435,17 +436,38 @@ static struct hook nc_hooks[] = {
 	[HK_DO_IDLE] = { HOOK_NAMES("do_idle"), nc_do_idle, true },
 };
 
+static struct hook_set nc_hook_set = {
+	.hooks = nc_hooks, .n = ARRAY_SIZE(nc_hooks),
+};
+
 static unsigned long nc_probe_misses(void)
 {
 	return nc_csd_probe.nmissed + nc_csd_probe.kp.nmissed +
 	       nc_wake_probe.nmissed;
 }
 
+/* Both return once no CPU is inside a handler. */
+static void nc_unregister_kprobes(struct work_struct *work)
+{
+	unregister_kprobe(&nc_wake_probe);
+	unregister_kretprobe(&nc_csd_probe);
+}
+
+static DECLARE_WORK(nc_kprobes_work, nc_unregister_kprobes);
+
+/*
+ * The grace periods of ftrace, of the tracepoints and of the kprobes run
+ * at once, two of them in workers: each counts against a stop's second.
+ * The kprobes go first: on ftrace they take ftrace's lock, which the
+ * removal of the hooks holds through its RCU-tasks grace period.
+ */
 static void nc_unhook(void)
 {
 	unsigned int i;
 
-	hooks_unregister(nc_hooks, ARRAY_SIZE(nc_hooks));
+	if (nc_kprobes)
+		queue_work(system_unbound_wq, &nc_kprobes_work);
+	hooks_unregister_start(&nc_hook_set);
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		if (!nc_tps[i].registered)
 			continue;
@@ -454,11 +476,10 @@ static void nc_unhook(void)
 	}
 	tracepoint_synchronize_unregister();
 	if (nc_kprobes) {
-		/* Both return once no CPU is inside a handler. */
-		unregister_kprobe(&nc_wake_probe);
-		unregister_kretprobe(&nc_csd_probe);
+		flush_work(&nc_kprobes_work);
 		nc_kprobes = false;
 	}
+	hooks_unregister_wait(&nc_hook_set);
 }
 
 /* Put every probe in place; none counts before the session measures. */
@@ -497,7 +518,7 @@ static int nc_hook(void)
 		t->registered = true;
 	}
 
-	ret = hooks_register(nc_hooks, ARRAY_SIZE(nc_hooks));
+	ret = hooks_register(&nc_hook_set);
 	if (ret)
 		nc_unhook();
 	return ret;
@@ -507,7 +528,7 @@ static int nc_load_thread(void *arg)
 {
 	while (!READ_ONCE(nc_load_stop) && !kthread_should_stop()) {
 		cpu_relax();
-		cond_resched();
+		thread_pause();
 	}
 	thread_wait_stop();
 	return 0;
@@ -630,7 +651,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       nc_session.stop_ns - nc_session.start_ns);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
-	hooks_emit(sb, nc_hooks, ARRAY_SIZE(nc_hooks),
+	hooks_emit(sb, &nc_hook_set,
 		   "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
 
 	all = vzalloc(sizeof(*all));
@@ -685,9 +706,10 @@ static size_t nc_result_size(void)
 }
 
 /*
- * The measurement has ended at one instant, with every probe still in place,
- * and every handler that counted has returned, with every kick and
- * SCHED_SOFTIRQ run that counted: stop the load, unhook, print and publish.
+ * The measurement has ended at one instant, with every probe still in
+ * place: stop the load, unhook (once that returns, every handler that
+ * counted has returned, with every kick and SCHED_SOFTIRQ run that
+ * counted), print and publish.
  */
 static void nc_finish(bool interrupted)
 {

@@ -181,6 +181,15 @@ test_idle_reentry_stop_mid_storm() {
 	done
 }
 
+# A stop never waits for a storm: 1 s into a 60 s storm at the measured
+# CPU, through the stop parameter, debugfs and rmmod, each within 1 s.
+test_idle_reentry_stop_long_storm() {
+	need_cpus 2
+	for how in param debugfs rmmod; do
+		stop_mid_storm idle_reentry "$how" cpulist="$(cpu 1)"
+	done
+}
+
 # ir_wait_measuring MARK: wait until the kernel log after MARK says that
 # idle_reentry measures (its hooks are all in place), 20 s at most.
 ir_wait_measuring() {

@@ -17,6 +17,48 @@ storm() {
 	unload ipistorm
 }
 
+# uptime_cs: the time since boot in centiseconds (busybox's date cannot
+# print fractions of a second everywhere).
+uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
+
+# stop_mid_storm MODULE HOW PARAMS...: load MODULE with PARAMS (measuring
+# until stopped), start a 60 s storm from CPU 0 to CPU 1 and stop MODULE
+# 1 s into it through HOW: param (its stop parameter), debugfs (its control
+# file) or rmmod. The stop must return within 1 s, the storm still running.
+# A guard ends the storm 4 s in, so that a stop that waits for the storm
+# fails the test rather than hanging it for a minute.
+stop_mid_storm() {
+	_sm=$1 _how=$2
+	shift 2
+	unload "$_sm"
+	unload ipistorm
+	insmod "$(ko "$_sm")" "$@" || fail "insmod $_sm $* failed"
+	insmod "$(ko ipistorm)" timeout=60 pairs="$(cpu 0):$(cpu 1)" &
+	_spid=$!
+	rm -f "$TMP/guard"
+	(sleep 4 && : >"$TMP/guard" && kill -TERM "$_spid") 2>/dev/null &
+	_gpid=$!
+	sleep 1
+	loaded ipistorm || fail "the storm is not running"
+	_t0=$(uptime_cs)
+	case $_how in
+	param) echo 1 >"/sys/module/$_sm/parameters/stop" ;;
+	debugfs) echo stop >"/sys/kernel/debug/$_sm/control" ;;
+	rmmod) rmmod "$_sm" ;;
+	esac || fail "stop through $_how failed"
+	_t1=$(uptime_cs)
+	kill "$_gpid" 2>/dev/null || true
+	_ran=1
+	[ ! -e "$TMP/guard" ] || _ran=0
+	kill -TERM "$_spid" 2>/dev/null || true
+	wait "$_spid" || true
+	unload "$_sm"
+	unload ipistorm
+	note "$_sm: stop through $_how 1 s into a 60 s storm: $((_t1 - _t0))0 ms"
+	check "$_ran == 1" "the storm had ended (the guard ended it 4 s in) when the stop returned"
+	check "$_t1 - $_t0 < 100" "stop through $_how took $((_t1 - _t0))0 ms"
+}
+
 # The checks every finished run must pass, whatever its parameters.
 # shellcheck disable=SC2154 # vals sets the variables
 check_run() {

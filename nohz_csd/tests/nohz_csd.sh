@@ -182,6 +182,49 @@ test_nohz_csd_stop_param() {
 	rmmod nohz_csd
 }
 
+# A stop never waits for a storm nor for the module's own load: 1 s into a
+# 60 s storm, with load threads on the storm's sender CPU, through the stop
+# parameter, debugfs and rmmod, each within 1 s.
+test_nohz_csd_stop_long_storm() {
+	need_cpus 2
+	for how in param debugfs rmmod; do
+		stop_mid_storm nohz_csd "$how" load_cpus="$(cpu 0)" cpulist="$(cpu 1)"
+	done
+}
+
+# ipistorm's witness unhooks at the end of its run, which waits for every
+# task to pass a voluntary context switch: nohz_csd's CPU-bound load
+# threads must not hold it up. The same witness storm beside the load
+# returns within 1 s of its time alone; a guard stops nohz_csd 5 s in.
+test_nohz_csd_witness_beside_load() {
+	need_cpus 2
+	a=$(cpu 0) t=$(cpu 1)
+	unload nohz_csd
+	unload ipistorm
+	t0=$(uptime_cs)
+	insmod "$(ko ipistorm)" numipi=2000 pairs="$t:$a" single=1 witness=1 ||
+		fail "the witness storm failed alone"
+	alone=$(($(uptime_cs) - t0))
+	unload ipistorm
+	insmod "$(ko nohz_csd)" load_cpus="$a" cpulist="$t" || fail "insmod nohz_csd failed"
+	rm -f "$TMP/guard"
+	(sleep 5 && : >"$TMP/guard" && echo 1 >/sys/module/nohz_csd/parameters/stop) 2>/dev/null &
+	gpid=$!
+	t0=$(uptime_cs)
+	rc=0
+	insmod "$(ko ipistorm)" numipi=2000 pairs="$t:$a" single=1 witness=1 || rc=$?
+	beside=$(($(uptime_cs) - t0))
+	kill "$gpid" 2>/dev/null || true
+	ran=1
+	[ ! -e "$TMP/guard" ] || ran=0
+	unload ipistorm
+	unload nohz_csd
+	note "witness storm of 2000 calls: alone ${alone}0 ms, beside nohz_csd's load ${beside}0 ms"
+	check "$rc == 0" "the witness storm failed beside the load"
+	check "$ran == 1" "the witness storm returned only once the guard stopped nohz_csd"
+	check "$beside - $alone < 100" "beside the load the witness storm took ${beside}0 ms, alone ${alone}0 ms"
+}
+
 # A signal to a timed insmod stops the load and the probes at once.
 test_nohz_csd_interrupt() {
 	need_cpus 2
