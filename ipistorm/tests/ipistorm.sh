@@ -21,13 +21,14 @@ storm() {
 # print fractions of a second everywhere).
 uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 
-# stop_mid_storm MODULE HOW PARAMS...: load MODULE with PARAMS (measuring
+# stop_storm_once MODULE HOW PARAMS...: load MODULE with PARAMS (measuring
 # until stopped), start a 60 s storm from CPU 0 to CPU 1 and stop MODULE
 # 1 s into it through HOW: param (its stop parameter), debugfs (its control
-# file) or rmmod. The stop must return within 1 s, the storm still running.
-# A guard ends the storm 4 s in, so that a stop that waits for the storm
-# fails the test rather than hanging it for a minute.
-stop_mid_storm() {
+# file) or rmmod. Sets $stop_cs to how long the stop took (centiseconds)
+# and $stop_ran to 1 if the storm still ran when it returned. A guard ends
+# the storm 4 s in, so that a stop that waits for the storm fails the test
+# rather than hanging it for a minute.
+stop_storm_once() {
 	_sm=$1 _how=$2
 	shift 2
 	unload "$_sm"
@@ -46,17 +47,31 @@ stop_mid_storm() {
 	debugfs) echo stop >"/sys/kernel/debug/$_sm/control" ;;
 	rmmod) rmmod "$_sm" ;;
 	esac || fail "stop through $_how failed"
-	_t1=$(uptime_cs)
+	stop_cs=$(($(uptime_cs) - _t0))
 	kill "$_gpid" 2>/dev/null || true
-	_ran=1
-	[ ! -e "$TMP/guard" ] || _ran=0
+	stop_ran=1
+	[ ! -e "$TMP/guard" ] || stop_ran=0
 	kill -TERM "$_spid" 2>/dev/null || true
 	wait "$_spid" || true
 	unload "$_sm"
 	unload ipistorm
-	note "$_sm: stop through $_how 1 s into a 60 s storm: $((_t1 - _t0))0 ms"
-	check "$_ran == 1" "the storm had ended (the guard ended it 4 s in) when the stop returned"
-	check "$_t1 - $_t0 < 100" "stop through $_how took $((_t1 - _t0))0 ms"
+}
+
+# stop_mid_storm MODULE HOW PARAMS...: stop_storm_once must return within
+# 1 s, the storm still running. Under emulation on a loaded host one grace
+# period can take twice its time: the better of two attempts counts (a
+# stop that waits for the storm takes 3 s on each).
+stop_mid_storm() {
+	_n=0 _best=
+	while [ "$_n" -lt 2 ]; do
+		stop_storm_once "$@"
+		note "$1: stop through $2 1 s into a 60 s storm: ${stop_cs}0 ms"
+		check "$stop_ran == 1" "the storm had ended (the guard ended it 4 s in) when the stop returned"
+		[ -n "$_best" ] && [ "$_best" -le "$stop_cs" ] || _best=$stop_cs
+		[ "$_best" -ge 100 ] || break
+		_n=$((_n + 1))
+	done
+	check "$_best < 100" "stop through $2 took ${_best}0 ms"
 }
 
 # The checks every finished run must pass, whatever its parameters.
