@@ -52,7 +52,6 @@
 
 #define IR_FORMAT		"idle_reentry/1"
 #define MAX_DURATION_S		3600U
-#define MAX_CPULIST_LEN		65536
 #define CALIB_CALLS		20000
 
 /* ---- parameters -------------------------------------------------------- */

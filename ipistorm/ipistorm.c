@@ -53,7 +53,6 @@
 #define DEFAULT_TIME_CAP_S	600U
 #define MAX_DELAY_US		1000000U
 #define MAX_PAIRS_LEN		16384U
-#define OFFSET_UNSET		INT_MIN
 #define TARGET_ALL		(-1)
 
 /* ---- parameters -------------------------------------------------------- */
@@ -74,13 +73,29 @@ module_param(time_cap, uint, 0444);
 MODULE_PARM_DESC(time_cap, "Fixed-count mode: end the storm after this long even if calls remain, status=capped (seconds, default 0: 600; max 3600)");
 
 /* The published command line's form: senders, each to sender + offset. */
-static char *cpulist;
-module_param(cpulist, charp, 0444);
-MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs)");
+static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
+module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
+MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs; up to 65536 characters)");
 
 /* Neighbours by default; an offset reaches the other core, die or node. */
-static int offset = OFFSET_UNSET;
-module_param(offset, int, 0444);
+static int offset = 1;
+static bool offset_given;
+
+/* No value stands for "unset": offset=-2147483648 is refused as any other. */
+static int ipistorm_set_offset(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_int(val, kp);
+
+	offset_given |= !ret;
+	return ret;
+}
+
+static const struct kernel_param_ops ipistorm_offset_ops = {
+	.set	= ipistorm_set_offset,
+	.get	= param_get_int,
+};
+
+module_param_cb(offset, &ipistorm_offset_ops, &offset, 0444);
 MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + offset (CPUs, default 1)");
 
 /*
@@ -93,7 +108,23 @@ MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead 
 
 /* The polling path is single-target only: the choice must be explicit. */
 static int single = -1;
-module_param(single, int, 0444);
+static bool single_given;
+
+/* single=-1 is refused as single=2 is, not taken for "unset". */
+static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_int(val, kp);
+
+	single_given |= !ret;
+	return ret;
+}
+
+static const struct kernel_param_ops ipistorm_single_ops = {
+	.set	= ipistorm_set_single,
+	.get	= param_get_int,
+};
+
+module_param_cb(single, &ipistorm_single_ops, &single, 0444);
 MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (required with cpulist; pairs imply 1)");
 
 /* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
@@ -749,7 +780,7 @@ static int __init ipistorm_parse_cpulist(void)
 
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = cpus_parse_online("cpulist", cpulist, mask);
+	ret = cpus_parse_online("cpulist", cpulist.val, mask);
 	if (ret)
 		goto out;
 	for_each_cpu(cpu, mask) {
@@ -842,11 +873,11 @@ static int __init ipistorm_check_effect(void)
 		       time_cap);
 		return -EINVAL;
 	}
-	if (cpulist && single == -1) {
+	if (cpulist.val && !single_given) {
 		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
 		return -EINVAL;
 	}
-	if (offset != OFFSET_UNSET && (pairs.val || !single)) {
+	if (offset_given && (pairs.val || !single)) {
 		pr_err("offset=%d: has no effect with %s\n", offset,
 		       pairs.val ? "pairs=" : "single=0");
 		return -EINVAL;
@@ -883,16 +914,17 @@ static int __init ipistorm_check_params(void)
 		       MAX_DELAY_US);
 		return -EINVAL;
 	}
-	if (single != -1)
+	if (single_given)
 		ret = ipistorm_check_flag("single", single);
 	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
 	      ipistorm_check_flag("timing", timing);
 	ret = ret ?: ipistorm_check_flag("witness", witness);
 	if (ret)
 		return ret;
-	if (!cpulist == !pairs.val) {
+	if (!cpulist.val == !pairs.val) {
 		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
-		       cpulist ?: "(unset)", pairs.val ? "..." : "(unset)");
+		       cpulist.val ? "..." : "(unset)",
+		       pairs.val ? "..." : "(unset)");
 		return -EINVAL;
 	}
 	if (pairs.val && single == 0) {
@@ -904,8 +936,6 @@ static int __init ipistorm_check_params(void)
 		return ret;
 	if (pairs.val)
 		single = 1;
-	if (offset == OFFSET_UNSET)
-		offset = 1;
 	return 0;
 }
 

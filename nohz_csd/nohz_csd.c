@@ -69,14 +69,14 @@
 /* ---- parameters -------------------------------------------------------- */
 
 /* Kicks go to one idle CPU at a time: watch the CPUs that can get them. */
-static char *cpulist;
-module_param(cpulist, charp, 0444);
-MODULE_PARM_DESC(cpulist, "CPUs whose incoming kicks are counted, kernel cpulist syntax (default: every online CPU)");
+static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
+module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
+MODULE_PARM_DESC(cpulist, "CPUs whose incoming kicks are counted, kernel cpulist syntax (default: every online CPU; up to 65536 characters)");
 
 /* A kick needs a busy CPU: make one, or leave it unset to watch a real load. */
-static char *load_cpus;
-module_param(load_cpus, charp, 0444);
-MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU (default unset: watch an external load)");
+static struct long_string load_cpus = { .max = MAX_CPULIST_LEN };
+module_param_cb(load_cpus, &long_string_ops, &load_cpus, 0444);
+MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU, not every online CPU (default unset: watch an external load; up to 65536 characters)");
 
 /*
  * A CPU kicks only with two runnable tasks; more for kernels that need
@@ -762,7 +762,7 @@ static int nc_parse(void)
 		       MAX_LOAD_THREADS);
 		return -EINVAL;
 	}
-	if (load_threads_given && !load_cpus) {
+	if (load_threads_given && !load_cpus.val) {
 		pr_err("load_threads=%u: no effect without load_cpus=, which places the threads\n",
 		       load_threads);
 		return -EINVAL;
@@ -772,18 +772,25 @@ static int nc_parse(void)
 	    !zalloc_cpumask_var(&nc_load_mask, GFP_KERNEL))
 		goto err;
 	ret = 0;
-	if (cpulist)
-		ret = cpus_parse_online("cpulist", cpulist, nc_mask);
+	if (cpulist.val)
+		ret = cpus_parse_online("cpulist", cpulist.val, nc_mask);
 	else
 		cpumask_copy(nc_mask, cpu_online_mask);
-	if (!ret && load_cpus)
-		ret = cpus_parse_online("load_cpus", load_cpus, nc_load_mask);
+	if (!ret && load_cpus.val)
+		ret = cpus_parse_online("load_cpus", load_cpus.val,
+					nc_load_mask);
 	if (ret)
 		goto err;
-	if (cpulist && cpumask_subset(nc_mask, nc_load_mask)) {
-		/* Their load keeps them busy: no kick is sent to them. */
-		pr_err("cpulist=%s: no effect, every watched CPU is in load_cpus=%s\n",
-		       cpulist, load_cpus);
+	/* Their load keeps the watched CPUs busy: no kick is sent to them. */
+	if (cpulist.val && cpumask_subset(nc_mask, nc_load_mask)) {
+		pr_err("cpulist=%.64s: no effect, every watched CPU is in load_cpus=%.64s\n",
+		       cpulist.val, load_cpus.val);
+		ret = -EINVAL;
+		goto err;
+	}
+	if (cpumask_subset(nc_mask, nc_load_mask)) {
+		pr_err("load_cpus=%.64s: loads every online CPU, so no CPU is idle to be kicked\n",
+		       load_cpus.val);
 		ret = -EINVAL;
 		goto err;
 	}

@@ -350,7 +350,25 @@ test_ipistorm_hostile_params() {
 	witness|numipi=10 single=0 cpulist=$c0 witness=1
 	witness|numipi=10 single=1 cpulist=$c0 witness=3
 	pairs|numipi=10 pairs=$(awk 'BEGIN { for (i = 0; i < 4100; i++) printf "0:1," }')
+	offset|numipi=10 single=1 cpulist=$c0 offset=-2147483648
+	single|numipi=10 pairs=$c0:$c1 single=-1
+	cpulist|numipi=10 single=1 cpulist=$(awk 'BEGIN { for (i = 0; i < 33000; i++) printf "0," }')
 	EOF
+}
+
+# A cpulist longer than a charp parameter's 1024 characters (every CPU of
+# a 512-CPU machine, listed one by one, takes 1891): the sender 600 times.
+test_ipistorm_long_cpulist() {
+	need_cpus 2
+	c=$(cpu 0)
+	l=$(seq 600 | sed "s/.*/$c/" | tr '\n' , | sed 's/,$//')
+	storm numipi=10 single=1 cpulist="$l"
+	check_run
+	[ "$(val ipistorm senders)" = 1 ] ||
+		fail "cpulist of ${#l} characters read as $(val ipistorm senders) senders"
+	[ "$(val ipistorm sender0.cpu)" = "$c" ] ||
+		fail "cpulist of ${#l} characters read as CPU $(val ipistorm sender0.cpu)"
+	note "a cpulist of ${#l} characters is parsed"
 }
 
 # An offline sender CPU is refused like a bad parameter.

@@ -114,7 +114,7 @@ test_nohz_csd_passive() {
 
 test_nohz_csd_hostile_params() {
 	need_cpus 2
-	hostile nohz_csd 12 nohz_csd_load <<-EOF
+	hostile nohz_csd 14 nohz_csd_load <<-EOF
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
 	cpulist|cpulist=99999 duration=1
@@ -127,7 +127,25 @@ test_nohz_csd_hostile_params() {
 	cpulist|cpulist=$(cpu 0) load_cpus=$(cpu 0) duration=1
 	stop|stop=1
 	stop|stop=0 duration=1
+	load_cpus|load_cpus=$(cat /sys/devices/system/cpu/online) duration=1
+	cpulist|cpulist=$(awk 'BEGIN { for (i = 0; i < 33000; i++) printf "0," }') duration=1
 	EOF
+}
+
+# cpulist and load_cpus longer than a charp parameter's 1024 characters:
+# each CPU 600 times.
+test_nohz_csd_long_cpulist() {
+	need_cpus 2
+	a=$(cpu 0) t=$(cpu 1)
+	la=$(seq 600 | sed "s/.*/$a/" | tr '\n' , | sed 's/,$//')
+	lt=$(seq 600 | sed "s/.*/$t/" | tr '\n' , | sed 's/,$//')
+	nc_run load_cpus="$la" cpulist="$lt" duration=1
+	check_nc
+	[ "$(val nohz_csd cpulist)" = "$t" ] ||
+		fail "a cpulist of ${#lt} characters read as $(val nohz_csd cpulist)"
+	[ "$(val nohz_csd load_cpus)" = "$a" ] ||
+		fail "a load_cpus of ${#la} characters read as $(val nohz_csd load_cpus)"
+	note "a cpulist and load_cpus of ${#lt} characters each are parsed"
 }
 
 # rmmod while the load runs and kicks arrive: the load threads and every
