@@ -426,6 +426,7 @@ static int ipistorm_storm(struct sender *s)
 static int ipistorm_thread(void *arg)
 {
 	struct sender *s = arg;
+	bool stopped;
 
 	wait_for_completion(&storm.go);
 	if (witness)
@@ -434,7 +435,13 @@ static int ipistorm_thread(void *arg)
 	s->error = ipistorm_storm(s);
 	s->end_ns = ktime_get_ns();
 	WRITE_ONCE(per_cpu(witness_sender, s->cpu), NULL);
-	s->capped = !s->error && numipi && s->sent < numipi &&
+	/*
+	 * A count cut short by storm.stop is capped when the time cap set
+	 * it: the acquire pairs with ipistorm_wait()'s release, so a stop
+	 * seen here comes with the capped written before it.
+	 */
+	stopped = smp_load_acquire(&storm.stop);
+	s->capped = !s->error && numipi && s->sent < numipi && stopped &&
 		    READ_ONCE(storm.capped);
 
 	ipistorm_drain(s);
@@ -458,7 +465,7 @@ static int __init ipistorm_start(void)
 	int ret = 0;
 
 	WRITE_ONCE(storm.stop, false);
-	storm.capped = false;
+	WRITE_ONCE(storm.capped, false);
 	init_completion(&storm.go);
 	init_completion(&storm.done);
 	atomic_set(&storm.running, nr_senders);
@@ -502,8 +509,9 @@ static int __init ipistorm_wait(void)
 
 	rc = wait_for_completion_interruptible_timeout(&storm.done, left);
 	if (rc <= 0) {
-		storm.capped = numipi && !rc;
-		WRITE_ONCE(storm.stop, true);
+		WRITE_ONCE(storm.capped, numipi && !rc);
+		/* Pairs with the senders' acquire: capped is seen with it. */
+		smp_store_release(&storm.stop, true);
 		wait_for_completion(&storm.done);
 	}
 	for (i = 0; i < nr_senders; i++)
