@@ -69,6 +69,17 @@ static void name(unsigned long ip, unsigned long parent_ip,		\
 	}								\
 }
 
+/* The first argument of the hooked function, at its entry. */
+static __always_inline unsigned long hook_arg0(struct ftrace_regs *fregs)
+{
+#ifdef ftrace_regs_get_argument
+	return ftrace_regs_get_argument(fregs, 0);
+#else
+	/* 6.1: x86-64's ftrace_regs holds the argument registers. */
+	return fregs->regs.di;
+#endif
+}
+
 /*
  * Whether @sym, a symbol as sprint_symbol_no_offset() prints it, with any
  * suffix (".isra.0") or module (" [mod]"), is @name's symbol.

@@ -177,6 +177,7 @@ struct sender {
 	/* Written on the sender's CPU on every call, by it or its probes. */
 	u64 no_ipi ____cacheline_aligned_in_smp;
 	u64 decided;
+	bool deciding;	/* a decision for @target counted, its outcome not */
 	struct hist lat;
 };
 
@@ -240,26 +241,35 @@ static void clock_scale(u32 *mul, u32 *div)
 
 /*
  * The kernel notifies a CPU of a queued call only when its queue was empty:
- * call_function_single_prep_ipi() (send_call_function_single_ipi() before
- * 6.2) then decides, and sched_wake_idle_without_ipi fires when it set
- * TIF_NEED_RESCHED on a polling idle target instead of sending an IPI. Both
- * run in the sender's task, inside the call: only those are counted.
+ * call_function_single_prep_ipi(cpu) (send_call_function_single_ipi(cpu)
+ * before 6.2) then decides, and sched_wake_idle_without_ipi fires inside it
+ * when it set TIF_NEED_RESCHED on a polling idle target instead of sending
+ * an IPI. Both counters take one filter: in the sender's task, for its
+ * target, and the tracepoint only as the outcome of a decision counted
+ * (resched_curr() and wake_up_idle_cpu() fire it too): so sent_no_ipi never
+ * exceeds the decisions.
  */
 static void witness_decide(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct sender *s = this_cpu_read(witness_sender);
 
-	if (s && in_task() && current == s->task)
+	if (s && in_task() && current == s->task &&
+	    (int)hook_arg0(fregs) == s->target) {
 		s->decided++;
+		s->deciding = true;
+	}
 }
 
 static void witness_no_ipi(void *data, int cpu)
 {
 	struct sender *s = this_cpu_read(witness_sender);
 
-	if (s && in_task() && current == s->task && cpu == s->target)
+	if (s && in_task() && current == s->task && cpu == s->target &&
+	    s->deciding) {
 		s->no_ipi++;
+		s->deciding = false;
+	}
 }
 
 static struct hook witness_hooks[] = {
@@ -521,9 +531,30 @@ static int __init ipistorm_wait(void)
 
 /* ---- the report -------------------------------------------------------- */
 
+/*
+ * The sender's view: derived by differences, each of which the kernel's
+ * rules keep from going negative (a decision only for a call of ours that
+ * found the queue empty, an outcome only for a decision). A count that
+ * would go negative makes the view invalid: not printed, a warning and
+ * status=invalid instead.
+ */
+struct witness_view {
+	u64 no_ipi, ipi, queued;
+	bool valid;
+};
+
+static void witness_view(const struct sender *s, struct witness_view *w)
+{
+	w->valid = s->decided >= s->no_ipi && s->sent >= s->decided;
+	w->no_ipi = s->no_ipi;
+	w->ipi = w->valid ? s->decided - s->no_ipi : 0;
+	w->queued = w->valid ? s->sent - s->decided : 0;
+}
+
 struct totals {
 	u64 sent, errors, expected, elapsed, runtime;
-	u64 no_ipi, ipi, queued, capped;
+	u64 capped, witness_invalid;
+	struct witness_view w;
 	struct delivery dlv;
 };
 
@@ -556,9 +587,15 @@ static void ipistorm_totals(struct totals *t)
 		t->errors += !!s->error;
 		t->expected += s->expected;
 		t->elapsed += s->end_ns - s->start_ns;
-		t->no_ipi += s->no_ipi;
-		t->ipi += s->decided - s->no_ipi;
-		t->queued += s->sent - s->decided;
+		if (witness) {
+			struct witness_view w;
+
+			witness_view(s, &w);
+			t->witness_invalid += !w.valid;
+			t->w.no_ipi += w.no_ipi;
+			t->w.ipi += w.ipi;
+			t->w.queued += w.queued;
+		}
 		t->capped += s->capped;
 		t->dlv.poll += d.poll;
 		t->dlv.irq += d.irq;
@@ -567,6 +604,7 @@ static void ipistorm_totals(struct totals *t)
 		end = max(end, s->end_ns);
 	}
 	t->runtime = end > start ? end - start : 0;
+	t->w.valid = !t->witness_invalid;
 }
 
 static u64 delivered(const struct delivery *d)
@@ -577,8 +615,8 @@ static u64 delivered(const struct delivery *d)
 /* Keys shared by a sender's lines and the totals. */
 static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 				 u64 sent, u64 expected,
-				 const struct delivery *d, u64 no_ipi, u64 ipi,
-				 u64 queued)
+				 const struct delivery *d,
+				 const struct witness_view *w)
 {
 	seq_buf_printf(sb, "%ssent=%llu\n", pfx, sent);
 	seq_buf_printf(sb, "%sexpected_callbacks=%llu\n", pfx, expected);
@@ -589,9 +627,13 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 	result_pct(sb, pfx, "poll_pct", d->poll, delivered(d));
 	if (!witness)
 		return;
-	seq_buf_printf(sb, "%ssent_no_ipi=%llu\n", pfx, no_ipi);
-	seq_buf_printf(sb, "%ssent_ipi=%llu\n", pfx, ipi);
-	seq_buf_printf(sb, "%ssent_queued=%llu\n", pfx, queued);
+	if (!w->valid) {
+		seq_buf_printf(sb, "%switness_invalid=1\n", pfx);
+		return;
+	}
+	seq_buf_printf(sb, "%ssent_no_ipi=%llu\n", pfx, w->no_ipi);
+	seq_buf_printf(sb, "%ssent_ipi=%llu\n", pfx, w->ipi);
+	seq_buf_printf(sb, "%ssent_queued=%llu\n", pfx, w->queued);
 }
 
 static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
@@ -599,10 +641,12 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 {
 	const struct sender *s = senders[i];
 	u64 elapsed = s->end_ns - s->start_ns;
+	struct witness_view w;
 	struct delivery d;
 	char pfx[24];
 
 	ipistorm_delivery(s, &d);
+	witness_view(s, &w);
 	snprintf(pfx, sizeof(pfx), "sender%u.", i);
 	seq_buf_printf(sb, "%scpu=%d\n", pfx, s->cpu);
 	if (s->target == TARGET_ALL)
@@ -614,8 +658,7 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 		seq_buf_printf(sb, "%serror=%d\n", pfx, s->error);
 	if (s->capped)
 		seq_buf_printf(sb, "%scapped=1\n", pfx);
-	ipistorm_emit_counts(sb, pfx, s->sent, s->expected, &d, s->no_ipi,
-			     s->decided - s->no_ipi, s->sent - s->decided);
+	ipistorm_emit_counts(sb, pfx, s->sent, s->expected, &d, &w);
 	seq_buf_printf(sb, "%selapsed_ns=%llu\n", pfx, elapsed);
 	seq_buf_printf(sb, "%sipis_per_sec=%llu\n", pfx,
 		       result_rate(s->sent, elapsed));
@@ -630,6 +673,8 @@ static const char *ipistorm_status(const struct totals *t, bool interrupted)
 		return "interrupted";
 	if (t->errors)
 		return "errors";
+	if (t->witness_invalid)
+		return "invalid";
 	return t->capped ? "capped" : "complete";
 }
 
@@ -670,8 +715,11 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	seq_buf_printf(sb, "status=%s\n", ipistorm_status(&t, interrupted));
 	seq_buf_printf(sb, "runtime_ns=%llu\n", t.runtime);
 	seq_buf_printf(sb, "total.errors=%llu\n", t.errors);
-	ipistorm_emit_counts(sb, "total.", t.sent, t.expected, &t.dlv,
-			     t.no_ipi, t.ipi, t.queued);
+	ipistorm_emit_counts(sb, "total.", t.sent, t.expected, &t.dlv, &t.w);
+	if (t.witness_invalid)
+		seq_buf_printf(sb, "%s%llu%s\n", "warning=witness: ",
+			       t.witness_invalid,
+			       " senders counted more decisions than calls or outcomes than decisions: no sender-side counts");
 	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
 		       result_rate(t.sent, t.runtime));
 	result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);

@@ -125,11 +125,15 @@ check_run() {
 
 # check_witness PREFIX: the sender's view of how each call was notified
 # (no IPI to a polling target, an IPI, or neither: the target's queue was
-# not empty) against the target's view of where its callback ran. A call
-# notified without an IPI runs in the target's idle task, unless another
-# CPU's IPI flushed the queue first (no other sender here); a callback run
-# by the idle task may have come by IPI after polling stopped.
+# not empty), as the kernel guarantees it: counted, none negative (a view
+# that would be is not reported: witness_invalid=1), summing to the calls.
+# Not against the target's view: a call notified without an IPI may still
+# run in hard IRQ when another CPU's IPI (another sender's, or any
+# call-function IPI) flushes the target's queue first; test_ipistorm_
+# witness_agrees compares the two where delivery is deterministic.
 check_witness() {
+	! has ipistorm "$1.witness_invalid" ||
+		fail "$1: the sender-side counts went negative (witness_invalid=1)"
 	_ni=$(val ipistorm "$1.sent_no_ipi")
 	_ip=$(val ipistorm "$1.sent_ipi")
 	_qu=$(val ipistorm "$1.sent_queued")
@@ -137,8 +141,6 @@ check_witness() {
 		"$1: negative sender-side count ($_ni/$_ip/$_qu)"
 	check "$_ni + $_ip + $_qu == $(val ipistorm "$1.sent")" \
 		"$1: the sender's view does not sum to the calls"
-	check "$_ni <= $(val ipistorm "$1.cb_poll")" \
-		"$1: $_ni calls notified without an IPI, fewer callbacks polled"
 }
 
 # check_lat PREFIX CALLS ELAPSED: the latency histogram of one sender; a
@@ -297,6 +299,34 @@ test_ipistorm_witness_agrees() {
 		check "$poll >= $ni && $poll <= $ni + $qu" \
 			"polled callbacks outside calls notified without IPI (+ queued)"
 	fi
+}
+
+# Two senders to one target with witness=1: each sender's view counts its
+# own calls only, and a call of one notified without an IPI may run in the
+# hard IRQ of the other's IPI (so sent_no_ipi may exceed cb_poll): every
+# view is valid and sums to its sender's calls.
+test_ipistorm_witness_two_senders() {
+	need_cpus 3
+	t=$(cpu 2)
+	storm numipi=20000 pairs="$(cpu 0):$t,$(cpu 1):$t" wait=1 witness=1
+	check_run
+	[ "$(val ipistorm status)" = complete ] || fail "status=$(val ipistorm status)"
+	for p in sender0 sender1; do
+		note "$p: no IPI $(val ipistorm $p.sent_no_ipi), IPI $(val ipistorm $p.sent_ipi)," \
+			"queued $(val ipistorm $p.sent_queued); polled $(val ipistorm $p.cb_poll)," \
+			"hard IRQ $(val ipistorm $p.cb_irq)"
+	done
+}
+
+# witness=1 with a pause between calls (the sender sleeps, the target goes
+# back to idle before each call): every view valid, summing to the calls.
+test_ipistorm_witness_delay() {
+	need_cpus 2
+	storm numipi=500 single=1 cpulist="$(cpu 0)" offset=1 delay=100 wait=1 witness=1
+	check_run
+	[ "$(val ipistorm status)" = complete ] || fail "status=$(val ipistorm status)"
+	note "no IPI $(val ipistorm total.sent_no_ipi), IPI $(val ipistorm total.sent_ipi)," \
+		"queued $(val ipistorm total.sent_queued); polled $(val ipistorm total.cb_poll)"
 }
 
 # Without idle=poll the idle target halts with TIF_POLLING clear, so a real
