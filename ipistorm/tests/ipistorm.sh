@@ -36,6 +36,13 @@ stop_storm_once() {
 	insmod "$(ko "$_sm")" "$@" || fail "insmod $_sm $* failed"
 	insmod "$(ko ipistorm)" timeout=60 pairs="$(cpu 0):$(cpu 1)" &
 	_spid=$!
+	# From the storm's start, which a loaded host can delay.
+	_i=0
+	until loaded ipistorm; do
+		_i=$((_i + 1))
+		[ "$_i" -le 100 ] || fail "the storm did not start"
+		usleep 100000
+	done
 	rm -f "$TMP/guard"
 	(sleep 4 && : >"$TMP/guard" && kill -TERM "$_spid") 2>/dev/null &
 	_gpid=$!
