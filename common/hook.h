@@ -39,6 +39,13 @@ struct hook_set {
 	struct hook *hooks;
 	unsigned int n;
 	ftrace_func_t func;
+	/*
+	 * Test only: the hook whose names[0] is @misname is put on @decoy, a
+	 * function the measurement never calls, to show that its proof
+	 * reads unproven.
+	 */
+	const char *misname;
+	const char *decoy;
 	unsigned long flags;		/* FTRACE_OPS_FL_* for its ftrace_ops */
 	bool registered;
 	struct ftrace_ops ops;
@@ -170,6 +177,19 @@ static inline int hooks_register(struct hook_set *set)
 		memset(h->ips, 0, sizeof(h->ips));
 		if (h->skip)
 			continue;
+		if (set->misname && set->decoy &&
+		    !strcmp(set->misname, h->names[0])) {
+			unsigned char buf[64];
+
+			strscpy(buf, set->decoy, sizeof(buf));
+			if (!ftrace_set_filter(&set->ops, buf, strlen(buf), 0)) {
+				pr_warn("test: %s hooked on %s\n", h->names[0],
+					set->decoy);
+				h->hooked = set->decoy;
+				found++;
+				continue;
+			}
+		}
 		for (name = h->names; *name; name++) {
 			unsigned char buf[64];
 
@@ -238,6 +258,57 @@ static inline void hooks_unregister(struct hook_set *set)
 {
 	hooks_unregister_start(set);
 	hooks_unregister_wait(set);
+}
+
+/*
+ * What a figure can claim of the hook it depends on: proven (the hook
+ * fired where the figure counts), unproven (an independent sign says its
+ * function ran there, and the hook never fired: the symbol hooked is not
+ * the one called, e.g. a call site the compiler inlined) or untested
+ * (neither). An absent optional hook has no figure and no proof.
+ */
+enum hook_proof { HOOK_UNTESTED, HOOK_PROVEN, HOOK_UNPROVEN };
+
+static inline enum hook_proof hook_prove(bool fired, bool expected)
+{
+	if (fired)
+		return HOOK_PROVEN;
+	return expected ? HOOK_UNPROVEN : HOOK_UNTESTED;
+}
+
+/*
+ * "proof.NAME=" for every hook hooked, NAME its first candidate, from
+ * @proofs (one per hook), and "symbol.NAME=" with the symbol its first
+ * call site hit lies in (the name on this kernel, clones' suffixes
+ * included). Returns how many are unproven.
+ */
+static inline unsigned int hooks_emit_proofs(struct seq_buf *sb,
+					     const struct hook_set *set,
+					     const enum hook_proof *proofs)
+{
+	static const char * const what[] = {
+		[HOOK_UNTESTED] = "untested",
+		[HOOK_PROVEN] = "proven",
+		[HOOK_UNPROVEN] = "unproven",
+	};
+	unsigned int i, unproven = 0;
+
+	for (i = 0; i < set->n; i++) {
+		const struct hook *h = &set->hooks[i];
+		unsigned long ip = READ_ONCE(h->ips[0]);
+		char sym[KSYM_SYMBOL_LEN];
+
+		if (!h->hooked)
+			continue;
+		seq_buf_printf(sb, "proof.%s=%s\n", h->names[0],
+			       what[proofs[i]]);
+		unproven += proofs[i] == HOOK_UNPROVEN;
+		if (!ip)
+			continue;
+		sprint_symbol_no_offset(sym, ip);
+		seq_buf_printf(sb, "symbol.%s=%s\n", h->names[0], sym);
+	}
+	return unproven;
 }
 
 /*

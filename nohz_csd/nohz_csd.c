@@ -107,6 +107,11 @@ static unsigned int duration;
 module_param(duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seconds, default 0: watch until stopped through the 'stop' parameter, debugfs control or rmmod; max 3600)");
 
+/* A hook on a wrong function must read unproven: show that it does. */
+static char *test_misname;
+module_param(test_misname, charp, 0444);
+MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as _nohz_idle_balance) on one never called, to check that its proof reads unproven (default unset)");
+
 /* Ends an until-stopped run where debugfs refuses writes (lockdown). */
 static struct session nc_session = SESSION_INIT(nc_session);
 module_param_cb(stop, &session_stop_ops, &nc_session, 0644);
@@ -157,6 +162,7 @@ struct nc_cpu {
 	u64 unserved;
 	u64 ksoftirqd_wakeups;
 	u64 tick_stops;
+	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	struct hist delay;
 } ____cacheline_aligned_in_smp;
 
@@ -390,8 +396,11 @@ static void nc_find_tp(struct tracepoint *tp, void *priv)
  * blocked-load updates): only a call inside the SCHED_SOFTIRQ run that
  * serves a kick is that kick's balance.
  */
+enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, NR_HK };
+
 static __always_inline void nc_balance_on(struct nc_cpu *c)
 {
+	c->fired |= BIT(HK_BALANCE);
 	if (c->serving && in_serving_softirq()) {
 		c->serving = false;
 		c->balanced++;
@@ -403,6 +412,7 @@ DEFINE_HOOK(nc_balance, struct nc_cpu, nc_this, nc_balance_on);
 
 static __always_inline void nc_tick_stop_on(struct nc_cpu *c)
 {
+	c->fired |= BIT(HK_TICK_STOP);
 	if (session_measuring(&nc_session))
 		c->tick_stops++;
 }
@@ -413,6 +423,7 @@ static __always_inline void nc_do_idle_on(struct nc_cpu *c)
 {
 	unsigned long flags;
 
+	c->fired |= BIT(HK_DO_IDLE);
 	if (!READ_ONCE(c->drops_open))
 		return;
 	/* Interrupts are on here, and a kick's return handler adds drops. */
@@ -426,8 +437,6 @@ static __always_inline void nc_do_idle_on(struct nc_cpu *c)
 
 DEFINE_HOOK(nc_do_idle, struct nc_cpu, nc_this, nc_do_idle_on);
 
-enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE };
-
 static struct hook nc_hooks[] = {
 	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
 	[HK_BALANCE] = { HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"),
@@ -436,8 +445,15 @@ static struct hook nc_hooks[] = {
 	[HK_DO_IDLE] = { HOOK_NAMES("do_idle"), nc_do_idle, true },
 };
 
+/* Never called: where test_misname= puts a hook. */
+static noinline __used void nc_decoy(void)
+{
+	barrier();
+}
+
 static struct hook_set nc_hook_set = {
 	.hooks = nc_hooks, .n = ARRAY_SIZE(nc_hooks),
+	.decoy = "nc_decoy",
 };
 
 static unsigned long nc_probe_misses(void)
@@ -518,6 +534,7 @@ static int nc_hook(void)
 		t->registered = true;
 	}
 
+	nc_hook_set.misname = test_misname;
 	ret = hooks_register(&nc_hook_set);
 	if (ret)
 		nc_unhook();
@@ -630,8 +647,43 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
 	return "kicks go to the first idle CPU in nohz.idle_cpus_mask: watch that one";
 }
 
+/*
+ * Every hook's proof, from where it fired on the watched CPUs and an
+ * independent sign that its function ran there: a SCHED_SOFTIRQ run that
+ * served a kick and saw no balance (unbalanced) for the balance hook,
+ * which every nohz idle balance calls; a kick for the tick stop (only a
+ * CPU whose tick stopped is kicked) and for do_idle (a kicked CPU idles).
+ */
+static void nc_proofs(enum hook_proof *p)
+{
+	u64 kicks = 0, unbalanced = 0;
+	unsigned int fired = 0;
+	int cpu;
+
+	for_each_cpu(cpu, nc_mask) {
+		const struct nc_cpu *c = nc_state[cpu];
+
+		kicks += c->kicks;
+		unbalanced += c->unbalanced;
+		fired |= c->fired;
+	}
+	p[HK_BALANCE] = hook_prove(fired & BIT(HK_BALANCE), unbalanced);
+	p[HK_TICK_STOP] = hook_prove(fired & BIT(HK_TICK_STOP), kicks);
+	p[HK_DO_IDLE] = hook_prove(fired & BIT(HK_DO_IDLE), kicks);
+}
+
+static unsigned int nc_unproven(const enum hook_proof *p)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < NR_HK; i++)
+		n += nc_hooks[i].hooked && p[i] == HOOK_UNPROVEN;
+	return n;
+}
+
 static void nc_emit(struct seq_buf *sb, bool interrupted)
 {
+	enum hook_proof proofs[NR_HK];
 	const char *why;
 	struct nc_cpu *all;
 	unsigned int d;
@@ -646,13 +698,15 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "load_cpus=%*pbl\n", cpumask_pr_args(nc_load_mask));
 	seq_buf_printf(sb, "load_threads=%u\n",
 		       cpumask_empty(nc_load_mask) ? 0 : load_threads);
-	seq_buf_printf(sb, "status=%s\n",
-		       interrupted ? "interrupted" : "complete");
+	nc_proofs(proofs);
+	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
+		       nc_unproven(proofs) ? "unproven" : "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       nc_session.stop_ns - nc_session.start_ns);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
 	hooks_emit(sb, &nc_hook_set,
 		   "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
+	hooks_emit_proofs(sb, &nc_hook_set, proofs);
 
 	all = vzalloc(sizeof(*all));
 	if (all)
@@ -734,6 +788,14 @@ static void nc_finish(bool interrupted)
 	if (nc_missed)
 		pr_warn("%lu probe hits missed: the counts are short\n",
 			nc_missed);
+	if (!interrupted) {
+		enum hook_proof proofs[NR_HK];
+
+		nc_proofs(proofs);
+		if (nc_unproven(proofs))
+			pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
+				nc_unproven(proofs));
+	}
 	result_report(&nc_session.result, KBUILD_MODNAME, nc_result_size(),
 		      nc_emit, interrupted);
 }

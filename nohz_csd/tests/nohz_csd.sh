@@ -20,6 +20,9 @@ cpuidle_driver() {
 check_nc() {
 	[ "$(val nohz_csd format)" = nohz_csd/2 ] || fail "unknown result format"
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
+	if grep -q '^proof\..*=unproven$' "$TMP/nohz_csd"; then
+		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/nohz_csd" | tr '\n' ' ')"
+	fi
 	for p in $(sed -n 's/^\(cpu[0-9]*\)\.kicks=.*/\1/p' "$TMP/nohz_csd") total; do
 		vals nohz_csd "$p." k=kicks r=raised d=dropped b=balanced \
 			rwb=raised_without_balance ub=unbalanced
@@ -83,6 +86,37 @@ test_nohz_csd_halt() {
 	check "$(val nohz_csd total.raised) >= $k * 0.8" "most kicks dropped"
 	check "$(val nohz_csd total.balanced) >= $(val nohz_csd total.raised) * 0.5" \
 		"raised kicks did not lead to a nohz idle balance"
+}
+
+# Every hook proves that it fires: with halting idle and a load, kicks are
+# served and every hook is proven (the symbols they fired on are noted).
+# The balance hook put on a function never called (test_misname=) reads
+# unproven, and so does the result, with a warning in the log.
+test_nohz_csd_hook_proof() {
+	need_cpus 3
+	cmdline_has idle=poll && skip "booted with idle=poll"
+	[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) loaded"
+	nc_run load_cpus="$(cpu 0)" duration=4
+	check_nc
+	note "$(grep -E '^(proof|symbol)\.' "$TMP/nohz_csd" | tr '\n' ' ')"
+	check "$(val nohz_csd total.kicks) > 0" "no kick reached an idle CPU"
+	for h in _nohz_idle_balance tick_nohz_idle_stop_tick do_idle; do
+		[ "$(val nohz_csd "proof.$h")" = proven ] ||
+			fail "proof.$h=$(val nohz_csd "proof.$h")"
+	done
+	[ "$(val nohz_csd status)" = complete ] || fail "status=$(val nohz_csd status)"
+
+	mark=$(dmesg_mark)
+	nc_run load_cpus="$(cpu 0)" duration=4 test_misname=_nohz_idle_balance
+	note "the balance hook on a wrong function: kicks $(val nohz_csd total.kicks)," \
+		"unbalanced $(val nohz_csd total.unbalanced)," \
+		"proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance)"
+	[ "$(val nohz_csd proof._nohz_idle_balance)" = unproven ] ||
+		fail "proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance) on a wrong function"
+	[ "$(val nohz_csd status)" = unproven ] ||
+		fail "status=$(val nohz_csd status) with a hook on a wrong function"
+	dmesg_since "$mark" | grep -q "nohz_csd: .*figures are unproven" ||
+		fail "no warning in the kernel log"
 }
 
 # Under idle=poll the tick never stops, so no CPU is kicked: the module
