@@ -241,7 +241,8 @@ static inline void hooks_unregister_start(struct hook_set *set)
 	if (!set->registered)
 		return;
 	INIT_WORK(&set->unhook, hooks_unhook_work);
-	queue_work(system_unbound_wq, &set->unhook);
+	/* Not system_unbound_wq, which 7.x warns of as deprecated. */
+	schedule_work(&set->unhook);
 }
 
 static inline void hooks_unregister_wait(struct hook_set *set)

@@ -482,7 +482,7 @@ static void nc_unhook(void)
 	unsigned int i;
 
 	if (nc_kprobes)
-		queue_work(system_unbound_wq, &nc_kprobes_work);
+		schedule_work(&nc_kprobes_work);
 	hooks_unregister_start(&nc_hook_set);
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		if (!nc_tps[i].registered)
