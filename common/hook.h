@@ -11,18 +11,45 @@
 
 #include <linux/errno.h>
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <linux/printk.h>
 #include <linux/seq_buf.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
+
+#define HOOK_IPS	4	/* call sites per hook: clones a glob matched */
 
 struct hook {
 	const char * const *names;	/* candidates, the first found is hooked */
 	ftrace_func_t func;
 	bool required;			/* insmod fails without it */
-	unsigned long flags;		/* FTRACE_OPS_FL_* for its ftrace_ops */
+	bool skip;			/* not hooked in this run */
 	const char *hooked;		/* the candidate that matched */
+	unsigned long ips[HOOK_IPS];	/* its call sites, as they are hit */
+};
+
+/*
+ * Every hook of a module in one ftrace_ops: removing a module's ftrace_ops
+ * waits for RCU-tasks grace periods (tenths of a second each), so one ops
+ * for all keeps a stop or an rmmod within a second. Its callback finds
+ * the hook by the call site; @func, when set, is the callback instead (a
+ * set of one hook, which needs no lookup).
+ */
+struct hook_set {
+	struct hook *hooks;
+	unsigned int n;
+	ftrace_func_t func;
+	/*
+	 * Test only: the hook whose names[0] is @misname is put on @decoy, a
+	 * function the measurement never calls, to show that its proof
+	 * reads unproven.
+	 */
+	const char *misname;
+	const char *decoy;
+	unsigned long flags;		/* FTRACE_OPS_FL_* for its ftrace_ops */
 	bool registered;
 	struct ftrace_ops ops;
+	struct work_struct unhook;
 };
 
 #define HOOK_NAMES(...) ((const char * const []){ __VA_ARGS__, NULL })
@@ -49,78 +76,252 @@ static void name(unsigned long ip, unsigned long parent_ip,		\
 	}								\
 }
 
-/* Hook the first traceable candidate; 0 also when an optional one is absent. */
-static inline int hook_register(struct hook *h)
+/* The first argument of the hooked function, at its entry. */
+static __always_inline unsigned long hook_arg0(struct ftrace_regs *fregs)
 {
-	const char * const *name;
+#ifdef ftrace_regs_get_argument
+	return ftrace_regs_get_argument(fregs, 0);
+#else
+	/* 6.1: x86-64's ftrace_regs holds the argument registers. */
+	return fregs->regs.di;
+#endif
+}
+
+/*
+ * Whether @sym, a symbol as sprint_symbol_no_offset() prints it, with any
+ * suffix (".isra.0") or module (" [mod]"), is @name's symbol.
+ */
+static inline bool hook_name_is(const char *sym, const char *name)
+{
+	size_t len = strcspn(name, ".*");
+
+	return !strncmp(sym, name, len) &&
+	       (sym[len] == '\0' || sym[len] == '.' || sym[len] == ' ');
+}
+
+/*
+ * The first hit of a call site: find its hook by the symbol it lies in
+ * and keep it among the hook's call sites. Once per call site and run.
+ */
+static noinline struct hook *hook_resolve(struct hook_set *set,
+					  unsigned long ip)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i, j;
+
+	sprint_symbol_no_offset(sym, ip);
+	for (i = 0; i < set->n; i++) {
+		struct hook *h = &set->hooks[i];
+
+		if (!h->hooked || !hook_name_is(sym, h->hooked))
+			continue;
+		for (j = 0; j < HOOK_IPS; j++) {
+			unsigned long old = cmpxchg(&h->ips[j], 0UL, ip);
+
+			if (!old || old == ip)
+				break;
+		}
+		return h;
+	}
+	return NULL;
+}
+
+static __always_inline struct hook *hook_find(struct hook_set *set,
+					      unsigned long ip)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < set->n; i++) {
+		/* Call sites fill a hook's slots in order. */
+		for (j = 0; j < HOOK_IPS; j++) {
+			unsigned long v = READ_ONCE(set->hooks[i].ips[j]);
+
+			if (v == ip)
+				return &set->hooks[i];
+			if (!v)
+				break;
+		}
+	}
+	return hook_resolve(set, ip);
+}
+
+/* The callback of a set of several hooks: the hook of the call site hit. */
+static void hook_set_func(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct hook_set *set = container_of(op, struct hook_set, ops);
+	struct hook *h = hook_find(set, ip);
+
+	if (h)
+		h->func(ip, parent_ip, op, fregs);
+}
+
+/*
+ * Find the first traceable candidate of every hook not skipped and put
+ * them all in place at once; 0 also when optional ones are absent (and
+ * no ftrace_ops when every hook is: an empty filter would trace all).
+ */
+static inline int hooks_register(struct hook_set *set)
+{
+	unsigned int i, found = 0;
 	int ret;
 
-	for (name = h->names; *name; name++) {
-		unsigned char buf[64];
+	memset(&set->ops, 0, sizeof(set->ops));
+	set->ops.func = set->func ?: hook_set_func;
+	set->ops.flags = set->flags;
+	for (i = 0; i < set->n; i++) {
+		struct hook *h = &set->hooks[i];
+		const char * const *name;
 
-		/* The filter parser may write into its buffer. */
-		strscpy(buf, *name, sizeof(buf));
-		memset(&h->ops, 0, sizeof(h->ops));
-		h->ops.func = h->func;
-		h->ops.flags = h->flags;
-		if (ftrace_set_filter(&h->ops, buf, strlen(buf), 1))
+		h->hooked = NULL;
+		memset(h->ips, 0, sizeof(h->ips));
+		if (h->skip)
 			continue;
-		ret = register_ftrace_function(&h->ops);
-		if (ret) {
-			ftrace_free_filter(&h->ops);
-			pr_err("cannot hook %s: %d\n", *name, ret);
-			return ret;
+		if (set->misname && set->decoy &&
+		    !strcmp(set->misname, h->names[0])) {
+			unsigned char buf[64];
+
+			strscpy(buf, set->decoy, sizeof(buf));
+			if (!ftrace_set_filter(&set->ops, buf, strlen(buf), 0)) {
+				pr_warn("test: %s hooked on %s\n", h->names[0],
+					set->decoy);
+				h->hooked = set->decoy;
+				found++;
+				continue;
+			}
 		}
-		h->hooked = *name;
-		h->registered = true;
+		for (name = h->names; *name; name++) {
+			unsigned char buf[64];
+
+			/* The filter parser may write into its buffer. */
+			strscpy(buf, *name, sizeof(buf));
+			if (!ftrace_set_filter(&set->ops, buf, strlen(buf), 0)) {
+				h->hooked = *name;
+				found++;
+				break;
+			}
+		}
+		if (!h->hooked && h->required) {
+			pr_err("no traceable %s on this kernel\n", h->names[0]);
+			ret = -ENOENT;
+			goto err;
+		}
+	}
+	if (!found)
 		return 0;
+	ret = register_ftrace_function(&set->ops);
+	if (ret) {
+		pr_err("cannot hook %s: %d\n", set->hooks[0].names[0], ret);
+		goto err;
 	}
-	if (h->required) {
-		pr_err("no traceable %s on this kernel\n", h->names[0]);
-		return -ENOENT;
-	}
+	set->registered = true;
 	return 0;
+err:
+	ftrace_free_filter(&set->ops);
+	for (i = 0; i < set->n; i++)
+		set->hooks[i].hooked = NULL;
+	return ret;
 }
 
-/* Unhook the last first; each returns once no CPU is inside its callback. */
-static inline void hooks_unregister(struct hook *hooks, unsigned int n)
+static inline void hooks_unhook_work(struct work_struct *work)
 {
-	while (n--) {
-		struct hook *h = &hooks[n];
+	struct hook_set *set = container_of(work, struct hook_set, unhook);
 
-		if (!h->registered)
+	unregister_ftrace_function(&set->ops);
+}
+
+/*
+ * Start removing every hook: a worker waits for ftrace's grace periods
+ * while the caller removes its other probes, whose grace periods then run
+ * at the same time. hooks_unregister_wait() returns once no CPU is inside
+ * any of the hooks.
+ */
+static inline void hooks_unregister_start(struct hook_set *set)
+{
+	if (!set->registered)
+		return;
+	INIT_WORK(&set->unhook, hooks_unhook_work);
+	/* Not system_unbound_wq, which 7.x warns of as deprecated. */
+	schedule_work(&set->unhook);
+}
+
+static inline void hooks_unregister_wait(struct hook_set *set)
+{
+	if (!set->registered)
+		return;
+	flush_work(&set->unhook);
+	ftrace_free_filter(&set->ops);
+	set->registered = false;
+}
+
+/* Remove every hook; returns once no CPU is inside any of them. */
+static inline void hooks_unregister(struct hook_set *set)
+{
+	hooks_unregister_start(set);
+	hooks_unregister_wait(set);
+}
+
+/*
+ * What a figure can claim of the hook it depends on: proven (the hook
+ * fired where the figure counts), unproven (an independent sign says its
+ * function ran there, and the hook never fired: the symbol hooked is not
+ * the one called, e.g. a call site the compiler inlined) or untested
+ * (neither). An absent optional hook has no figure and no proof.
+ */
+enum hook_proof { HOOK_UNTESTED, HOOK_PROVEN, HOOK_UNPROVEN };
+
+static inline enum hook_proof hook_prove(bool fired, bool expected)
+{
+	if (fired)
+		return HOOK_PROVEN;
+	return expected ? HOOK_UNPROVEN : HOOK_UNTESTED;
+}
+
+/*
+ * "proof.NAME=" for every hook hooked, NAME its first candidate, from
+ * @proofs (one per hook), and "symbol.NAME=" with the symbol its first
+ * call site hit lies in (the name on this kernel, clones' suffixes
+ * included). Returns how many are unproven.
+ */
+static inline unsigned int hooks_emit_proofs(struct seq_buf *sb,
+					     const struct hook_set *set,
+					     const enum hook_proof *proofs)
+{
+	static const char * const what[] = {
+		[HOOK_UNTESTED] = "untested",
+		[HOOK_PROVEN] = "proven",
+		[HOOK_UNPROVEN] = "unproven",
+	};
+	unsigned int i, unproven = 0;
+
+	for (i = 0; i < set->n; i++) {
+		const struct hook *h = &set->hooks[i];
+		unsigned long ip = READ_ONCE(h->ips[0]);
+		char sym[KSYM_SYMBOL_LEN];
+
+		if (!h->hooked)
 			continue;
-		unregister_ftrace_function(&h->ops);
-		ftrace_free_filter(&h->ops);
-		h->registered = false;
+		seq_buf_printf(sb, "proof.%s=%s\n", h->names[0],
+			       what[proofs[i]]);
+		unproven += proofs[i] == HOOK_UNPROVEN;
+		if (!ip)
+			continue;
+		sprint_symbol_no_offset(sym, ip);
+		seq_buf_printf(sb, "symbol.%s=%s\n", h->names[0], sym);
 	}
-}
-
-/* Hook the last first, so that the first one starts the measurement. */
-static inline int hooks_register(struct hook *hooks, unsigned int n)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = n; i--; ) {
-		ret = hook_register(&hooks[i]);
-		if (ret) {
-			hooks_unregister(hooks, n);
-			return ret;
-		}
-	}
-	return 0;
+	return unproven;
 }
 
 /*
  * "hooked=" with @also (probes of other kinds, or "") and the names hooked,
  * then "missing=" with the optional hooks this kernel lacks.
  */
-static inline void hooks_emit(struct seq_buf *sb, const struct hook *hooks,
-			      unsigned int n, const char *also)
+static inline void hooks_emit(struct seq_buf *sb, const struct hook_set *set,
+			      const char *also)
 {
+	const struct hook *hooks = set->hooks;
 	const char *sep = *also ? "," : "";
-	unsigned int i;
+	unsigned int i, n = set->n;
 
 	seq_buf_printf(sb, "hooked=%s", also);
 	for (i = 0; i < n; i++) {

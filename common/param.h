@@ -14,6 +14,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+/* The longest cpulist= or load_cpus= taken: every CPU, one by one. */
+#define MAX_CPULIST_LEN		65536
+
 /*
  * A copy of the string given, of any length up to @max characters: the
  * stock charp parameter stops at 1024, short of listing every CPU of a
@@ -73,14 +76,18 @@ static inline int cpus_parse_online(const char *param, const char *str,
 {
 	int cpu;
 
+	/* A list may be thousands of characters: its start names it. */
+	const char *more = strlen(str) > 64 ? "..." : "";
+
 	if (cpulist_parse(str, mask) || cpumask_empty(mask)) {
-		pr_err("%s=%s: not a non-empty list of CPUs below %u\n", param,
-		       str, nr_cpu_ids);
+		pr_err("%s=%.64s%s: not a non-empty list of CPUs below %u\n",
+		       param, str, more, nr_cpu_ids);
 		return -EINVAL;
 	}
 	for_each_cpu(cpu, mask) {
 		if (!cpu_online(cpu)) {
-			pr_err("%s=%s: CPU %d is offline\n", param, str, cpu);
+			pr_err("%s=%.64s%s: CPU %d is offline\n", param, str,
+			       more, cpu);
 			return -EINVAL;
 		}
 	}

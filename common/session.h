@@ -36,7 +36,10 @@ struct session_ops {
 	int (*parse)(void);
 	/* Put every probe in place; nothing counts yet. */
 	int (*begin)(void);
-	/* Measuring has ended, every counting probe has left: unhook, report. */
+	/*
+	 * Measuring has ended: remove every probe first (which returns once
+	 * every probe that still saw it measuring has left), then report.
+	 */
 	void (*finish)(bool interrupted);
 	/* Free the module's state; also when begin() failed. */
 	void (*free)(void);
@@ -58,9 +61,10 @@ struct session {
 #define SESSION_INIT(name) { .lock = __MUTEX_INITIALIZER(name.lock) }
 
 /*
- * Whether probes count now. Every probe runs where RCU is watching, with
- * preemption, interrupts or bottom halves off, so that session_stop()'s
- * synchronize_rcu() returns only once every probe that read it set is gone.
+ * Whether probes count now. A probe that read it set may still be
+ * counting when session_stop() returns to the module's finish(), whose
+ * removal of the probes waits for it: no grace period of its own here,
+ * since every one counts against a stop's second.
  */
 static __always_inline bool session_measuring(const struct session *s)
 {
@@ -75,8 +79,6 @@ static inline void session_stop(struct session *s, bool interrupted)
 		return;
 	WRITE_ONCE(s->measuring, false);
 	s->stop_ns = ktime_get_ns();
-	/* From here on the counts do not change. */
-	synchronize_rcu();
 	s->ops->finish(interrupted);
 	WRITE_ONCE(s->run, SESSION_DONE);
 }

@@ -4,7 +4,21 @@
 #define IPISTORM_THREAD_H
 
 #include <linux/kthread.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+
+/*
+ * The cond_resched() of every CPU-bound loop of the suite, which also
+ * reports a quiescent state to RCU-tasks. Removing an ftrace hook of a
+ * module (a dynamic ftrace_ops) waits for an RCU-tasks grace period, which
+ * counts only voluntary context switches: a loop that is only preempted,
+ * or only calls cond_resched(), would hold every stop, rmmod and witness
+ * unhook of the suite until it ends.
+ */
+static __always_inline void thread_pause(void)
+{
+	cond_resched_tasks_rcu_qs();
+}
 
 /*
  * Sleep until kthread_stop(). A thread that finished its work waits here

@@ -52,7 +52,6 @@
 
 #define IR_FORMAT		"idle_reentry/1"
 #define MAX_DURATION_S		3600U
-#define MAX_CPULIST_LEN		65536
 #define CALIB_CALLS		20000
 
 /* ---- parameters -------------------------------------------------------- */
@@ -75,6 +74,11 @@ MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (se
 static bool pick_hook = true;
 module_param(pick_hook, bool, 0444);
 MODULE_PARM_DESC(pick_hook, "0: leave the fair class's pick unhooked, to check that a result without it is reported unproven (default 1)");
+
+/* A hook on a wrong function must read unproven: show that it does. */
+static char *test_misname;
+module_param(test_misname, charp, 0444);
+MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as schedule_idle) on one never called, to check that its proof reads unproven (default unset)");
 
 /* Ends an until-stopped measurement where debugfs refuses writes (lockdown). */
 static struct session ir_session __read_mostly = SESSION_INIT(ir_session);
@@ -123,6 +127,8 @@ struct ir_cpu {
 	unsigned int wake;
 	unsigned int pick_fair;
 	unsigned int newidle;
+	unsigned int fired;	/* BIT(hook index) of every hook hit here */
+	bool idle_ran;		/* the idle task ran here while measuring */
 
 	struct ir_count n;
 	struct hist flush;
@@ -131,6 +137,11 @@ struct ir_cpu {
 } ____cacheline_aligned_in_smp;
 
 enum { PHASE_NONE, PHASE_FLUSH, PHASE_SCHED };
+
+enum {
+	HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK, HOOK_NEWIDLE,
+	HOOK_WAKE_POLL, HOOK_WAKE_IPI, HOOK_WAKE_TIMER, NR_HOOKS
+};
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
 static cpumask_var_t ir_mask;
@@ -186,6 +197,7 @@ static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 {
 	bool measuring = session_measuring(&ir_session);
 
+	c->fired |= BIT(HOOK_DO_IDLE);
 	if (measuring && c->armed)
 		ir_round_end(c, sched_clock());
 	c->armed = measuring;
@@ -200,6 +212,7 @@ DEFINE_HOOK(ir_do_idle, struct ir_cpu, ir_this, ir_do_idle_on);
 
 static __always_inline void ir_flush_on(struct ir_cpu *c)
 {
+	c->fired |= BIT(HOOK_FLUSH);
 	if (c->phase == PHASE_NONE && is_idle_task(current) && !in_hardirq()) {
 		c->t_flush = sched_clock();
 		c->phase = PHASE_FLUSH;
@@ -210,6 +223,7 @@ DEFINE_HOOK(ir_flush, struct ir_cpu, ir_this, ir_flush_on);
 
 static __always_inline void ir_schedule_idle_on(struct ir_cpu *c)
 {
+	c->fired |= BIT(HOOK_SCHEDULE_IDLE);
 	if (c->phase == PHASE_FLUSH) {
 		c->t_sched = sched_clock();
 		c->nivcsw = current->nivcsw;
@@ -226,6 +240,7 @@ DEFINE_HOOK(ir_schedule_idle, struct ir_cpu, ir_this, ir_schedule_idle_on);
  */
 static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
 {
+	c->fired |= BIT(HOOK_PICK);
 	if (c->phase == PHASE_SCHED && is_idle_task(current))
 		c->pick_fair++;
 }
@@ -234,6 +249,7 @@ DEFINE_HOOK(ir_pick_fair, struct ir_cpu, ir_this, ir_pick_fair_on);
 
 static __always_inline void ir_newidle_on(struct ir_cpu *c)
 {
+	c->fired |= BIT(HOOK_NEWIDLE);
 	if (c->phase == PHASE_SCHED && is_idle_task(current))
 		c->newidle++;
 }
@@ -246,6 +262,7 @@ DEFINE_HOOK(ir_newidle, struct ir_cpu, ir_this, ir_newidle_on);
  */
 static __always_inline void ir_wake_poll_on(struct ir_cpu *c)
 {
+	c->fired |= BIT(HOOK_WAKE_POLL);
 	if (is_idle_task(current) && !in_hardirq())
 		c->wake |= BIT(WAKE_POLL);
 }
@@ -254,6 +271,7 @@ DEFINE_HOOK(ir_wake_poll, struct ir_cpu, ir_this, ir_wake_poll_on);
 
 static __always_inline void ir_wake_ipi_on(struct ir_cpu *c)
 {
+	c->fired |= BIT(HOOK_WAKE_IPI);
 	c->wake |= BIT(WAKE_IPI);
 }
 
@@ -261,6 +279,7 @@ DEFINE_HOOK(ir_wake_ipi, struct ir_cpu, ir_this, ir_wake_ipi_on);
 
 static __always_inline void ir_wake_timer_on(struct ir_cpu *c)
 {
+	c->fired |= BIT(HOOK_WAKE_TIMER);
 	c->wake |= BIT(WAKE_TIMER);
 }
 
@@ -280,7 +299,11 @@ static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
 	if (!is_idle_task(prev))
 		return;
 	c = ir_this();
-	if (c && c->phase == PHASE_SCHED)
+	if (!c)
+		return;
+	if (session_measuring(&ir_session))
+		c->idle_ran = true;
+	if (c->phase == PHASE_SCHED)
 		c->to_fair = next->prio >= MAX_RT_PRIO;
 }
 
@@ -292,8 +315,6 @@ static void ir_find_tp(struct tracepoint *tp, void *priv)
 		ir_tp_switch = tp;
 }
 
-enum { HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK };
-
 static struct hook ir_hooks[] = {
 	[HOOK_DO_IDLE] = { HOOK_NAMES("do_idle"), ir_do_idle, true },
 	[HOOK_FLUSH] = { HOOK_NAMES("flush_smp_call_function_queue"),
@@ -303,23 +324,34 @@ static struct hook ir_hooks[] = {
 	/* 7.x inlines pick_next_task_fair(); the fair class's pick remains. */
 	[HOOK_PICK] = { HOOK_NAMES("pick_next_task_fair", "pick_task_fair"),
 			ir_pick_fair, true },
-	{ HOOK_NAMES("sched_balance_newidle", "newidle_balance"), ir_newidle },
-	{ HOOK_NAMES("__flush_smp_call_function_queue"), ir_wake_poll },
-	{ HOOK_NAMES("generic_smp_call_function_single_interrupt"),
-	  ir_wake_ipi },
-	{ HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
+	[HOOK_NEWIDLE] = { HOOK_NAMES("sched_balance_newidle", "newidle_balance"),
+			   ir_newidle },
+	[HOOK_WAKE_POLL] = { HOOK_NAMES("__flush_smp_call_function_queue"),
+			     ir_wake_poll },
+	[HOOK_WAKE_IPI] = { HOOK_NAMES("generic_smp_call_function_single_interrupt"),
+			    ir_wake_ipi },
+	[HOOK_WAKE_TIMER] = { HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
 };
 
-/* Remove every hook; each returns once no CPU is inside it. */
+static struct hook_set ir_hook_set = {
+	.hooks = ir_hooks, .n = ARRAY_SIZE(ir_hooks),
+	.decoy = "ir_calib_target",
+};
+
+/*
+ * Remove every probe, their grace periods at once; returns once no CPU is
+ * inside any.
+ */
 static void ir_unhook(void)
 {
-	hooks_unregister(ir_hooks, ARRAY_SIZE(ir_hooks));
+	hooks_unregister_start(&ir_hook_set);
 	if (ir_tp_switch) {
 		tracepoint_probe_unregister(ir_tp_switch, (void *)ir_switch_probe,
 					    NULL);
 		tracepoint_synchronize_unregister();
 		ir_tp_switch = NULL;
 	}
+	hooks_unregister_wait(&ir_hook_set);
 }
 
 /*
@@ -328,7 +360,6 @@ static void ir_unhook(void)
  */
 static int ir_hook(void)
 {
-	unsigned int i;
 	int ret;
 
 	for_each_kernel_tracepoint(ir_find_tp, NULL);
@@ -343,16 +374,12 @@ static int ir_hook(void)
 		ir_tp_switch = NULL;
 		return ret;
 	}
-	for (i = 0; i < ARRAY_SIZE(ir_hooks); i++) {
-		if (i == HOOK_PICK && !pick_hook)
-			continue;
-		ret = hook_register(&ir_hooks[i]);
-		if (ret) {
-			ir_unhook();
-			return ret;
-		}
-	}
-	return 0;
+	ir_hooks[HOOK_PICK].skip = !pick_hook;
+	ir_hook_set.misname = test_misname;
+	ret = hooks_register(&ir_hook_set);
+	if (ret)
+		ir_unhook();
+	return ret;
 }
 
 /*
@@ -396,25 +423,29 @@ static u64 ir_calib_run(void)
 	return best;
 }
 
+static struct hook ir_calib_hooks[] = {
+	{ HOOK_NAMES("ir_calib_target"), ir_calib_hook, true },
+};
+
+/* Through a set, as the counting hooks: their lookup is in the cost. */
+static struct hook_set ir_calib_set = {
+	.hooks = ir_calib_hooks, .n = ARRAY_SIZE(ir_calib_hooks),
+};
+
 static void ir_calibrate(void)
 {
-	static struct ftrace_ops ops = { .func = ir_calib_hook };
-	unsigned char name[] = "ir_calib_target";
 	u64 plain, hooked;
 
 	ir_calib_state = kzalloc(sizeof(*ir_calib_state), GFP_KERNEL);
 	if (!ir_calib_state)
 		return;
 	plain = ir_calib_run();
-	if (!ftrace_set_filter(&ops, name, strlen(name), 1)) {
-		if (!register_ftrace_function(&ops)) {
-			hooked = ir_calib_run();
-			unregister_ftrace_function(&ops);
-			if (hooked > plain)
-				ir_hook_ps = div_u64((hooked - plain) * 1000,
-						     CALIB_CALLS);
-		}
-		ftrace_free_filter(&ops);
+	if (!hooks_register(&ir_calib_set) && ir_calib_set.registered) {
+		hooked = ir_calib_run();
+		hooks_unregister(&ir_calib_set);
+		if (hooked > plain)
+			ir_hook_ps = div_u64((hooked - plain) * 1000,
+					     CALIB_CALLS);
 	}
 	kfree(ir_calib_state);
 	ir_calib_state = NULL;
@@ -480,11 +511,59 @@ static const char *ir_pick_proof(const struct ir_count *t)
 	return "untested";
 }
 
+/*
+ * Every hook's proof, from where it fired on the measured CPUs and an
+ * independent sign that its function ran there: the idle task ran
+ * (sched_switch) for do_idle; a round ended (do_idle again) for the flush
+ * and schedule_idle(), which every round calls; a re-entry called the fair
+ * pick, which calls the newidle balance when it finds nothing; a real IPI
+ * came (generic_smp_call_function_single_interrupt) for the queue flush,
+ * which that handler calls. The fair pick keeps its own proof above; the
+ * IPI and timer hooks have no such sign: fired or untested.
+ */
+static void ir_proofs(const struct ir_count *t, enum hook_proof *p)
+{
+	unsigned int fired = 0;
+	bool idle_ran = false;
+	int cpu;
+
+	for_each_cpu(cpu, ir_mask) {
+		fired |= ir_state[cpu]->fired;
+		idle_ran |= ir_state[cpu]->idle_ran;
+	}
+#define FIRED(h) (!!(fired & BIT(h)))
+	p[HOOK_DO_IDLE] = hook_prove(FIRED(HOOK_DO_IDLE), idle_ran);
+	p[HOOK_FLUSH] = hook_prove(FIRED(HOOK_FLUSH), t->rounds);
+	p[HOOK_SCHEDULE_IDLE] = hook_prove(FIRED(HOOK_SCHEDULE_IDLE), t->rounds);
+	p[HOOK_PICK] = !strcmp(ir_pick_proof(t), "proven") ? HOOK_PROVEN :
+		       !strcmp(ir_pick_proof(t), "unproven") ? HOOK_UNPROVEN :
+		       HOOK_UNTESTED;
+	p[HOOK_NEWIDLE] = hook_prove(FIRED(HOOK_NEWIDLE), t->reentry_pick_fair);
+	p[HOOK_WAKE_POLL] = hook_prove(FIRED(HOOK_WAKE_POLL),
+				       FIRED(HOOK_WAKE_IPI));
+	p[HOOK_WAKE_IPI] = hook_prove(FIRED(HOOK_WAKE_IPI), false);
+	p[HOOK_WAKE_TIMER] = hook_prove(FIRED(HOOK_WAKE_TIMER), false);
+#undef FIRED
+}
+
+static unsigned int ir_unproven(const struct ir_count *t)
+{
+	enum hook_proof p[NR_HOOKS];
+	unsigned int i, n = 0;
+
+	ir_proofs(t, p);
+	for (i = 0; i < NR_HOOKS; i++)
+		/* Without the pick hook (pick_hook=0) fast_pct is unproven too. */
+		n += (ir_hooks[i].hooked || i == HOOK_PICK) &&
+		     p[i] == HOOK_UNPROVEN;
+	return n;
+}
+
 static const char *ir_status(const struct ir_count *t, bool interrupted)
 {
 	if (interrupted)
 		return "interrupted";
-	if (!strcmp(ir_pick_proof(t), "unproven"))
+	if (ir_unproven(t))
 		return "unproven";
 	return "complete";
 }
@@ -500,6 +579,7 @@ static void ir_total(struct ir_count *t)
 
 static void ir_emit(struct seq_buf *sb, bool interrupted)
 {
+	enum hook_proof proofs[NR_HOOKS];
 	struct ir_count tot;
 	struct ir_cpu *all;
 	char pfx[24];
@@ -514,8 +594,10 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       ir_session.stop_ns - ir_session.start_ns);
-	hooks_emit(sb, ir_hooks, ARRAY_SIZE(ir_hooks), "sched_switch");
+	hooks_emit(sb, &ir_hook_set, "sched_switch");
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
+	ir_proofs(&tot, proofs);
+	hooks_emit_proofs(sb, &ir_hook_set, proofs);
 	result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
 
 	all = vzalloc(sizeof(*all));
@@ -558,8 +640,8 @@ static size_t ir_result_size(void)
 }
 
 /*
- * The measurement has ended (every hook that counted has returned): unhook,
- * then print and publish the result.
+ * The measurement has ended: unhook (once that returns, every hook that
+ * counted has returned), then print and publish the result.
  */
 static void ir_finish(bool interrupted)
 {
@@ -570,6 +652,9 @@ static void ir_finish(bool interrupted)
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
 		pr_warn("the pick hook never fired in %llu rounds that switched to a fair task: fast_pct is unproven\n",
 			tot.switched_fair);
+	if (!interrupted && ir_unproven(&tot))
+		pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
+			ir_unproven(&tot));
 	result_report(&ir_session.result, KBUILD_MODNAME, ir_result_size(),
 		      ir_emit, interrupted);
 }

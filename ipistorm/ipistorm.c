@@ -53,7 +53,6 @@
 #define DEFAULT_TIME_CAP_S	600U
 #define MAX_DELAY_US		1000000U
 #define MAX_PAIRS_LEN		16384U
-#define OFFSET_UNSET		INT_MIN
 #define TARGET_ALL		(-1)
 
 /* ---- parameters -------------------------------------------------------- */
@@ -74,13 +73,29 @@ module_param(time_cap, uint, 0444);
 MODULE_PARM_DESC(time_cap, "Fixed-count mode: end the storm after this long even if calls remain, status=capped (seconds, default 0: 600; max 3600)");
 
 /* The published command line's form: senders, each to sender + offset. */
-static char *cpulist;
-module_param(cpulist, charp, 0444);
-MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs)");
+static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
+module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
+MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs; up to 65536 characters)");
 
 /* Neighbours by default; an offset reaches the other core, die or node. */
-static int offset = OFFSET_UNSET;
-module_param(offset, int, 0444);
+static int offset = 1;
+static bool offset_given;
+
+/* No value stands for "unset": offset=-2147483648 is refused as any other. */
+static int ipistorm_set_offset(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_int(val, kp);
+
+	offset_given |= !ret;
+	return ret;
+}
+
+static const struct kernel_param_ops ipistorm_offset_ops = {
+	.set	= ipistorm_set_offset,
+	.get	= param_get_int,
+};
+
+module_param_cb(offset, &ipistorm_offset_ops, &offset, 0444);
 MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + offset (CPUs, default 1)");
 
 /*
@@ -93,7 +108,23 @@ MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead 
 
 /* The polling path is single-target only: the choice must be explicit. */
 static int single = -1;
-module_param(single, int, 0444);
+static bool single_given;
+
+/* single=-1 is refused as single=2 is, not taken for "unset". */
+static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_int(val, kp);
+
+	single_given |= !ret;
+	return ret;
+}
+
+static const struct kernel_param_ops ipistorm_single_ops = {
+	.set	= ipistorm_set_single,
+	.get	= param_get_int,
+};
+
+module_param_cb(single, &ipistorm_single_ops, &single, 0444);
 MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (required with cpulist; pairs imply 1)");
 
 /* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
@@ -146,6 +177,7 @@ struct sender {
 	/* Written on the sender's CPU on every call, by it or its probes. */
 	u64 no_ipi ____cacheline_aligned_in_smp;
 	u64 decided;
+	bool deciding;	/* a decision for @target counted, its outcome not */
 	struct hist lat;
 };
 
@@ -209,34 +241,48 @@ static void clock_scale(u32 *mul, u32 *div)
 
 /*
  * The kernel notifies a CPU of a queued call only when its queue was empty:
- * call_function_single_prep_ipi() (send_call_function_single_ipi() before
- * 6.2) then decides, and sched_wake_idle_without_ipi fires when it set
- * TIF_NEED_RESCHED on a polling idle target instead of sending an IPI. Both
- * run in the sender's task, inside the call: only those are counted.
+ * call_function_single_prep_ipi(cpu) (send_call_function_single_ipi(cpu)
+ * before 6.2) then decides, and sched_wake_idle_without_ipi fires inside it
+ * when it set TIF_NEED_RESCHED on a polling idle target instead of sending
+ * an IPI. Both counters take one filter: in the sender's task, for its
+ * target, and the tracepoint only as the outcome of a decision counted
+ * (resched_curr() and wake_up_idle_cpu() fire it too): so sent_no_ipi never
+ * exceeds the decisions.
  */
 static void witness_decide(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct sender *s = this_cpu_read(witness_sender);
 
-	if (s && in_task() && current == s->task)
+	if (s && in_task() && current == s->task &&
+	    (int)hook_arg0(fregs) == s->target) {
 		s->decided++;
+		s->deciding = true;
+	}
 }
 
 static void witness_no_ipi(void *data, int cpu)
 {
 	struct sender *s = this_cpu_read(witness_sender);
 
-	if (s && in_task() && current == s->task && cpu == s->target)
+	if (s && in_task() && current == s->task && cpu == s->target &&
+	    s->deciding) {
 		s->no_ipi++;
+		s->deciding = false;
+	}
 }
 
 static struct hook witness_hooks[] = {
 	/* The callback calls nothing traceable: no recursion protection. */
 	{ .names = HOOK_NAMES("call_function_single_prep_ipi",
 			      "send_call_function_single_ipi"),
-	  .func = witness_decide, .required = true,
-	  .flags = FTRACE_OPS_FL_RECURSION },
+	  .required = true },
+};
+
+/* One hook: its own callback, no lookup of the call site. */
+static struct hook_set witness_set = {
+	.hooks = witness_hooks, .n = ARRAY_SIZE(witness_hooks),
+	.func = witness_decide, .flags = FTRACE_OPS_FL_RECURSION,
 };
 
 static struct tracepoint *witness_tp;
@@ -256,7 +302,7 @@ static int __init witness_start(void)
 		pr_err("witness=1: no sched_wake_idle_without_ipi tracepoint (witness=0 runs without)\n");
 		return -ENOENT;
 	}
-	ret = hooks_register(witness_hooks, ARRAY_SIZE(witness_hooks));
+	ret = hooks_register(&witness_set);
 	if (ret) {
 		pr_err("witness=1: the kernel's IPI decision cannot be hooked (witness=0 runs without)\n");
 		return ret;
@@ -265,7 +311,7 @@ static int __init witness_start(void)
 	if (ret) {
 		pr_err("witness=1: cannot probe sched_wake_idle_without_ipi: %d\n",
 		       ret);
-		hooks_unregister(witness_hooks, ARRAY_SIZE(witness_hooks));
+		hooks_unregister(&witness_set);
 	}
 	return ret;
 }
@@ -274,7 +320,7 @@ static int __init witness_start(void)
 static void __init witness_stop(void)
 {
 	tracepoint_probe_unregister(witness_tp, witness_no_ipi, NULL);
-	hooks_unregister(witness_hooks, ARRAY_SIZE(witness_hooks));
+	hooks_unregister(&witness_set);
 	tracepoint_synchronize_unregister();
 }
 
@@ -365,7 +411,7 @@ static __always_inline int ipistorm_loop(struct sender *s, bool timed,
 			expected += ret;
 		if (pause)
 			usleep_range(pause, pause);
-		cond_resched();
+		thread_pause();
 	}
 	s->sent = sent;
 	s->expected = many ? expected : sent;
@@ -390,6 +436,7 @@ static int ipistorm_storm(struct sender *s)
 static int ipistorm_thread(void *arg)
 {
 	struct sender *s = arg;
+	bool stopped;
 
 	wait_for_completion(&storm.go);
 	if (witness)
@@ -398,7 +445,13 @@ static int ipistorm_thread(void *arg)
 	s->error = ipistorm_storm(s);
 	s->end_ns = ktime_get_ns();
 	WRITE_ONCE(per_cpu(witness_sender, s->cpu), NULL);
-	s->capped = !s->error && numipi && s->sent < numipi &&
+	/*
+	 * A count cut short by storm.stop is capped when the time cap set
+	 * it: the acquire pairs with ipistorm_wait()'s release, so a stop
+	 * seen here comes with the capped written before it.
+	 */
+	stopped = smp_load_acquire(&storm.stop);
+	s->capped = !s->error && numipi && s->sent < numipi && stopped &&
 		    READ_ONCE(storm.capped);
 
 	ipistorm_drain(s);
@@ -422,7 +475,7 @@ static int __init ipistorm_start(void)
 	int ret = 0;
 
 	WRITE_ONCE(storm.stop, false);
-	storm.capped = false;
+	WRITE_ONCE(storm.capped, false);
 	init_completion(&storm.go);
 	init_completion(&storm.done);
 	atomic_set(&storm.running, nr_senders);
@@ -466,8 +519,9 @@ static int __init ipistorm_wait(void)
 
 	rc = wait_for_completion_interruptible_timeout(&storm.done, left);
 	if (rc <= 0) {
-		storm.capped = numipi && !rc;
-		WRITE_ONCE(storm.stop, true);
+		WRITE_ONCE(storm.capped, numipi && !rc);
+		/* Pairs with the senders' acquire: capped is seen with it. */
+		smp_store_release(&storm.stop, true);
 		wait_for_completion(&storm.done);
 	}
 	for (i = 0; i < nr_senders; i++)
@@ -477,9 +531,30 @@ static int __init ipistorm_wait(void)
 
 /* ---- the report -------------------------------------------------------- */
 
+/*
+ * The sender's view: derived by differences, each of which the kernel's
+ * rules keep from going negative (a decision only for a call of ours that
+ * found the queue empty, an outcome only for a decision). A count that
+ * would go negative makes the view invalid: not printed, a warning and
+ * status=invalid instead.
+ */
+struct witness_view {
+	u64 no_ipi, ipi, queued;
+	bool valid;
+};
+
+static void witness_view(const struct sender *s, struct witness_view *w)
+{
+	w->valid = s->decided >= s->no_ipi && s->sent >= s->decided;
+	w->no_ipi = s->no_ipi;
+	w->ipi = w->valid ? s->decided - s->no_ipi : 0;
+	w->queued = w->valid ? s->sent - s->decided : 0;
+}
+
 struct totals {
 	u64 sent, errors, expected, elapsed, runtime;
-	u64 no_ipi, ipi, queued, capped;
+	u64 capped, witness_invalid;
+	struct witness_view w;
 	struct delivery dlv;
 };
 
@@ -512,9 +587,15 @@ static void ipistorm_totals(struct totals *t)
 		t->errors += !!s->error;
 		t->expected += s->expected;
 		t->elapsed += s->end_ns - s->start_ns;
-		t->no_ipi += s->no_ipi;
-		t->ipi += s->decided - s->no_ipi;
-		t->queued += s->sent - s->decided;
+		if (witness) {
+			struct witness_view w;
+
+			witness_view(s, &w);
+			t->witness_invalid += !w.valid;
+			t->w.no_ipi += w.no_ipi;
+			t->w.ipi += w.ipi;
+			t->w.queued += w.queued;
+		}
 		t->capped += s->capped;
 		t->dlv.poll += d.poll;
 		t->dlv.irq += d.irq;
@@ -523,6 +604,7 @@ static void ipistorm_totals(struct totals *t)
 		end = max(end, s->end_ns);
 	}
 	t->runtime = end > start ? end - start : 0;
+	t->w.valid = !t->witness_invalid;
 }
 
 static u64 delivered(const struct delivery *d)
@@ -533,8 +615,8 @@ static u64 delivered(const struct delivery *d)
 /* Keys shared by a sender's lines and the totals. */
 static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 				 u64 sent, u64 expected,
-				 const struct delivery *d, u64 no_ipi, u64 ipi,
-				 u64 queued)
+				 const struct delivery *d,
+				 const struct witness_view *w)
 {
 	seq_buf_printf(sb, "%ssent=%llu\n", pfx, sent);
 	seq_buf_printf(sb, "%sexpected_callbacks=%llu\n", pfx, expected);
@@ -545,9 +627,13 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 	result_pct(sb, pfx, "poll_pct", d->poll, delivered(d));
 	if (!witness)
 		return;
-	seq_buf_printf(sb, "%ssent_no_ipi=%llu\n", pfx, no_ipi);
-	seq_buf_printf(sb, "%ssent_ipi=%llu\n", pfx, ipi);
-	seq_buf_printf(sb, "%ssent_queued=%llu\n", pfx, queued);
+	if (!w->valid) {
+		seq_buf_printf(sb, "%switness_invalid=1\n", pfx);
+		return;
+	}
+	seq_buf_printf(sb, "%ssent_no_ipi=%llu\n", pfx, w->no_ipi);
+	seq_buf_printf(sb, "%ssent_ipi=%llu\n", pfx, w->ipi);
+	seq_buf_printf(sb, "%ssent_queued=%llu\n", pfx, w->queued);
 }
 
 static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
@@ -555,10 +641,12 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 {
 	const struct sender *s = senders[i];
 	u64 elapsed = s->end_ns - s->start_ns;
+	struct witness_view w;
 	struct delivery d;
 	char pfx[24];
 
 	ipistorm_delivery(s, &d);
+	witness_view(s, &w);
 	snprintf(pfx, sizeof(pfx), "sender%u.", i);
 	seq_buf_printf(sb, "%scpu=%d\n", pfx, s->cpu);
 	if (s->target == TARGET_ALL)
@@ -570,8 +658,7 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 		seq_buf_printf(sb, "%serror=%d\n", pfx, s->error);
 	if (s->capped)
 		seq_buf_printf(sb, "%scapped=1\n", pfx);
-	ipistorm_emit_counts(sb, pfx, s->sent, s->expected, &d, s->no_ipi,
-			     s->decided - s->no_ipi, s->sent - s->decided);
+	ipistorm_emit_counts(sb, pfx, s->sent, s->expected, &d, &w);
 	seq_buf_printf(sb, "%selapsed_ns=%llu\n", pfx, elapsed);
 	seq_buf_printf(sb, "%sipis_per_sec=%llu\n", pfx,
 		       result_rate(s->sent, elapsed));
@@ -586,6 +673,8 @@ static const char *ipistorm_status(const struct totals *t, bool interrupted)
 		return "interrupted";
 	if (t->errors)
 		return "errors";
+	if (t->witness_invalid)
+		return "invalid";
 	return t->capped ? "capped" : "complete";
 }
 
@@ -626,8 +715,11 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	seq_buf_printf(sb, "status=%s\n", ipistorm_status(&t, interrupted));
 	seq_buf_printf(sb, "runtime_ns=%llu\n", t.runtime);
 	seq_buf_printf(sb, "total.errors=%llu\n", t.errors);
-	ipistorm_emit_counts(sb, "total.", t.sent, t.expected, &t.dlv,
-			     t.no_ipi, t.ipi, t.queued);
+	ipistorm_emit_counts(sb, "total.", t.sent, t.expected, &t.dlv, &t.w);
+	if (t.witness_invalid)
+		seq_buf_printf(sb, "%s%llu%s\n", "warning=witness: ",
+			       t.witness_invalid,
+			       " senders counted more decisions than calls or outcomes than decisions: no sender-side counts");
 	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
 		       result_rate(t.sent, t.runtime));
 	result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
@@ -744,7 +836,7 @@ static int __init ipistorm_parse_cpulist(void)
 
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = cpus_parse_online("cpulist", cpulist, mask);
+	ret = cpus_parse_online("cpulist", cpulist.val, mask);
 	if (ret)
 		goto out;
 	for_each_cpu(cpu, mask) {
@@ -837,11 +929,11 @@ static int __init ipistorm_check_effect(void)
 		       time_cap);
 		return -EINVAL;
 	}
-	if (cpulist && single == -1) {
+	if (cpulist.val && !single_given) {
 		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
 		return -EINVAL;
 	}
-	if (offset != OFFSET_UNSET && (pairs.val || !single)) {
+	if (offset_given && (pairs.val || !single)) {
 		pr_err("offset=%d: has no effect with %s\n", offset,
 		       pairs.val ? "pairs=" : "single=0");
 		return -EINVAL;
@@ -878,16 +970,17 @@ static int __init ipistorm_check_params(void)
 		       MAX_DELAY_US);
 		return -EINVAL;
 	}
-	if (single != -1)
+	if (single_given)
 		ret = ipistorm_check_flag("single", single);
 	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
 	      ipistorm_check_flag("timing", timing);
 	ret = ret ?: ipistorm_check_flag("witness", witness);
 	if (ret)
 		return ret;
-	if (!cpulist == !pairs.val) {
+	if (!cpulist.val == !pairs.val) {
 		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
-		       cpulist ?: "(unset)", pairs.val ? "..." : "(unset)");
+		       cpulist.val ? "..." : "(unset)",
+		       pairs.val ? "..." : "(unset)");
 		return -EINVAL;
 	}
 	if (pairs.val && single == 0) {
@@ -899,8 +992,6 @@ static int __init ipistorm_check_params(void)
 		return ret;
 	if (pairs.val)
 		single = 1;
-	if (offset == OFFSET_UNSET)
-		offset = 1;
 	return 0;
 }
 

@@ -65,7 +65,7 @@ static int bare_thread(void *arg)
 		error = smp_call_function_single(target, bare_nop, NULL, wait);
 		if (error)
 			break;
-		cond_resched();
+		thread_pause();
 	}
 	runtime_ns = ktime_get_ns() - t0;
 	/* Nothing may stay queued when the module goes. */

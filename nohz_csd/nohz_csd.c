@@ -52,6 +52,7 @@
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "../common/hist.h"
 #include "../common/hook.h"
@@ -68,14 +69,14 @@
 /* ---- parameters -------------------------------------------------------- */
 
 /* Kicks go to one idle CPU at a time: watch the CPUs that can get them. */
-static char *cpulist;
-module_param(cpulist, charp, 0444);
-MODULE_PARM_DESC(cpulist, "CPUs whose incoming kicks are counted, kernel cpulist syntax (default: every online CPU)");
+static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
+module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
+MODULE_PARM_DESC(cpulist, "CPUs whose incoming kicks are counted, kernel cpulist syntax (default: every online CPU; up to 65536 characters)");
 
 /* A kick needs a busy CPU: make one, or leave it unset to watch a real load. */
-static char *load_cpus;
-module_param(load_cpus, charp, 0444);
-MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU (default unset: watch an external load)");
+static struct long_string load_cpus = { .max = MAX_CPULIST_LEN };
+module_param_cb(load_cpus, &long_string_ops, &load_cpus, 0444);
+MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU, not every online CPU (default unset: watch an external load; up to 65536 characters)");
 
 /*
  * A CPU kicks only with two runnable tasks; more for kernels that need
@@ -105,6 +106,11 @@ MODULE_PARM_DESC(load_threads, "CPU-bound kthreads per load CPU, only with load_
 static unsigned int duration;
 module_param(duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seconds, default 0: watch until stopped through the 'stop' parameter, debugfs control or rmmod; max 3600)");
+
+/* A hook on a wrong function must read unproven: show that it does. */
+static char *test_misname;
+module_param(test_misname, charp, 0444);
+MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as _nohz_idle_balance) on one never called, to check that its proof reads unproven (default unset)");
 
 /* Ends an until-stopped run where debugfs refuses writes (lockdown). */
 static struct session nc_session = SESSION_INIT(nc_session);
@@ -156,6 +162,7 @@ struct nc_cpu {
 	u64 unserved;
 	u64 ksoftirqd_wakeups;
 	u64 tick_stops;
+	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	struct hist delay;
 } ____cacheline_aligned_in_smp;
 
@@ -389,8 +396,11 @@ static void nc_find_tp(struct tracepoint *tp, void *priv)
  * blocked-load updates): only a call inside the SCHED_SOFTIRQ run that
  * serves a kick is that kick's balance.
  */
+enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, NR_HK };
+
 static __always_inline void nc_balance_on(struct nc_cpu *c)
 {
+	c->fired |= BIT(HK_BALANCE);
 	if (c->serving && in_serving_softirq()) {
 		c->serving = false;
 		c->balanced++;
@@ -402,6 +412,7 @@ DEFINE_HOOK(nc_balance, struct nc_cpu, nc_this, nc_balance_on);
 
 static __always_inline void nc_tick_stop_on(struct nc_cpu *c)
 {
+	c->fired |= BIT(HK_TICK_STOP);
 	if (session_measuring(&nc_session))
 		c->tick_stops++;
 }
@@ -412,6 +423,7 @@ static __always_inline void nc_do_idle_on(struct nc_cpu *c)
 {
 	unsigned long flags;
 
+	c->fired |= BIT(HK_DO_IDLE);
 	if (!READ_ONCE(c->drops_open))
 		return;
 	/* Interrupts are on here, and a kick's return handler adds drops. */
@@ -425,8 +437,6 @@ static __always_inline void nc_do_idle_on(struct nc_cpu *c)
 
 DEFINE_HOOK(nc_do_idle, struct nc_cpu, nc_this, nc_do_idle_on);
 
-enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE };
-
 static struct hook nc_hooks[] = {
 	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
 	[HK_BALANCE] = { HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"),
@@ -435,17 +445,45 @@ static struct hook nc_hooks[] = {
 	[HK_DO_IDLE] = { HOOK_NAMES("do_idle"), nc_do_idle, true },
 };
 
+/* Never called: where test_misname= puts a hook. */
+static noinline __used void nc_decoy(void)
+{
+	barrier();
+}
+
+static struct hook_set nc_hook_set = {
+	.hooks = nc_hooks, .n = ARRAY_SIZE(nc_hooks),
+	.decoy = "nc_decoy",
+};
+
 static unsigned long nc_probe_misses(void)
 {
 	return nc_csd_probe.nmissed + nc_csd_probe.kp.nmissed +
 	       nc_wake_probe.nmissed;
 }
 
+/* Both return once no CPU is inside a handler. */
+static void nc_unregister_kprobes(struct work_struct *work)
+{
+	unregister_kprobe(&nc_wake_probe);
+	unregister_kretprobe(&nc_csd_probe);
+}
+
+static DECLARE_WORK(nc_kprobes_work, nc_unregister_kprobes);
+
+/*
+ * The grace periods of ftrace, of the tracepoints and of the kprobes run
+ * at once, two of them in workers: each counts against a stop's second.
+ * The kprobes go first: on ftrace they take ftrace's lock, which the
+ * removal of the hooks holds through its RCU-tasks grace period.
+ */
 static void nc_unhook(void)
 {
 	unsigned int i;
 
-	hooks_unregister(nc_hooks, ARRAY_SIZE(nc_hooks));
+	if (nc_kprobes)
+		schedule_work(&nc_kprobes_work);
+	hooks_unregister_start(&nc_hook_set);
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		if (!nc_tps[i].registered)
 			continue;
@@ -454,11 +492,10 @@ static void nc_unhook(void)
 	}
 	tracepoint_synchronize_unregister();
 	if (nc_kprobes) {
-		/* Both return once no CPU is inside a handler. */
-		unregister_kprobe(&nc_wake_probe);
-		unregister_kretprobe(&nc_csd_probe);
+		flush_work(&nc_kprobes_work);
 		nc_kprobes = false;
 	}
+	hooks_unregister_wait(&nc_hook_set);
 }
 
 /* Put every probe in place; none counts before the session measures. */
@@ -497,7 +534,8 @@ static int nc_hook(void)
 		t->registered = true;
 	}
 
-	ret = hooks_register(nc_hooks, ARRAY_SIZE(nc_hooks));
+	nc_hook_set.misname = test_misname;
+	ret = hooks_register(&nc_hook_set);
 	if (ret)
 		nc_unhook();
 	return ret;
@@ -507,7 +545,7 @@ static int nc_load_thread(void *arg)
 {
 	while (!READ_ONCE(nc_load_stop) && !kthread_should_stop()) {
 		cpu_relax();
-		cond_resched();
+		thread_pause();
 	}
 	thread_wait_stop();
 	return 0;
@@ -609,8 +647,43 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
 	return "kicks go to the first idle CPU in nohz.idle_cpus_mask: watch that one";
 }
 
+/*
+ * Every hook's proof, from where it fired on the watched CPUs and an
+ * independent sign that its function ran there: a SCHED_SOFTIRQ run that
+ * served a kick and saw no balance (unbalanced) for the balance hook,
+ * which every nohz idle balance calls; a kick for the tick stop (only a
+ * CPU whose tick stopped is kicked) and for do_idle (a kicked CPU idles).
+ */
+static void nc_proofs(enum hook_proof *p)
+{
+	u64 kicks = 0, unbalanced = 0;
+	unsigned int fired = 0;
+	int cpu;
+
+	for_each_cpu(cpu, nc_mask) {
+		const struct nc_cpu *c = nc_state[cpu];
+
+		kicks += c->kicks;
+		unbalanced += c->unbalanced;
+		fired |= c->fired;
+	}
+	p[HK_BALANCE] = hook_prove(fired & BIT(HK_BALANCE), unbalanced);
+	p[HK_TICK_STOP] = hook_prove(fired & BIT(HK_TICK_STOP), kicks);
+	p[HK_DO_IDLE] = hook_prove(fired & BIT(HK_DO_IDLE), kicks);
+}
+
+static unsigned int nc_unproven(const enum hook_proof *p)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < NR_HK; i++)
+		n += nc_hooks[i].hooked && p[i] == HOOK_UNPROVEN;
+	return n;
+}
+
 static void nc_emit(struct seq_buf *sb, bool interrupted)
 {
+	enum hook_proof proofs[NR_HK];
 	const char *why;
 	struct nc_cpu *all;
 	unsigned int d;
@@ -625,13 +698,15 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "load_cpus=%*pbl\n", cpumask_pr_args(nc_load_mask));
 	seq_buf_printf(sb, "load_threads=%u\n",
 		       cpumask_empty(nc_load_mask) ? 0 : load_threads);
-	seq_buf_printf(sb, "status=%s\n",
-		       interrupted ? "interrupted" : "complete");
+	nc_proofs(proofs);
+	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
+		       nc_unproven(proofs) ? "unproven" : "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       nc_session.stop_ns - nc_session.start_ns);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
-	hooks_emit(sb, nc_hooks, ARRAY_SIZE(nc_hooks),
+	hooks_emit(sb, &nc_hook_set,
 		   "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
+	hooks_emit_proofs(sb, &nc_hook_set, proofs);
 
 	all = vzalloc(sizeof(*all));
 	if (all)
@@ -685,9 +760,10 @@ static size_t nc_result_size(void)
 }
 
 /*
- * The measurement has ended at one instant, with every probe still in place,
- * and every handler that counted has returned, with every kick and
- * SCHED_SOFTIRQ run that counted: stop the load, unhook, print and publish.
+ * The measurement has ended at one instant, with every probe still in
+ * place: stop the load, unhook (once that returns, every handler that
+ * counted has returned, with every kick and SCHED_SOFTIRQ run that
+ * counted), print and publish.
  */
 static void nc_finish(bool interrupted)
 {
@@ -712,6 +788,14 @@ static void nc_finish(bool interrupted)
 	if (nc_missed)
 		pr_warn("%lu probe hits missed: the counts are short\n",
 			nc_missed);
+	if (!interrupted) {
+		enum hook_proof proofs[NR_HK];
+
+		nc_proofs(proofs);
+		if (nc_unproven(proofs))
+			pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
+				nc_unproven(proofs));
+	}
 	result_report(&nc_session.result, KBUILD_MODNAME, nc_result_size(),
 		      nc_emit, interrupted);
 }
@@ -740,7 +824,7 @@ static int nc_parse(void)
 		       MAX_LOAD_THREADS);
 		return -EINVAL;
 	}
-	if (load_threads_given && !load_cpus) {
+	if (load_threads_given && !load_cpus.val) {
 		pr_err("load_threads=%u: no effect without load_cpus=, which places the threads\n",
 		       load_threads);
 		return -EINVAL;
@@ -750,18 +834,25 @@ static int nc_parse(void)
 	    !zalloc_cpumask_var(&nc_load_mask, GFP_KERNEL))
 		goto err;
 	ret = 0;
-	if (cpulist)
-		ret = cpus_parse_online("cpulist", cpulist, nc_mask);
+	if (cpulist.val)
+		ret = cpus_parse_online("cpulist", cpulist.val, nc_mask);
 	else
 		cpumask_copy(nc_mask, cpu_online_mask);
-	if (!ret && load_cpus)
-		ret = cpus_parse_online("load_cpus", load_cpus, nc_load_mask);
+	if (!ret && load_cpus.val)
+		ret = cpus_parse_online("load_cpus", load_cpus.val,
+					nc_load_mask);
 	if (ret)
 		goto err;
-	if (cpulist && cpumask_subset(nc_mask, nc_load_mask)) {
-		/* Their load keeps them busy: no kick is sent to them. */
-		pr_err("cpulist=%s: no effect, every watched CPU is in load_cpus=%s\n",
-		       cpulist, load_cpus);
+	/* Their load keeps the watched CPUs busy: no kick is sent to them. */
+	if (cpulist.val && cpumask_subset(nc_mask, nc_load_mask)) {
+		pr_err("cpulist=%.64s: no effect, every watched CPU is in load_cpus=%.64s\n",
+		       cpulist.val, load_cpus.val);
+		ret = -EINVAL;
+		goto err;
+	}
+	if (cpumask_subset(nc_mask, nc_load_mask)) {
+		pr_err("load_cpus=%.64s: loads every online CPU, so no CPU is idle to be kicked\n",
+		       load_cpus.val);
 		ret = -EINVAL;
 		goto err;
 	}

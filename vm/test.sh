@@ -38,7 +38,7 @@ only_help "$@"
 
 BOOTS="
 functional|-c 4|
-poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees idle_reentry_* nohz_csd_idle_poll_explains trace_*
+poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay idle_reentry_* nohz_csd_idle_poll_explains trace_*
 icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees
 published|-c 18 -s 2|ipistorm_published_exact
 big|-c 64 -s 2 -m 2048 -a watchdog_thresh=10|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus

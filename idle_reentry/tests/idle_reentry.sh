@@ -31,6 +31,9 @@ check_ir() {
 		[ "$(val idle_reentry pick_hook)" = proven ] ||
 			fail "rounds switched to a fair task, but the pick hook never fired"
 	fi
+	if grep -q '^proof\..*=unproven$' "$TMP/idle_reentry"; then
+		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/idle_reentry" | tr '\n' ' ')"
+	fi
 	hooked=$(val idle_reentry hooked)
 	for f in sched_switch do_idle flush_smp_call_function_queue schedule_idle pick_; do
 		case ",$hooked," in *",$f"*) ;; *) fail "$f was not hooked" ;; esac
@@ -181,6 +184,15 @@ test_idle_reentry_stop_mid_storm() {
 	done
 }
 
+# A stop never waits for a storm: 1 s into a 60 s storm at the measured
+# CPU, through the stop parameter, debugfs and rmmod, each within 1 s.
+test_idle_reentry_stop_long_storm() {
+	need_cpus 2
+	for how in param debugfs rmmod; do
+		stop_mid_storm idle_reentry "$how" cpulist="$(cpu 1)"
+	done
+}
+
 # ir_wait_measuring MARK: wait until the kernel log after MARK says that
 # idle_reentry measures (its hooks are all in place), 20 s at most.
 ir_wait_measuring() {
@@ -278,6 +290,42 @@ test_idle_reentry_pick_proof() {
 	[ "$(val idle_reentry pick_hook)" = unproven ] || fail "pick_hook=$(val idle_reentry pick_hook) without the hook"
 	[ "$(val idle_reentry status)" = unproven ] || fail "status=$(val idle_reentry status) without the pick hook"
 	dmesg_since "$mark" | grep -q "idle_reentry: .*fast_pct is unproven" ||
+		fail "no warning in the kernel log"
+}
+
+# Every hook proves that it fires where its figures count: with a task
+# sleeping and waking on the measured CPU, the round hooks are proven (the
+# symbols they fired on are noted). A hook put on a function the
+# measurement never calls (test_misname=schedule_idle) reads unproven, and
+# so does the result, with a warning in the log.
+test_idle_reentry_hook_proof() {
+	need_cpus 2
+	t=$(cpu 1)
+	unload idle_reentry
+	ir_switch_load "$t"
+	load idle_reentry cpulist="$t" duration=2
+	wait "$load_pid"
+	unload idle_reentry
+	check_ir
+	note "$(grep -E '^(proof|symbol)\.' "$TMP/idle_reentry" | tr '\n' ' ')"
+	for h in do_idle flush_smp_call_function_queue schedule_idle; do
+		[ "$(val idle_reentry "proof.$h")" = proven ] ||
+			fail "proof.$h=$(val idle_reentry "proof.$h")"
+	done
+	[ "$(val idle_reentry status)" = complete ] || fail "status=$(val idle_reentry status)"
+
+	ir_switch_load "$t"
+	mark=$(dmesg_mark)
+	load idle_reentry cpulist="$t" duration=2 test_misname=schedule_idle
+	wait "$load_pid"
+	unload idle_reentry
+	note "schedule_idle's hook on a wrong function: rounds $(val idle_reentry total.rounds)," \
+		"proof.schedule_idle=$(val idle_reentry proof.schedule_idle)"
+	[ "$(val idle_reentry proof.schedule_idle)" = unproven ] ||
+		fail "proof.schedule_idle=$(val idle_reentry proof.schedule_idle) on a wrong function"
+	[ "$(val idle_reentry status)" = unproven ] ||
+		fail "status=$(val idle_reentry status) with a hook on a wrong function"
+	dmesg_since "$mark" | grep -q "idle_reentry: .*figures are unproven" ||
 		fail "no warning in the kernel log"
 }
 

@@ -20,6 +20,9 @@ cpuidle_driver() {
 check_nc() {
 	[ "$(val nohz_csd format)" = nohz_csd/2 ] || fail "unknown result format"
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
+	if grep -q '^proof\..*=unproven$' "$TMP/nohz_csd"; then
+		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/nohz_csd" | tr '\n' ' ')"
+	fi
 	for p in $(sed -n 's/^\(cpu[0-9]*\)\.kicks=.*/\1/p' "$TMP/nohz_csd") total; do
 		vals nohz_csd "$p." k=kicks r=raised d=dropped b=balanced \
 			rwb=raised_without_balance ub=unbalanced
@@ -85,6 +88,37 @@ test_nohz_csd_halt() {
 		"raised kicks did not lead to a nohz idle balance"
 }
 
+# Every hook proves that it fires: with halting idle and a load, kicks are
+# served and every hook is proven (the symbols they fired on are noted).
+# The balance hook put on a function never called (test_misname=) reads
+# unproven, and so does the result, with a warning in the log.
+test_nohz_csd_hook_proof() {
+	need_cpus 3
+	cmdline_has idle=poll && skip "booted with idle=poll"
+	[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) loaded"
+	nc_run load_cpus="$(cpu 0)" duration=4
+	check_nc
+	note "$(grep -E '^(proof|symbol)\.' "$TMP/nohz_csd" | tr '\n' ' ')"
+	check "$(val nohz_csd total.kicks) > 0" "no kick reached an idle CPU"
+	for h in _nohz_idle_balance tick_nohz_idle_stop_tick do_idle; do
+		[ "$(val nohz_csd "proof.$h")" = proven ] ||
+			fail "proof.$h=$(val nohz_csd "proof.$h")"
+	done
+	[ "$(val nohz_csd status)" = complete ] || fail "status=$(val nohz_csd status)"
+
+	mark=$(dmesg_mark)
+	nc_run load_cpus="$(cpu 0)" duration=4 test_misname=_nohz_idle_balance
+	note "the balance hook on a wrong function: kicks $(val nohz_csd total.kicks)," \
+		"unbalanced $(val nohz_csd total.unbalanced)," \
+		"proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance)"
+	[ "$(val nohz_csd proof._nohz_idle_balance)" = unproven ] ||
+		fail "proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance) on a wrong function"
+	[ "$(val nohz_csd status)" = unproven ] ||
+		fail "status=$(val nohz_csd status) with a hook on a wrong function"
+	dmesg_since "$mark" | grep -q "nohz_csd: .*figures are unproven" ||
+		fail "no warning in the kernel log"
+}
+
 # Under idle=poll the tick never stops, so no CPU is kicked: the module
 # must say why instead of printing zeros.
 test_nohz_csd_idle_poll_explains() {
@@ -114,7 +148,7 @@ test_nohz_csd_passive() {
 
 test_nohz_csd_hostile_params() {
 	need_cpus 2
-	hostile nohz_csd 12 nohz_csd_load <<-EOF
+	hostile nohz_csd 14 nohz_csd_load <<-EOF
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
 	cpulist|cpulist=99999 duration=1
@@ -127,7 +161,25 @@ test_nohz_csd_hostile_params() {
 	cpulist|cpulist=$(cpu 0) load_cpus=$(cpu 0) duration=1
 	stop|stop=1
 	stop|stop=0 duration=1
+	load_cpus|load_cpus=$(cat /sys/devices/system/cpu/online) duration=1
+	cpulist|cpulist=$(awk 'BEGIN { for (i = 0; i < 33000; i++) printf "0," }') duration=1
 	EOF
+}
+
+# cpulist and load_cpus longer than a charp parameter's 1024 characters:
+# each CPU 600 times.
+test_nohz_csd_long_cpulist() {
+	need_cpus 2
+	a=$(cpu 0) t=$(cpu 1)
+	la=$(seq 600 | sed "s/.*/$a/" | tr '\n' , | sed 's/,$//')
+	lt=$(seq 600 | sed "s/.*/$t/" | tr '\n' , | sed 's/,$//')
+	nc_run load_cpus="$la" cpulist="$lt" duration=1
+	check_nc
+	[ "$(val nohz_csd cpulist)" = "$t" ] ||
+		fail "a cpulist of ${#lt} characters read as $(val nohz_csd cpulist)"
+	[ "$(val nohz_csd load_cpus)" = "$a" ] ||
+		fail "a load_cpus of ${#la} characters read as $(val nohz_csd load_cpus)"
+	note "a cpulist and load_cpus of ${#lt} characters each are parsed"
 }
 
 # rmmod while the load runs and kicks arrive: the load threads and every
@@ -180,6 +232,49 @@ test_nohz_csd_stop_param() {
 	! echo 1 >$sp 2>/dev/null || fail "a timed run accepted stop"
 	wait $pid || fail "the timed run failed"
 	rmmod nohz_csd
+}
+
+# A stop never waits for a storm nor for the module's own load: 1 s into a
+# 60 s storm, with load threads on the storm's sender CPU, through the stop
+# parameter, debugfs and rmmod, each within 1 s.
+test_nohz_csd_stop_long_storm() {
+	need_cpus 2
+	for how in param debugfs rmmod; do
+		stop_mid_storm nohz_csd "$how" load_cpus="$(cpu 0)" cpulist="$(cpu 1)"
+	done
+}
+
+# ipistorm's witness unhooks at the end of its run, which waits for every
+# task to pass a voluntary context switch: nohz_csd's CPU-bound load
+# threads must not hold it up. The same witness storm beside the load
+# returns within 1 s of its time alone; a guard stops nohz_csd 5 s in.
+test_nohz_csd_witness_beside_load() {
+	need_cpus 2
+	a=$(cpu 0) t=$(cpu 1)
+	unload nohz_csd
+	unload ipistorm
+	t0=$(uptime_cs)
+	insmod "$(ko ipistorm)" numipi=2000 pairs="$t:$a" single=1 witness=1 ||
+		fail "the witness storm failed alone"
+	alone=$(($(uptime_cs) - t0))
+	unload ipistorm
+	insmod "$(ko nohz_csd)" load_cpus="$a" cpulist="$t" || fail "insmod nohz_csd failed"
+	rm -f "$TMP/guard"
+	(sleep 5 && : >"$TMP/guard" && echo 1 >/sys/module/nohz_csd/parameters/stop) 2>/dev/null &
+	gpid=$!
+	t0=$(uptime_cs)
+	rc=0
+	insmod "$(ko ipistorm)" numipi=2000 pairs="$t:$a" single=1 witness=1 || rc=$?
+	beside=$(($(uptime_cs) - t0))
+	kill "$gpid" 2>/dev/null || true
+	ran=1
+	[ ! -e "$TMP/guard" ] || ran=0
+	unload ipistorm
+	unload nohz_csd
+	note "witness storm of 2000 calls: alone ${alone}0 ms, beside nohz_csd's load ${beside}0 ms"
+	check "$rc == 0" "the witness storm failed beside the load"
+	check "$ran == 1" "the witness storm returned only once the guard stopped nohz_csd"
+	check "$beside - $alone < 100" "beside the load the witness storm took ${beside}0 ms, alone ${alone}0 ms"
 }
 
 # A signal to a timed insmod stops the load and the probes at once.
