@@ -6,7 +6,8 @@
 # QEMU in each configuration below, running the suite's runner inside;
 # then, when 6.1 and 6.12 are both tested, the demo (vm/demo.sh), whose
 # verdict must hold, the suite under MMTests (mmtests/vm/testbed.sh),
-# whose compare-kernels.sh report must show the same, and vm/bisect.sh's
+# whose compare-kernels.sh report must show the same, the suite as
+# lkp-tests jobs (lkp/vm/testbed.sh), whose ncompare must too, and vm/bisect.sh's
 # tests (vm/tests/bisect.sh); last, DKMS builds against the downloaded
 # headers.
 # Prints every step's TAP/KTAP and ends with "total: N passed, N failed,
@@ -134,6 +135,22 @@ if [ "$demo" = 1 ]; then
 	0) echo "ok 1 mmtests: compare-kernels.sh shows 6.12 faster and the fast path"; pass=$((pass + 1)) ;;
 	4) echo "ok 1 mmtests # SKIP $(tail -n 1 "$BUILD/mmtests.txt")"; skipped=$((skipped + 1)) ;;
 	*) echo "not ok 1 mmtests: exit $rc"; failed=$((failed + 1)) ;;
+	esac
+fi
+
+# The suite as lkp-tests jobs on the same kernels, 3 runs each, compared
+# by lkp's own ncompare, whose rows must show the same.
+if [ "$demo" = 1 ]; then
+	echo "# === lkp-tests: 6.1 against 6.12"
+	rm -rf "$BUILD/lkp-test"
+	rc=0
+	"$TOP/lkp/vm/testbed.sh" -b -o "$BUILD/lkp-test" 6.1 6.12 \
+		>"$BUILD/lkp.txt" 2>&1 || rc=$?
+	sed "s/^/    # /" "$BUILD/lkp.txt"
+	case $rc in
+	0) echo "ok 1 lkp: ncompare shows 6.12 faster and the fast path"; pass=$((pass + 1)) ;;
+	4) echo "ok 1 lkp # SKIP $(tail -n 1 "$BUILD/lkp.txt")"; skipped=$((skipped + 1)) ;;
+	*) echo "not ok 1 lkp: exit $rc"; failed=$((failed + 1)) ;;
 	esac
 fi
 
