@@ -28,8 +28,9 @@
 #   big         64 vCPUs on 2 sockets: every CPU storms, 32 cross-node pairs,
 #               idle_reentry and nohz_csd on every CPU; one host thread
 #               runs 64 vCPUs, so the kernel's own boot-time loops (freeing
-#               init memory) last 64 times longer in guest time: the
-#               lockup detectors get watchdog_thresh=10, not 2;
+#               init memory, the deferred memmap) last 64 times longer in
+#               guest time: the lockup detectors get watchdog_thresh=10,
+#               not 2, and the RCU stall detector 20 s, not 5;
 #               each run's callbacks accounted and its log lines at most 20
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -42,7 +43,7 @@ functional|-c 4|
 poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay idle_reentry_* nohz_csd_idle_poll_explains trace_*
 icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees
 published|-c 18 -s 2|ipistorm_published_exact
-big|-c 64 -s 2 -m 2048 -a watchdog_thresh=10|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus
+big|-c 64 -s 2 -m 2048 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus
 "
 
 kernels=${*:-$KERNELS_DEFAULT}
