@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The MMTests integration: install.sh into a copy of the MMTests snapshot
-# (MMTESTS_SNAPSHOT, default /work/shared/third_party/mmtests; skipped when
+# (MMTESTS_SNAPSHOT, default ../shared/third_party/mmtests beside the
+# repository; skipped when
 # absent) and the parse-results of each shellpack on the suite's fixture
 # results.
 
@@ -10,7 +11,7 @@ setup() {
 	M=$BATS_TEST_DIRNAME/..
 	F=$BATS_TEST_DIRNAME/../../scripts/tests/fixtures
 	T=$BATS_TEST_TMPDIR
-	SNAP=${MMTESTS_SNAPSHOT:-/work/shared/third_party/mmtests}
+	SNAP=${MMTESTS_SNAPSHOT:-$BATS_TEST_DIRNAME/../../../shared/third_party/mmtests}
 }
 
 need_snapshot() {

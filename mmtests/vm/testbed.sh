@@ -1,7 +1,8 @@
 #!/bin/bash
 # testbed.sh [-b] [-o DIR] [-C REPORT] [BASELINE OTHER]: run the suite under MMTests in the
 # test bed and report with MMTests' compare-kernels.sh. Copies the MMTests
-# snapshot (MMTESTS_SNAPSHOT, default /work/shared/third_party/mmtests) to
+# snapshot (MMTESTS_SNAPSHOT, default ../shared/third_party/mmtests beside
+# the repository) to
 # DIR/mmtests, installs the integration (mmtests/install.sh), generates
 # the shellpacks with MMTests' refresh.sh, then per kernel (default 6.1
 # and 6.12) boots the guest twice, 2 vCPUs on 2 sockets with idle=poll, as
@@ -47,7 +48,7 @@ case ${#kernels[@]} in
 2) ;;
 *) usage ;;
 esac
-snap=${MMTESTS_SNAPSHOT:-/work/shared/third_party/mmtests}
+snap=${MMTESTS_SNAPSHOT:-$TOP/../shared/third_party/mmtests}
 if [ ! -f "$snap/compare-kernels.sh" ]; then
 	log "skip: no MMTests snapshot at $snap (set MMTESTS_SNAPSHOT)"
 	exit 4
