@@ -185,13 +185,24 @@ step_dkms() {
 	done
 }
 
-# start NAME STEP ARGS...: run a step in the background once a slot is
-# free; its output goes to $steps/NAME.txt.
+# start [-w W] NAME STEP ARGS...: run a step in the background once W
+# slots (default 1: the guests it boots at once) are free; its output
+# goes to $steps/NAME.txt.
 order=()
+declare -A weight=()
+busy() {
+	local p n=0
+	for p in "${!weight[@]}"; do
+		if kill -0 "$p" 2>/dev/null; then n=$((n + weight[$p])); else unset "weight[$p]"; fi
+	done
+	echo "$n"
+}
 start() {
-	local name=$1
+	local name w=1
+	[ "$1" != -w ] || { w=$2; shift 2; }
+	name=$1
 	shift
-	while [ "$(jobs -pr | wc -l)" -ge "$slots" ]; do wait -n || true; done
+	while b=$(busy) && [ "$b" -gt 0 ] && [ $((b + w)) -gt "$slots" ]; do wait -n || true; done
 	order+=("$name")
 	(
 		t0=$(date +%s) rc=0
@@ -201,6 +212,7 @@ start() {
 		echo "# done: $name in $(($(date +%s) - t0)) s at $(($(date +%s) - t_start)) s"
 	) &
 	last=$!
+	weight[$last]=$w
 }
 
 demo=0
@@ -225,7 +237,8 @@ if [ "$demo" = 1 ]; then
 	start demo step_demo
 	start mmtests step_mmtests
 	start bisect step_bisect
-	start lkp step_lkp
+	# (its two kernels' guests boot side by side)
+	start -w 2 lkp step_lkp
 fi
 for boot in poll icount published; do
 	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
