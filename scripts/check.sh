@@ -59,10 +59,22 @@ mapfile -t shsrc < <(
 		done)
 shellcheck -x -P SCRIPTDIR "${shsrc[@]}" || failed=1
 
+# Two builds at a time; each one's errors are shown after its heading.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pids=() names=()
 for k in ${KERNELS:-$(vm/build-modules.sh -l)}; do
 	[ "$k" = none ] && continue
+	[ ${#pids[@]} -lt 2 ] || { wait "${pids[-2]}" || true; }
+	(vm/build-modules.sh -s "$k" >/dev/null 2>"$tmp/$k.err" || echo failed >"$tmp/$k.rc") &
+	pids+=("$!") names+=("$k")
+done
+for i in "${!pids[@]}"; do
+	k=${names[$i]}
+	wait "${pids[$i]}" || true
 	echo "== build against $k (W=1, sparse where its headers run it)"
-	vm/build-modules.sh -s "$k" >/dev/null || failed=1
+	cat "$tmp/$k.err"
+	[ ! -e "$tmp/$k.rc" ] || failed=1
 done
 
 if [ "$failed" != 0 ]; then

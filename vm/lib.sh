@@ -92,3 +92,49 @@ unpack_block() {
 	sed "/^$1\$/,/^$2\$/d" "$3" >&2
 	sed -n "/^$1\$/,/^$2\$/p" "$3" | sed '1d;$d;s/^# //' | base64 -d >"$4"
 }
+
+# The fleet harnesses' test beds (mmtests/, lkp/) boot the test bed's
+# image with the harness added:
+#
+# bed_images REUSE OVERLAY OUT KERNEL...: pack the directory OVERLAY into
+# OUT/overlay.gz, a second archive the kernel unpacks over the image, and
+# give each KERNEL OUT/build/KERNEL/initramfs.gz: its image of
+# mkinitramfs.sh (built afresh unless REUSE is 1 and there is one), then
+# the overlay.
+bed_images() {
+	local reuse=$1 overlay=$2 out=$3 k
+	shift 3
+	(cd "$overlay" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/overlay.gz"
+	for k in "$@"; do
+		if [ "$reuse" != 1 ] || [ ! -f "$BUILD/$k/initramfs.gz" ]; then
+			"$VM_DIR/build-modules.sh" "$k" >/dev/null
+			"$VM_DIR/mkinitramfs.sh" "$k" >/dev/null
+		fi
+		mkdir -p "$out/build/$k"
+		cat "$BUILD/$k/initramfs.gz" "$out/overlay.gz" >"$out/build/$k/initramfs.gz"
+	done
+}
+
+# bed_boot OUT KERNEL NAME TEST ARGS OPTS: boot KERNEL's image of
+# bed_images with vm/boot.sh options OPTS (words) and kernel arguments
+# ARGS, running the guest's test TEST; its output in OUT/KERNEL-NAME.ktap
+# and .err, its exit in .rc, its console in OUT/console-KERNEL-NAME.log.
+bed_boot() {
+	local f=$1/$2-$3 rc=0
+	# shellcheck disable=SC2086 # boot options are words
+	IPISTORM_BUILD=$1/build "$VM_DIR/boot.sh" $6 -T 600 \
+		-a "IPISTORM_SM_IDLE=$(sm_idle "$2") $5" \
+		-l "$1/console-$2-$3.log" "$2" -- "$4" >"$f.ktap" 2>"$f.err" || rc=$?
+	echo "$rc" >"$f.rc"
+}
+
+# bed_result OUT KERNEL NAME MARK: the block "# MARK_BEGIN" to "# MARK_END"
+# of that boot's output, decoded into OUT/KERNEL-NAME.tar.gz; dies with
+# the boot's messages when the block is missing or the boot failed.
+bed_result() {
+	local f=$1/$2-$3 rc
+	rc=$(cat "$f.rc")
+	unpack_block "# $4_BEGIN" "# $4_END" "$f.ktap" "$f.tar.gz" 2>"$f.txt" ||
+		die "$2: $3: nothing came back (boot exit $rc, see $f.err)"
+	[ "$rc" = 0 ] || { cat "$f.txt" "$f.err" >&2; die "$2: $3: boot exit $rc"; }
+}

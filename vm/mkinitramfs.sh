@@ -45,5 +45,7 @@ for ko in "$out"/*/*.ko; do
 	cp "$ko" "$root/suite/$mod/"
 	[ -d "$TOP/$mod/tests" ] && cp -r "$TOP/$mod/tests" "$root/suite/$mod/"
 done
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/initramfs.gz"
+# Renamed into place: a guest booting the old image meanwhile keeps it.
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/initramfs.gz.new"
+mv "$out/initramfs.gz.new" "$out/initramfs.gz"
 printf '%s\n' "$out/initramfs.gz"

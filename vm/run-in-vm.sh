@@ -5,6 +5,10 @@
 # directory into OUTDIR, which must not exist.
 #
 #   run-in-vm.sh 6.12 results/6.12 -n 5 ipistorm numipi=20000 pairs=0:1 wait=1
+#
+# IPISTORM_PREBUILT=1 boots the kernel's initramfs of mkinitramfs.sh as it
+# is, when there is one, instead of building the modules and the image
+# afresh (vm/test.sh does, so that other guests can boot them meanwhile).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,13 +31,15 @@ dest=$2
 shift 2
 [ ! -e "$dest" ] || die "$dest exists: choose a new result directory"
 
-"$VM_DIR/build-modules.sh" "$name" >/dev/null
-"$VM_DIR/mkinitramfs.sh" "$name" >/dev/null
+if [ "${IPISTORM_PREBUILT:-0}" != 1 ] || [ ! -f "$BUILD/$name/initramfs.gz" ]; then
+	"$VM_DIR/build-modules.sh" "$name" >/dev/null
+	"$VM_DIR/mkinitramfs.sh" "$name" >/dev/null
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
 "$VM_DIR/boot.sh" "${opts[@]}" -a "IPISTORM_SM_IDLE=$(sm_idle "$name")" \
-	-l "$BUILD/$name/console-run.log" "$name" -- run "$@" >"$tmp/out" || rc=$?
+	-l "$BUILD/$name/console-run-$$.log" "$name" -- run "$@" >"$tmp/out" || rc=$?
 unpack_block IPISTORM_RESULT_BEGIN IPISTORM_RESULT_END "$tmp/out" "$tmp/result.tar" ||
 	die "$name: no result came back (boot exit $rc)"
 mkdir -p "$(dirname "$dest")"

@@ -1,17 +1,24 @@
 #!/bin/bash
-# test.sh [KERNEL...]: the suite's tests. First the bats tests of the
+# test.sh [-j N] [KERNEL...]: the suite's tests. The bats tests of the
 # scripts, the kselftest wrapper and vm/bisect.sh (a fake measurement) on
-# the host; then, for each kernel of
-# the matrix (default: all), fetch it, build the modules, and boot it under
-# QEMU in each configuration below, running the suite's runner inside;
-# then, when 6.1 and 6.12 are both tested, the demo (vm/demo.sh), whose
-# verdict must hold, the suite under MMTests (mmtests/vm/testbed.sh),
-# whose compare-kernels.sh report must show the same, the suite as
-# lkp-tests jobs (lkp/vm/testbed.sh), whose ncompare must too, and vm/bisect.sh's
-# tests (vm/tests/bisect.sh); last, DKMS builds against the downloaded
-# headers.
-# Prints every step's TAP/KTAP and ends with "total: N passed, N failed,
-# N skipped"; exits 1 when anything failed.
+# the host; for each kernel of the matrix (default: all), fetch it, build
+# the modules, and boot it under QEMU in each configuration below, running
+# the suite's runner inside; when 6.1 and 6.12 are both tested, the demo
+# (vm/demo.sh), whose verdict must hold, the suite under MMTests
+# (mmtests/vm/testbed.sh), whose compare-kernels.sh report must show the
+# same, the suite as lkp-tests jobs (lkp/vm/testbed.sh), whose ncompare
+# must too, and vm/bisect.sh's tests (vm/tests/bisect.sh); DKMS builds
+# against the downloaded headers.
+#
+# First every kernel's modules and initramfs are built, once; then the
+# steps run N at a time (-j, default 2 or the CPU count when smaller),
+# longest first. Each guest is one host thread of single-threaded TCG, so
+# N guests on N CPUs run as fast as one does, and no step's figure
+# depends on another's speed: the timed comparisons run under instruction
+# counting, and the real-time tests bound their own latencies only.
+# A line "# done: STEP ..." says when each step ends; then every step's
+# TAP/KTAP is printed in a fixed order, and the last line is "total: N
+# passed, N failed, N skipped"; exits 1 when anything failed.
 #
 # Boot configurations: name | boot.sh options | runner arguments
 #   functional  4 vCPUs, idle CPUs halt: every test
@@ -35,8 +42,7 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [KERNEL...]"
-only_help "$@"
+USAGE="$PROG [-j N] [KERNEL...]"
 
 BOOTS="
 functional|-c 4|
@@ -46,9 +52,23 @@ published|-c 18 -s 2|ipistorm_published_exact
 big|-c 64 -s 2 -m 2048 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus
 "
 
+slots=$(nproc 2>/dev/null || echo 1)
+[ "$slots" -le 2 ] || slots=2
+while getopts j:h opt; do
+	case $opt in
+	j) slots=$OPTARG ;;
+	*) usage_opt "$opt" ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $slots in '' | *[!0-9]* | 0) usage_error "-j takes a positive number, not '$slots'" ;; esac
 kernels=${*:-$KERNELS_DEFAULT}
+for k in $kernels; do matrix_field "$k" 1 >/dev/null 2>&1 || usage_error "unknown kernel '$k' (known: $KERNELS_DEFAULT)"; done
 pass=0 failed=0 skipped=0
 t_start=$(date +%s)
+steps=$BUILD/steps
+rm -rf "$steps"
+mkdir -p "$steps"
 
 # count FILE: add FILE's TAP results to the totals.
 count() {
@@ -58,119 +78,178 @@ count() {
 	pass=$((pass + p)) skipped=$((skipped + s)) failed=$((failed + f))
 }
 
-echo "# === scripts and kselftest wrapper (bats)"
-mkdir -p "$BUILD"
-bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/lkp/tests" "$TOP/vm/tests" >"$BUILD/bats.tap" 2>&1 || true
-sed "s/^/    /" "$BUILD/bats.tap"
-count "$BUILD/bats.tap"
-grep -q '^1\.\.[1-9]' "$BUILD/bats.tap" || { echo "not ok bats did not run"; failed=$((failed + 1)); }
+# Each step writes the lines to count to $steps/NAME.tap and what to show
+# to $steps/NAME.txt (a "# === " heading first).
 
-for k in $kernels; do
-	echo "# === kernel $k"
-	sm_idle=$(sm_idle "$k")
-	if ! "$VM_DIR/build-modules.sh" "$k" >/dev/null ||
-		! "$VM_DIR/mkinitramfs.sh" "$k" >/dev/null; then
-		echo "not ok $k build"
-		failed=$((failed + 1))
-		continue
-	fi
-	while IFS='|' read -r boot opts args; do
-		[ -n "$boot" ] || continue
-		t0=$(date +%s)
-		logf=$BUILD/$k/console-$boot.log
-		rc=0
-		# shellcheck disable=SC2086 # options and test names are words
-		"$VM_DIR/boot.sh" $opts -a "IPISTORM_SM_IDLE=$sm_idle" \
-			-l "$logf" "$k" -- $args \
-			>"$BUILD/$k/$boot.ktap" 2>"$BUILD/$k/$boot.err" || rc=$?
-		sed "s/^/    /" "$BUILD/$k/$boot.ktap"
-		before=$((pass + failed + skipped))
-		count "$BUILD/$k/$boot.ktap"
-		if [ "$rc" -ge 2 ]; then
-			# A splat or a guest that never reported: the boot fails
-			# as a whole, whatever its tests said.
-			sed "s/^/    # /" "$BUILD/$k/$boot.err"
-			failed=$((failed + 1))
-		fi
-		echo "# $k/$boot: $((pass + failed + skipped - before)) results in $(($(date +%s) - t0)) s (exit $rc, console $logf)"
-	done <<<"$BOOTS"
-done
+step_bats() {
+	echo "# === scripts and kselftest wrapper (bats)"
+	bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" \
+		"$TOP/lkp/tests" "$TOP/vm/tests" >"$1.tap" 2>&1 || true
+	sed "s/^/    /" "$1.tap"
+	grep -q '^1\.\.[1-9]' "$1.tap" || echo "not ok bats did not run" >>"$1.tap"
+}
 
-# The demo on the baseline and the SM_IDLE kernel: run.sh, compare.sh,
-# idle_reentry's fast path and the verdict, which must hold.
-case " $kernels " in
-*" 6.1 "*) case " $kernels " in *" 6.12 "*) demo=1 ;; *) demo=0 ;; esac ;;
-*) demo=0 ;;
-esac
-case $demo in
-1)
-	echo "# === demo: 6.1 against 6.12"
-	rc=0
-	KERNELS="6.1 6.12" "$VM_DIR/demo.sh" >"$BUILD/demo.txt" 2>&1 || rc=$?
-	sed "s/^/    # /" "$BUILD/demo.txt"
-	if [ "$rc" = 0 ]; then
-		echo "ok 1 demo: SM_IDLE reproduced on 6.12 against 6.1"
-		pass=$((pass + 1))
+step_build() { # KERNEL
+	echo "# === kernel $2: build"
+	if "$VM_DIR/build-modules.sh" "$2" >/dev/null 2>"$1.err" &&
+		"$VM_DIR/mkinitramfs.sh" "$2" >/dev/null 2>>"$1.err"; then
+		: >"$1.tap"
 	else
-		echo "not ok 1 demo: verdict not reached (exit $rc)"
-		failed=$((failed + 1))
+		sed "s/^/    # /" "$1.err"
+		echo "not ok $2 build" | tee "$1.tap"
 	fi
+}
+
+step_boot() { # KERNEL BOOT
+	local k=$2 boot=$3 opts args logf rc=0 d=$BUILD/$2
+	[ ! -f "$steps/build-$k.tap" ] || ! grep -q . "$steps/build-$k.tap" || {
+		echo "# === $k/$boot: not booted, the build failed"
+		: >"$1.tap"
+		return 0
+	}
+	IFS='|' read -r _ opts args <<<"$(printf '%s\n' "$BOOTS" | grep "^$boot|")"
+	echo "# === $k/$boot"
+	mkdir -p "$d"
+	logf=$d/console-$boot.log
+	# shellcheck disable=SC2086 # options and test names are words
+	"$VM_DIR/boot.sh" $opts -a "IPISTORM_SM_IDLE=$(sm_idle "$k")" \
+		-l "$logf" "$k" -- $args >"$d/$boot.ktap" 2>"$d/$boot.err" || rc=$?
+	sed "s/^/    /" "$d/$boot.ktap"
+	cp "$d/$boot.ktap" "$1.tap"
+	if [ "$rc" -ge 2 ]; then
+		# A splat or a guest that never reported: the boot fails as a
+		# whole, whatever its tests said.
+		sed "s/^/    # /" "$d/$boot.err"
+		echo "not ok $k/$boot: the boot failed (exit $rc)" | tee -a "$1.tap"
+	fi
+	echo "# $k/$boot: $(grep -c -E '^(not )?ok ' "$1.tap" || true) results (exit $rc, console $logf)"
+}
+
+# step_verdict NAME OK-TEXT CMD...: a step whose command's exit says it
+# all: 0 ok, 4 skipped (its last line says why), else failed.
+step_verdict() {
+	local f=$1 name=$2 text=$3 rc=0
+	shift 3
+	echo "# === $name"
+	"$@" >"$f.out" 2>&1 || rc=$?
+	sed "s/^/    # /" "$f.out"
+	case $rc in
+	0) echo "ok 1 $name: $text" ;;
+	4) echo "ok 1 $name # SKIP $(tail -n 1 "$f.out")" ;;
+	*) echo "not ok 1 $name: exit $rc" ;;
+	esac >"$f.tap"
+	cat "$f.tap"
+}
+
+step_demo() {
+	KERNELS="6.1 6.12" IPISTORM_PREBUILT=1 \
+		step_verdict "$1" "demo" "SM_IDLE reproduced on 6.12 against 6.1" "$VM_DIR/demo.sh"
+}
+
+step_bisect() {
 	echo "# === bisect.sh on a tree of 6.1 and 6.12 commits"
-	"$VM_DIR/tests/bisect.sh" >"$BUILD/bisect.tap" 2>&1 || true
-	sed "s/^/    /" "$BUILD/bisect.tap"
-	count "$BUILD/bisect.tap"
-	grep -q '^1\.\.[1-9]' "$BUILD/bisect.tap" || { echo "not ok bisect tests did not run"; failed=$((failed + 1)); }
-	;;
-esac
+	"$VM_DIR/tests/bisect.sh" >"$1.tap" 2>&1 || true
+	sed "s/^/    /" "$1.tap"
+	grep -q '^1\.\.[1-9]' "$1.tap" || echo "not ok bisect tests did not run" >>"$1.tap"
+}
 
-# The suite under MMTests on the same kernels, reported by MMTests' own
-# compare-kernels.sh, whose tables must show the demo's result.
-if [ "$demo" = 1 ]; then
-	echo "# === MMTests: 6.1 against 6.12"
+# The suite under MMTests on 6.1 and 6.12, reported by MMTests' own
+# compare-kernels.sh, whose tables must show the demo's result; the suite
+# as lkp-tests jobs, 3 runs each, compared by lkp's own ncompare.
+step_mmtests() {
 	rm -rf "$BUILD/mmtests-test"
-	rc=0
-	"$TOP/mmtests/vm/testbed.sh" -b -o "$BUILD/mmtests-test" 6.1 6.12 \
-		>"$BUILD/mmtests.txt" 2>&1 || rc=$?
-	sed "s/^/    # /" "$BUILD/mmtests.txt"
-	case $rc in
-	0) echo "ok 1 mmtests: compare-kernels.sh shows 6.12 faster and the fast path"; pass=$((pass + 1)) ;;
-	4) echo "ok 1 mmtests # SKIP $(tail -n 1 "$BUILD/mmtests.txt")"; skipped=$((skipped + 1)) ;;
-	*) echo "not ok 1 mmtests: exit $rc"; failed=$((failed + 1)) ;;
-	esac
-fi
-
-# The suite as lkp-tests jobs on the same kernels, 3 runs each, compared
-# by lkp's own ncompare, whose rows must show the same.
-if [ "$demo" = 1 ]; then
-	echo "# === lkp-tests: 6.1 against 6.12"
+	step_verdict "$1" mmtests "compare-kernels.sh shows 6.12 faster and the fast path" \
+		"$TOP/mmtests/vm/testbed.sh" -b -o "$BUILD/mmtests-test" 6.1 6.12
+}
+step_lkp() {
 	rm -rf "$BUILD/lkp-test"
-	rc=0
-	"$TOP/lkp/vm/testbed.sh" -b -o "$BUILD/lkp-test" 6.1 6.12 \
-		>"$BUILD/lkp.txt" 2>&1 || rc=$?
-	sed "s/^/    # /" "$BUILD/lkp.txt"
-	case $rc in
-	0) echo "ok 1 lkp: ncompare shows 6.12 faster and the fast path"; pass=$((pass + 1)) ;;
-	4) echo "ok 1 lkp # SKIP $(tail -n 1 "$BUILD/lkp.txt")"; skipped=$((skipped + 1)) ;;
-	*) echo "not ok 1 lkp: exit $rc"; failed=$((failed + 1)) ;;
-	esac
-fi
+	step_verdict "$1" lkp "ncompare shows 6.12 faster and the fast path" \
+		"$TOP/lkp/vm/testbed.sh" -b -o "$BUILD/lkp-test" 6.1 6.12
+}
 
 # DKMS builds against the downloaded headers of the host-built kernels
-# (7.3 needs trixie's compiler, which only its build root has).
-if command -v dkms >/dev/null; then
+# (7.3 needs trixie's compiler, which only its build root has), one after
+# the other: they share DKMS's tree.
+step_dkms() {
+	local k
+	echo "# === DKMS"
+	: >"$1.tap"
 	for k in $kernels; do
 		[ "$(matrix_field "$k" 3)" = host ] || continue
-		if "$VM_DIR/dkms-check.sh" "$k" >"$BUILD/dkms-$k.txt" 2>&1; then
+		if "$VM_DIR/dkms-check.sh" "$k" >"$1.$k" 2>&1; then
 			echo "ok 1 dkms build against $k"
-			pass=$((pass + 1))
 		else
-			sed "s/^/    # /" "$BUILD/dkms-$k.txt"
+			sed "s/^/    # /" "$1.$k"
 			echo "not ok 1 dkms build against $k"
-			failed=$((failed + 1))
-		fi
+		fi | tee -a "$1.tap"
 	done
-fi
+}
 
+# start [-w W] NAME STEP ARGS...: run a step in the background once W
+# slots (default 1: the guests it boots at once) are free; its output
+# goes to $steps/NAME.txt.
+order=()
+declare -A weight=()
+busy() {
+	local p n=0
+	for p in "${!weight[@]}"; do
+		if kill -0 "$p" 2>/dev/null; then n=$((n + weight[$p])); else unset "weight[$p]"; fi
+	done
+	echo "$n"
+}
+start() {
+	local name w=1
+	[ "$1" != -w ] || { w=$2; shift 2; }
+	name=$1
+	shift
+	while b=$(busy) && [ "$b" -gt 0 ] && [ $((b + w)) -gt "$slots" ]; do wait -n || true; done
+	order+=("$name")
+	(
+		t0=$(date +%s) rc=0
+		"$1" "$steps/$name" "${@:2}" >"$steps/$name.txt" 2>&1 || rc=$?
+		[ "$rc" = 0 ] || echo "not ok $name: the step itself failed (exit $rc)" |
+			tee -a "$steps/$name.tap" >>"$steps/$name.txt"
+		echo "# done: $name in $(($(date +%s) - t0)) s at $(($(date +%s) - t_start)) s"
+	) &
+	last=$!
+	weight[$last]=$w
+}
+
+demo=0
+case " $kernels " in *" 6.1 "*) case " $kernels " in *" 6.12 "*) demo=1 ;; esac ;; esac
+echo "# test bed: $slots steps at a time"
+
+# The builds first: every later step boots their images as they are.
+start bats step_bats
+builds=()
+for k in $kernels; do
+	start "build-$k" step_build "$k"
+	builds+=("$last")
+done
+for pid in "${builds[@]}"; do wait "$pid" || true; done
+
+# Then longest first (minutes on an idle 2-core host): functional 7, big
+# 6-7, demo 6-7, the test beds and bisect 3-5, poll 2, the rest under 1.
+for boot in functional big; do
+	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
+done
+if [ "$demo" = 1 ]; then
+	start demo step_demo
+	start mmtests step_mmtests
+	start bisect step_bisect
+	# (its two kernels' guests boot side by side)
+	start -w 2 lkp step_lkp
+fi
+for boot in poll icount published; do
+	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
+done
+command -v dkms >/dev/null && start dkms step_dkms
+wait
+
+for name in "${order[@]}"; do
+	cat "$steps/$name.txt"
+	count "$steps/$name.tap"
+done
 echo "# test bed: $(($(date +%s) - t_start)) s"
 echo "total: $pass passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

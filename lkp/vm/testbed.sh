@@ -37,10 +37,8 @@ set -euo pipefail
 # shellcheck source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
-usage() {
-	echo "usage: $0 [-b] [-o DIR] [-r RUNS] [-C REPORT] [BASELINE OTHER]" >&2
-	exit 2
-}
+# shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
+USAGE="$PROG [-b] [-o DIR] [-r RUNS] [-C REPORT] [BASELINE OTHER]"
 out="" reuse=0 report="" runs=3
 while getopts bo:r:C:h opt; do
 	case $opt in
@@ -48,17 +46,16 @@ while getopts bo:r:C:h opt; do
 	C) report=$OPTARG ;;
 	o) out=$OPTARG ;;
 	r) runs=$OPTARG ;;
-	h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
-case $runs in '' | *[!0-9]*) usage ;; esac
-[ "$runs" -ge 3 ] || usage
+case $runs in '' | *[!0-9]*) usage_error "-r takes a number of runs, not '$runs'" ;; esac
+[ "$runs" -ge 3 ] || usage_error "-r $runs: lkp's change detection needs at least 3 runs"
 kernels=("${@:OPTIND}")
 case ${#kernels[@]} in
 0) kernels=(6.1 6.12) ;;
 2) ;;
-*) usage ;;
+*) usage_error "name two kernels, the baseline first, or none" ;;
 esac
 
 # check REPORT: ncompare's rows (BASE  [±STDDEV%]  CHANGE%  OTHER
@@ -167,43 +164,20 @@ cp -a "$lkp/." "$overlay/lkp/"
 rm -rf "$overlay/lkp/.git" "$overlay/lkp/spec" "$overlay/lkp/doc"
 cp "$out/atoms/ipistorm.params" "$out/atoms/idle_reentry.params" "$overlay/lkp/"
 cp "$TOP/lkp/vm/guest-test.sh" "$overlay/suite/lkp/tests/lkp.sh"
-(cd "$overlay" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/overlay.gz"
+bed_images "$reuse" "$overlay" "$out" "${kernels[@]}"
 
-bed=$out/build
-for k in "${kernels[@]}"; do
-	if [ "$reuse" = 0 ] || [ ! -f "$BUILD/$k/initramfs.gz" ]; then
-		step "$k: build-modules.sh, mkinitramfs.sh"
-		"$VM_DIR/build-modules.sh" "$k" >/dev/null
-		"$VM_DIR/mkinitramfs.sh" "$k" >/dev/null
-	fi
-	mkdir -p "$bed/$k"
-	cat "$BUILD/$k/initramfs.gz" "$out/overlay.gz" >"$bed/$k/initramfs.gz"
-done
-
-# boot K NAME OPTS: one boot running RUNS runs of program NAME.
-boot() {
-	local k=$1 b=$2 rc=0
-	# shellcheck disable=SC2086 # boot options are words
-	IPISTORM_BUILD=$bed "$VM_DIR/boot.sh" $3 -T 600 \
-		-a "IPISTORM_SM_IDLE=$(sm_idle "$k") LKP_PROGRAM=$b LKP_RUNS=$runs LKP_PARAMS=/lkp/$b.params" \
-		-l "$out/console-$k-$b.log" "$k" -- lkp_run \
-		>"$out/$k-$b.ktap" 2>"$out/$k-$b.err" || rc=$?
-	echo "$rc" >"$out/$k-$b.rc"
-}
+# NAME|boot.sh options, per boot; each runs RUNS runs of program NAME.
 boots="ipistorm|-c 2 -s 2 -p -i
 idle_reentry|-c 2 -s 2 -p"
 while IFS='|' read -r b opts; do
 	step "${kernels[*]}: $b ($opts), side by side"
 	for k in "${kernels[@]}"; do
-		boot "$k" "$b" "$opts" &
+		bed_boot "$out" "$k" "$b" lkp_run \
+			"LKP_PROGRAM=$b LKP_RUNS=$runs LKP_PARAMS=/lkp/$b.params" "$opts" &
 	done
 	wait
 	for k in "${kernels[@]}"; do
-		rc=$(cat "$out/$k-$b.rc")
-		unpack_block '# LKP_RESULT_BEGIN' '# LKP_RESULT_END' \
-			"$out/$k-$b.ktap" "$out/$k-$b.tar.gz" 2>"$out/$k-$b.txt" ||
-			die "$k: $b: no result came back (boot exit $rc, see $out/$k-$b.err)"
-		[ "$rc" = 0 ] || { cat "$out/$k-$b.txt" "$out/$k-$b.err" >&2; die "$k: $b: boot exit $rc"; }
+		bed_result "$out" "$k" "$b" LKP_RESULT
 		# lkp's result roots: DIR/result/NAME/KERNEL/N, one per run.
 		mrt=$out/result/$b/$k
 		mkdir -p "$mrt"

@@ -28,25 +28,22 @@ set -euo pipefail
 # shellcheck source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
-usage() {
-	echo "usage: $0 [-b] [-o DIR] [-C REPORT] [BASELINE OTHER]" >&2
-	exit 2
-}
+# shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
+USAGE="$PROG [-b] [-o DIR] [-C REPORT] [BASELINE OTHER]"
 out="" reuse=0 report=""
 while getopts bo:C:h opt; do
 	case $opt in
 	b) reuse=1 ;;
 	C) report=$OPTARG ;;
 	o) out=$OPTARG ;;
-	h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) usage ;;
+	*) usage_opt "$opt" ;;
 	esac
 done
 kernels=("${@:OPTIND}")
 case ${#kernels[@]} in
 0) kernels=(6.1 6.12) ;;
 2) ;;
-*) usage ;;
+*) usage_error "name two kernels, the baseline first, or none" ;;
 esac
 snap=${MMTESTS_SNAPSHOT:-$TOP/../shared/third_party/mmtests}
 if [ ! -f "$snap/compare-kernels.sh" ]; then
@@ -79,7 +76,7 @@ check() {
 		if (seen != 2) { print "missing rows: " seen " of 2 found"; bad = 1 }
 		exit bad
 	}' "$1" || die "the report does not show the expected result ($1)"
-	log "verdict: 6.12 faster, significant by MMTests' rule; fast path 0 % against 100 %"
+	log "verdict: ${kernels[1]} faster than ${kernels[0]}, significant by MMTests' rule; fast path 0 % against 100 %"
 }
 if [ -n "$report" ]; then
 	check "$report"
@@ -112,31 +109,17 @@ mkdir -p "$overlay/mmtests/work/sources"
 ln -s /suite "$overlay/mmtests/work/sources/ipistorm-$version-installed"
 cp "$TOP/mmtests/vm/guest-run.sh" "$TOP/mmtests/vm/config-testbed" "$overlay/mmtests/"
 cp "$TOP/mmtests/vm/guest-test.sh" "$overlay/suite/mmtests/tests/mmtests.sh"
-(cd "$overlay" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/overlay.gz"
+bed_images "$reuse" "$overlay" "$out" "${kernels[@]}"
 
-# BOOT_OPTS per boot: boot.sh options|configs (the bed's sizes last).
+# NAME|boot.sh options|configs (the bed's sizes last), per boot.
 boots="ipistorm|-c 2 -s 2 -p -i|configs/config-ipistorm-cross-socket,config-testbed
 idle_reentry|-c 2 -s 2 -p|configs/config-ipistorm-fastpath,config-testbed"
-bed=$out/build
 for k in "${kernels[@]}"; do
-	if [ "$reuse" = 0 ] || [ ! -f "$BUILD/$k/initramfs.gz" ]; then
-		"$VM_DIR/build-modules.sh" "$k" >/dev/null
-		"$VM_DIR/mkinitramfs.sh" "$k" >/dev/null
-	fi
-	mkdir -p "$bed/$k"
-	cat "$BUILD/$k/initramfs.gz" "$out/overlay.gz" >"$bed/$k/initramfs.gz"
 	while IFS='|' read -r name opts configs; do
 		step "$k: $name ($opts)"
-		rc=0
-		# shellcheck disable=SC2086 # boot options are words
-		IPISTORM_BUILD=$bed "$VM_DIR/boot.sh" $opts -T 600 \
-			-a "IPISTORM_SM_IDLE=$(sm_idle "$k") MMTESTS_RUN=$k MMTESTS_CONFIGS=$configs" \
-			-l "$out/console-$k-$name.log" "$k" -- mmtests_run \
-			>"$out/$k-$name.ktap" 2>"$out/$k-$name.err" || rc=$?
-		unpack_block '# MMTESTS_LOG_BEGIN' '# MMTESTS_LOG_END' \
-			"$out/$k-$name.ktap" "$out/$k-$name.tar.gz" ||
-			die "$k: $name: no MMTests log came back (boot exit $rc, see $out/$k-$name.err)"
-		[ "$rc" = 0 ] || { cat "$out/$k-$name.err" >&2; die "$k: $name: boot exit $rc"; }
+		bed_boot "$out" "$k" "$name" mmtests_run \
+			"MMTESTS_RUN=$k MMTESTS_CONFIGS=$configs" "$opts"
+		bed_result "$out" "$k" "$name" MMTESTS_LOG
 		# The second boot adds its test to the run of the first.
 		mkdir -p "$out/$k-$name"
 		tar -C "$out/$k-$name" -xzf "$out/$k-$name.tar.gz"
