@@ -6,6 +6,9 @@
 # make test         the tests, in QEMU, on every kernel of the matrix
 # make bench        ipistorm's overhead against a bare call loop (icount)
 # make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU
+# make sign KEY=... CERT=...
+#                   sign the built modules (the kernel's scripts/sign-file)
+#                   for a kernel that enforces module signatures
 # make clean
 # make help         this text
 
@@ -19,6 +22,25 @@ modules:
 		"install linux-headers-$(shell uname -r), or build against" \
 		"another tree with KDIR=..." >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+# The kernel's own signer, from its headers; the key and certificate are
+# the user's (a MOK enrolled with mokutil, docs/packaging.md).
+SIGN_FILE ?= $(KDIR)/scripts/sign-file
+SIGN_HASH ?= sha256
+sign:
+	@test -n "$(KEY)" && test -n "$(CERT)" || { echo "make sign needs" \
+		"KEY=<private key> CERT=<its X.509 certificate> (docs/packaging.md)" >&2; exit 2; }
+	@test -x $(SIGN_FILE) || { echo "no $(SIGN_FILE): sign with the" \
+		"headers of the kernel to load into (KDIR=...)" >&2; exit 1; }
+	@set -e; for ko in */*.ko; do \
+		test -f "$$ko" || { echo "no modules built: run make first" >&2; exit 1; }; \
+		if tail -c 28 "$$ko" | grep -q '~Module signature appended~'; then \
+			echo "$$ko: signed already (make clean; make to sign anew)" >&2; exit 1; fi; \
+		$(SIGN_FILE) $(SIGN_HASH) "$(KEY)" "$(CERT)" "$$ko"; \
+		tail -c 28 "$$ko" | grep -q '~Module signature appended~' || \
+			{ echo "$$ko: no signature appended" >&2; exit 1; }; \
+		echo "signed $$ko"; \
+	done
 
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
@@ -39,4 +61,4 @@ demo:
 help:
 	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all modules clean check test bench demo help
+.PHONY: all modules clean check test bench demo help sign

@@ -18,7 +18,9 @@
 #                         or empty
 #   suite_modules TOP     the module folders of TOP/Kbuild, one a line
 #   SPLAT                 extended regex of a kernel report that fails a test
-#   load_module MODDIR MODULE [PARAMS...]  insmod MODDIR/MODULE/MODULE.ko
+#   load_module MODDIR MODULE [PARAMS...]  insmod MODDIR/MODULE/MODULE.ko;
+#                         a module the kernel refuses unsigned is one
+#                         message saying how to sign it
 #   unload_module MODULE  rmmod MODULE unless /proc/modules says it is not
 #                         loaded
 #
@@ -89,10 +91,24 @@ suite_modules() {
 # shellcheck disable=SC2034 # used by the scripts that source this
 SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
 
+# A kernel that enforces module signatures (Secure Boot's lockdown,
+# module.sig_enforce=1) refuses an unsigned or untrusted module with
+# EKEYREJECTED, ENOKEY under older rules: load_module says what to do
+# instead of insmod's words.
 load_module() {
 	_lm_dir=$1 _lm=$2
 	shift 2
-	"${INSMOD:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@"
+	_lm_rc=0
+	_lm_err=$("${INSMOD:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@" 2>&1) || _lm_rc=$?
+	case $_lm_rc:$_lm_err in
+	0:) return 0 ;;
+	0:*) printf '%s\n' "$_lm_err" >&2; return 0 ;;
+	*"Key was rejected by service"* | *"Required key not available"*)
+		log "$_lm.ko is not signed by a key this kernel trusts (Secure Boot or module.sig_enforce=1): sign it with make sign KEY=... CERT=..., or install it through DKMS with its enrolled key (docs/packaging.md)"
+		;;
+	*) printf '%s\n' "$_lm_err" >&2 ;;
+	esac
+	return "$_lm_rc"
 }
 
 unload_module() {

@@ -93,3 +93,23 @@ unknown" ]
 	[ "$output" != "$dead" ]
 	[ ! -e "$T/lock.break" ]
 }
+
+@test "lib: load_module turns a refused signature into one message on signing" {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Key was rejected by service" >&2\nexit 1\n' >"$T/bin/insmod"
+	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Invalid parameters" >&2\nexit 1\n' >"$T/bin/insmod-inval"
+	printf '#!/bin/sh\nexit 0\n' >"$T/bin/insmod-ok"
+	chmod +x "$T"/bin/*
+	run lib "INSMOD=$T/bin/insmod load_module /m ipistorm numipi=1"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == *"ipistorm.ko is not signed by a key this kernel trusts"*"make sign"* ]]
+	# any other failure keeps insmod's own words and status
+	run lib "INSMOD=$T/bin/insmod-inval load_module /m ipistorm numipi=1"
+	[ "$status" -eq 1 ]
+	[[ $output == *"Invalid parameters"* ]]
+	[[ $output != *"make sign"* ]]
+	run lib "INSMOD=$T/bin/insmod-ok load_module /m ipistorm"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
