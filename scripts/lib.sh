@@ -91,10 +91,10 @@ suite_modules() {
 # shellcheck disable=SC2034 # used by the scripts that source this
 SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
 
-# A kernel that enforces module signatures (Secure Boot's lockdown,
+# A kernel that enforces module signatures (Secure Boot,
 # module.sig_enforce=1) refuses an unsigned or untrusted module with
-# EKEYREJECTED, ENOKEY under older rules: load_module says what to do
-# instead of insmod's words.
+# EKEYREJECTED (ENOKEY under older rules), one in lockdown with EPERM:
+# load_module says what to do instead of insmod's words.
 load_module() {
 	_lm_dir=$1 _lm=$2
 	shift 2
@@ -105,6 +105,16 @@ load_module() {
 	0:*) printf '%s\n' "$_lm_err" >&2; return 0 ;;
 	*"Key was rejected by service"* | *"Required key not available"*)
 		log "$_lm.ko is not signed by a key this kernel trusts (Secure Boot or module.sig_enforce=1): sign it with make sign KEY=... CERT=..., or install it through DKMS with its enrolled key (docs/packaging.md)"
+		;;
+	*"Operation not permitted"*)
+		# Lockdown without enforced signatures refuses an unsigned
+		# module with EPERM, as it does a user without the right.
+		if grep -q -E '\[(integrity|confidentiality)\]' \
+			"${IPISTORM_SYSROOT:-}/sys/kernel/security/lockdown" 2>/dev/null; then
+			log "$_lm.ko is not signed by a key this kernel trusts (kernel lockdown: $(cat "${IPISTORM_SYSROOT:-}/sys/kernel/security/lockdown")): sign it with make sign KEY=... CERT=..., or install it through DKMS with its enrolled key (docs/packaging.md)"
+		else
+			printf '%s\n' "$_lm_err" >&2
+		fi
 		;;
 	*) printf '%s\n' "$_lm_err" >&2 ;;
 	esac

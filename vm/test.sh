@@ -39,6 +39,9 @@
 #               guest time: the lockup detectors get watchdog_thresh=10,
 #               not 2, and the RCU stall detector 20 s, not 5;
 #               each run's callbacks accounted and its log lines at most 20
+#   sigenforce  2 vCPUs, module.sig_enforce=1: the suite's unsigned build
+#               is refused, and the loaders say how to sign it
+#   lockdown    2 vCPUs, lockdown=integrity: the same, refused with EPERM
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -50,6 +53,8 @@ poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agree
 icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees
 published|-c 18 -s 2|ipistorm_published_exact
 big|-c 64 -s 2 -m 2048 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus
+sigenforce|-c 2 -a module.sig_enforce=1|sign_*
+lockdown|-c 2 -a lockdown=integrity|sign_*
 "
 
 slots=$(nproc 2>/dev/null || echo 1)
@@ -240,7 +245,7 @@ if [ "$demo" = 1 ]; then
 	# (its two kernels' guests boot side by side)
 	start -w 2 lkp step_lkp
 fi
-for boot in poll icount published; do
+for boot in poll icount published sigenforce lockdown; do
 	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
 done
 command -v dkms >/dev/null && start dkms step_dkms

@@ -113,3 +113,20 @@ unknown" ]
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+@test "lib: load_module names lockdown when it refuses an unsigned module" {
+	mkdir -p "$T/bin" "$T/root/sys/kernel/security"
+	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Operation not permitted" >&2\nexit 1\n' >"$T/bin/insmod"
+	chmod +x "$T/bin/insmod"
+	echo "none [integrity] confidentiality" >"$T/root/sys/kernel/security/lockdown"
+	run lib "IPISTORM_SYSROOT=$T/root INSMOD=$T/bin/insmod load_module /m nohz_csd"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == *"nohz_csd.ko is not signed"*"kernel lockdown"*"make sign"* ]]
+	# without lockdown, EPERM is a missing right: insmod's words
+	echo "[none] integrity confidentiality" >"$T/root/sys/kernel/security/lockdown"
+	run lib "IPISTORM_SYSROOT=$T/root INSMOD=$T/bin/insmod load_module /m nohz_csd"
+	[ "$status" -eq 1 ]
+	[[ $output == *"Operation not permitted"* ]]
+	[[ $output != *"make sign"* ]]
+}
