@@ -17,6 +17,16 @@
 #   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
 #                         or empty
 #   suite_modules TOP     the module folders of TOP/Kbuild, one a line
+#   bench_check TOP BENCH check TOP/BENCH/bench.conf, the benchmark's
+#                         declaration (docs/bench.md): its defects on
+#                         stderr and status 1, or silent and 0
+#   bench_get TOP BENCH KEY  KEY's value in that declaration
+#   bench_metrics TOP BENCH  its metrics as KEY:DIRECTION words
+#   bench_direction TOP BENCH METRIC  lower, higher or none: a :lower or
+#                         :higher suffix, else the declared direction (of
+#                         the numerator of an A/B ratio)
+#   bench_unit TOP BENCH METRIC  its declared unit, else from its suffix
+#                         (_ns ns, _pct pct), else count
 #   SPLAT                 extended regex of a kernel report that fails a test
 #   load_module MODDIR MODULE [PARAMS...]  insmod MODDIR/MODULE/MODULE.ko
 #   unload_module MODULE  rmmod MODULE unless /proc/modules says it is not
@@ -82,6 +92,67 @@ first_line() {
 
 suite_modules() {
 	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' <"$1/Kbuild"
+}
+
+# The declarations are read, never run: awk takes the value as it stands.
+bench_check() {
+	_bc=$1/$2/bench.conf
+	if [ ! -f "$_bc" ]; then
+		log "$_bc: no such file: every module of $1/Kbuild declares itself there (docs/bench.md)"
+		return 1
+	fi
+	awk -v prog="$PROG" -v file="$_bc" -v name="$2" -v mods="$(suite_modules "$1" | tr '\n' ' ')" \
+		-f "$1/scripts/bench.awk" <"$_bc"
+}
+
+bench_get() { key "$3" "$1/$2/bench.conf"; }
+
+bench_metrics() {
+	bench_get "$@" metrics | awk '{ for (i = 1; i <= NF; i++) { split($i, f, ":"); printf "%s%s:%s", (i > 1 ? " " : ""), f[1], f[2] } print "" }'
+}
+
+# (a subshell: the declared globs are not expanded)
+bench_direction() (
+	set -f
+	case $3 in
+	*:lower | *:higher)
+		echo "${3##*:}"
+		exit 0
+		;;
+	esac
+	_bd_m=${3%%/*}
+	for _bd in $(bench_get "$1" "$2" metrics); do
+		case $_bd in "$_bd_m":*)
+			_bd=${_bd#*:}
+			echo "${_bd%%:*}"
+			exit 0
+			;;
+		esac
+	done
+	for _bd in $(bench_get "$1" "$2" directions); do
+		# shellcheck disable=SC2254 # the declared glob
+		case $_bd_m in ${_bd%:*})
+			echo "${_bd##*:}"
+			exit 0
+			;;
+		esac
+	done
+	echo none
+)
+
+bench_unit() {
+	for _bu in $(bench_get "$1" "$2" metrics); do
+		case $_bu in "$3":*)
+			echo "${_bu##*:}"
+			return 0
+			;;
+		esac
+	done
+	case $3 in
+	*_ns) echo ns ;;
+	*_pct) echo pct ;;
+	*) echo count ;;
+	esac
 }
 
 # A kernel warning, bug, oops, panic, lockup, RCU stall, hung task,

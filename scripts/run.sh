@@ -3,8 +3,10 @@
 # machine, and keep every raw result with the machine's state (busybox sh).
 #
 #   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] BENCH [PARAM=VALUE...]
-#     BENCH      ipistorm, idle_reentry or nohz_csd; PARAMs go to its insmod
-#                (idle_reentry and nohz_csd need duration= unless -s)
+#     BENCH      a module of the suite (ipistorm, idle_reentry, nohz_csd);
+#                PARAMs go to its insmod; what run.sh knows of it is its
+#                declaration, BENCH/bench.conf (docs/bench.md): a benchmark
+#                declared duration=yes needs duration= unless -s
 #     -n N       iterations (default 5); the module is loaded and unloaded
 #                once per iteration
 #     -w N       warm-up iterations before them (default 1), kept as
@@ -14,8 +16,9 @@
 #                (default results/BENCH-<kernel release>-<date>)
 #     -m MODDIR  where <module>/<module>.ko are (default: this tree)
 #     -g DESC    `git describe` of the measured kernel, recorded in meta.txt
-#     -s STORM   idle_reentry only: ipistorm parameters of a storm run while
-#                idle_reentry measures, e.g. -s "pairs=0:1 numipi=20000"
+#     -s STORM   parameters of the storm module a benchmark declares
+#                (storm=; idle_reentry's is ipistorm), run while it
+#                measures, e.g. idle_reentry -s "pairs=0:1 numipi=20000"
 #     -p         prepare: disable C-states deeper than C1, performance
 #                governor, boost off (global and per policy); the previous
 #                values are saved in /run/ipistorm/saved first and restored
@@ -189,6 +192,8 @@ else
 	*" $bench "*) ;;
 	*) usage_error "unknown benchmark '$bench' (one of: $BENCHES)" ;;
 	esac
+	bench_check "$TOP" "$bench" || die "refusing to run $bench: its declaration $bench/bench.conf is broken"
+	stormmod=$(bench_get "$TOP" "$bench" storm)
 	case $n in
 	'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
 	esac
@@ -203,12 +208,13 @@ else
 		*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
 		esac
 	done
-	if [ -n "$storm" ] && [ "$bench" != idle_reentry ]; then
-		usage_error "-s: a storm only goes with idle_reentry"
+	if [ -n "$storm" ] && [ -z "$stormmod" ]; then
+		usage_error "-s: $bench takes no storm (its declaration has no storm=)"
 	fi
-	# Without a storm to stop it, idle_reentry and nohz_csd measure until
-	# duration= ends; without one the result is read while they still watch.
-	if [ "$bench" = nohz_csd ] || { [ "$bench" = idle_reentry ] && [ -z "$storm" ]; }; then
+	# Without a storm to stop it, a benchmark declared duration=yes
+	# measures until duration= ends; without one the result is read while
+	# it still watches.
+	if [ "$(bench_get "$TOP" "$bench" duration)" = yes ] && [ -z "$storm" ]; then
 		dur=""
 		for p in "$@"; do
 			case $p in duration=*) dur=${p#duration=} ;; esac
@@ -216,12 +222,12 @@ else
 		case $dur in
 		'' | 0 | *[!0-9]*)
 			or=""
-			[ "$bench" = nohz_csd ] || or=", or a storm with -s"
+			[ -z "$stormmod" ] || or=", or a storm with -s"
 			usage_error "$bench needs duration=SECONDS (1 or more)$or"
 			;;
 		esac
 	fi
-	for m in "$bench" ${storm:+ipistorm}; do
+	for m in "$bench" ${storm:+"$stormmod"}; do
 		[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
 	done
 fi
@@ -415,35 +421,48 @@ for w in $cmdline; do
 done
 
 # measured_cpus ARGS...: the senders and targets of the run (and of the
-# storm): pairs=, cpulist= (with single=1 also cpulist + offset=),
-# load_cpus=; all online CPUs where the parameters leave them open
-# (ipistorm's single=0 targets every CPU; idle_reentry and nohz_csd without
-# cpulist= watch all).
+# storm), by the rules of the benchmarks' declarations (cpus=): the first
+# rule whose parameter is given decides; pairs:P both ends of P's A:B pairs,
+# list:P[:Q...] the CPU lists P (and Q...), shift:P:O:D:K=V when K=V the
+# list P and each of its CPUs plus O (default D); all online CPUs where no
+# rule applies (ipistorm's single=0 targets every CPU; idle_reentry and
+# nohz_csd without cpulist= watch all).
 measured_cpus() {
-	echo "$bench $* ${storm:+; ipistorm $storm}" | awk -v online="$(get "$CPU/online")" '
+	echo "$bench $* ${storm:+; $stormmod $storm}" | awk -v online="$(get "$CPU/online")" \
+		-v rules0="$(bench_get "$TOP" "$bench" cpus)" \
+		-v rules1="${storm:+$(bench_get "$TOP" "$stormmod" cpus)}" '
 	function expand(list, set,    n, i, r, a, b) {
 		n = split(list, r, ",")
 		for (i = 1; i <= n; i++)
 			if (split(r[i], a, "-") == 2) { for (b = a[1] + 0; b <= a[2] + 0; b++) set[b] = 1 }
 			else if (r[i] ~ /^[0-9]+$/) set[r[i] + 0] = 1
 	}
-	function group(    k, c, n, p, x, set) {
-		if (b == "ipistorm" && ("pairs" in v) && v["pairs"] ~ /[0-9]/) {
-			n = split(v["pairs"], p, ",")
-			for (k = 1; k <= n; k++) { split(p[k], x, ":"); cpus[x[1] + 0]; cpus[x[2] + 0] }
-		} else if (b == "ipistorm" && ("cpulist" in v) && v["single"] == 1) {
-			expand(v["cpulist"], set)
-			for (c in set) { cpus[c]; cpus[c + ("offset" in v ? v["offset"] : 1)] }
-		} else if (b == "nohz_csd" && ("cpulist" in v)) {
-			expand(v["cpulist"] "," v["load_cpus"], cpus)
-		} else if (b == "idle_reentry" && ("cpulist" in v)) {
-			expand(v["cpulist"], cpus)
-		} else all = 1
+	function group(    r, nr, f, nf, j, k, c, n, p, x, l, set) {
+		nr = split(g ? rules1 : rules0, r, " ")
+		for (j = 1; j <= nr; j++) {
+			nf = split(r[j], f, ":")
+			if (!(f[2] in v)) continue
+			if (f[1] == "pairs" && v[f[2]] ~ /[0-9]/) {
+				n = split(v[f[2]], p, ",")
+				for (k = 1; k <= n; k++) { split(p[k], x, ":"); cpus[x[1] + 0]; cpus[x[2] + 0] }
+				break
+			} else if (f[1] == "shift" && index(f[5], "=") && v[substr(f[5], 1, index(f[5], "=") - 1)] == substr(f[5], index(f[5], "=") + 1)) {
+				expand(v[f[2]], set)
+				for (c in set) { cpus[c]; cpus[c + (f[3] in v ? v[f[3]] : f[4])] }
+				break
+			} else if (f[1] == "list") {
+				l = v[f[2]]
+				for (k = 3; k <= nf; k++) l = l "," v[f[k]]
+				expand(l, cpus)
+				break
+			}
+		}
+		if (j > nr) all = 1
 		split("", v)
 	}
 	{
 		for (i = 1; i <= NF; i++) {
-			if ($i == ";") { group(); b = ""; continue }
+			if ($i == ";") { group(); b = ""; g++; continue }
 			if (b == "") { b = $i; continue }
 			eq = index($i, "=")
 			if (eq) v[substr($i, 1, eq - 1)] = substr($i, eq + 1)
@@ -720,6 +739,8 @@ irq_delta() {
 }
 
 dbg=$SYS/kernel/debug
+# the declared summary keys, an extended regex
+summary=$(bench_get "$TOP" "$bench" summary | sed 's/\./\\./g; s/ /|/g')
 i=$((1 - warmup))
 while [ "$i" -le "$n" ]; do
 	if [ "$i" -le 0 ]; then
@@ -729,16 +750,16 @@ while [ "$i" -le "$n" ]; do
 	fi
 	cat "$PROC/interrupts" >"$TMP/irq.before" 2>/dev/null || :
 	if [ -n "$storm" ]; then
-		load idle_reentry "$@" || failed "insmod idle_reentry $* failed (root? see dmesg)"
-		module_info idle_reentry
+		load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
+		module_info "$bench"
 		set -f
 		# shellcheck disable=SC2086 # the storm is a list of parameters
-		load ipistorm $storm || failed "insmod ipistorm $storm failed (root? see dmesg)"
+		load "$stormmod" $storm || failed "insmod $stormmod $storm failed (root? see dmesg)"
 		set +f
-		module_info ipistorm
-		unload ipistorm || failed "rmmod ipistorm failed"
-		echo stop >"$dbg/idle_reentry/control" ||
-			failed "cannot stop idle_reentry through $dbg/idle_reentry/control"
+		module_info "$stormmod"
+		unload "$stormmod" || failed "rmmod $stormmod failed"
+		echo stop >"$dbg/$bench/control" ||
+			failed "cannot stop $bench through $dbg/$bench/control"
 	else
 		load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 		module_info "$bench"
@@ -758,7 +779,7 @@ while [ "$i" -le "$n" ]; do
 	fi
 	st=$(sed -n 's/^status=//p' "$f")
 	[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
-	echo "run.sh: $f: $(grep -E '^(runtime_ns|total\.total_mean_ns|total\.reentries|total\.kicks|total\.balanced)=' "$f" | join_lines ' ')" >&2
+	echo "run.sh: $f: $(grep -E "^($summary)=" "$f" | join_lines ' ')" >&2
 	i=$((i + 1))
 done
 echo "$out"

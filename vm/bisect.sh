@@ -33,14 +33,17 @@
 #   -d DIR     state directory (default build/bisect/state); it is tied to
 #              the measurement options (a rerun with others is refused) but
 #              not to OLD, NEW, -m or -k
-#   -b BENCH   ipistorm (default), idle_reentry or nohz_csd
+#   -b BENCH   a module of the suite: ipistorm (default), idle_reentry or
+#              nohz_csd
 #   -P PARAMS  the module's parameters, one string (defaults below)
 #   -s STORM   idle_reentry: the storm run beside it (run.sh -s)
 #   -n N       measured runs per step (default 3), after -w warm-up runs
 #   -w N       warm-up runs per step (default 1)
 #   -O OPTS    vm/boot.sh options (defaults below)
 #   -m METRIC  KEY[:lower|:higher] of the result format, or A/B (100 * A / B,
-#              percent) of two keys; default per bench below
+#              percent) of two keys, whose direction is A's; without a
+#              suffix the direction is the bench's declaration's; default
+#              per bench below
 #   -k K       separation of the ends required, in noise units (default 10)
 #   -f PCT     noise floor, percent of the larger end's mean (default 0.1):
 #              the smallest change bisected is K times it
@@ -48,7 +51,9 @@
 #              running the same command again
 #   -h         this help
 #
-# Defaults per bench (params | storm | boot options | metric):
+# Defaults per bench (params | storm | boot options | metric), from its
+# declaration BENCH/bench.conf (bisect_params, bisect_storm, bisect_boot,
+# bisect_metric; docs/bench.md):
 #   ipistorm      numipi=20000 single=1 offset=1 cpulist=0 wait=1 | - |
 #                 -c 2 -s 2 -p -i | runtime_ns (lower)
 #   idle_reentry  cpulist=1 | pairs=0:1 numipi=20000 | -c 2 -s 2 -p (no
@@ -71,28 +76,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 USAGE="$PROG [options] SRC OLD NEW (-h: help)"
-
-# metric_default BENCH
-metric_default() {
-	case $1 in
-	ipistorm) echo runtime_ns ;;
-	idle_reentry) echo total.fast_pct ;;
-	nohz_csd) echo total.dropped/total.kicks ;;
-	esac
-}
-
-# direction METRIC: lower, higher or none (compare.sh's directions).
-direction() {
-	case $1 in
-	*:lower) echo lower ;;
-	*:higher) echo higher ;;
-	runtime_ns | total.ns_per_ipi | total.lat_*_ns | total.total_*_ns | \
-		total.sched_*_ns | total.flush_*_ns | total.dropped | total.dropped/* | \
-		total.ksoftirqd_wakeups) echo lower ;;
-	total.ipis_per_sec | total.poll_pct | total.fast_pct | total.balanced) echo higher ;;
-	*) echo none ;;
-	esac
-}
 
 # values DIR METRIC: the metric of each iter-NNN.txt in run.sh's result DIR,
 # one a line; fails when a run lacks it.
@@ -373,25 +356,15 @@ done
 shift $((OPTIND - 1))
 [ $# = 3 ] || usage_error "want SRC OLD NEW"
 src=$1
-case $bench in
-ipistorm)
-	[ "$params" != - ] || params="numipi=20000 single=1 offset=1 cpulist=0 wait=1"
-	[ "$storm" != - ] || storm=""
-	[ "$bootopts" != - ] || bootopts="-c 2 -s 2 -p -i"
-	;;
-idle_reentry)
-	[ "$params" != - ] || params="cpulist=1"
-	[ "$storm" != - ] || storm="pairs=0:1 numipi=20000"
-	[ "$bootopts" != - ] || bootopts="-c 2 -s 2 -p"
-	;;
-nohz_csd)
-	[ "$params" != - ] || params="load_cpus=0 duration=2"
-	[ "$storm" != - ] || storm=""
-	[ "$bootopts" != - ] || bootopts="-c 4 -a IPISTORM_POLLING_IDLE=1"
-	;;
-*) usage_error "-b: unknown benchmark '$bench' (ipistorm, idle_reentry or nohz_csd)" ;;
+case " $(suite_modules "$TOP" | tr '\n' ' ')" in
+*" $bench "*) ;;
+*) usage_error "-b: unknown benchmark '$bench' (one of: $(suite_modules "$TOP" | tr '\n' ' ' | sed 's/ $//'))" ;;
 esac
-[ -n "$metric" ] || metric=$(metric_default "$bench")
+bench_check "$TOP" "$bench" || die "cannot bisect $bench: its declaration $bench/bench.conf is broken"
+[ "$params" != - ] || params=$(bench_get "$TOP" "$bench" bisect_params)
+[ "$storm" != - ] || storm=$(bench_get "$TOP" "$bench" bisect_storm)
+[ "$bootopts" != - ] || bootopts=$(bench_get "$TOP" "$bench" bisect_boot)
+[ -n "$metric" ] || metric=$(bench_get "$TOP" "$bench" bisect_metric)
 metric_key=${metric%:lower}
 metric_key=${metric_key%:higher}
 case $metric_key in
@@ -430,7 +403,8 @@ flock -n 7 || die "$kbuild is in use by another bisect"
 
 # The measurement's identity: results made otherwise are not reused.
 md5() { md5sum | cut -d' ' -f1; }
-modules=$(cd "$TOP" && find Kbuild Makefile common ipistorm idle_reentry nohz_csd \
+# shellcheck disable=SC2046 # the module folders
+modules=$(cd "$TOP" && find Kbuild Makefile common $(suite_modules .) \
 	-type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) | LC_ALL=C sort |
 	while read -r f; do printf '%s %s\n' "$f" "$(md5 <"$f")"; done | md5)
 if [ -n "$config" ]; then
@@ -548,7 +522,7 @@ between=$(awk -v a="$new_mean" -v b="$new2_mean" 'BEGIN { d = a - b; printf "%.6
 between_f=$(awk -v b="$between" 'BEGIN { printf (b >= 1000 ? "%.0f" : "%.4g"), b }')
 separated || refuse " the difference between NEW's two boots, $between_f,"
 declare -p old_mean new_mean >>"$state/run.env"
-dir=$(direction "$metric")
+dir=$(bench_direction "$TOP" "$bench" "$metric")
 change=$(awk -v o="$old_mean" -v n="$new_mean" -v d="$dir" 'BEGIN {
 	p = o != 0 ? sprintf(" (%+.2f %%)", 100 * (n - o) / (o < 0 ? -o : o)) : ""
 	w = d == "none" ? "changed" : ((n > o) == (d == "higher") ? "improved" : "regressed")
