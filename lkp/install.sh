@@ -29,28 +29,11 @@
 # Exit: 0 done, 1 refused or failed, 2 usage.
 set -eu
 
-usage() {
-	echo "usage: $0 [-s SUITE] LKP_DIR | -u LKP_DIR" >&2
-	exit 2
-}
-
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$HERE/../scripts/lib.sh"
-suite=$(cd "$HERE/.." && pwd)
-uninstall=0
-while [ $# -gt 1 ] || [ "${1:-}" = -h ]; do
-	case $1 in
-	-u) uninstall=1 && shift ;;
-	-s) suite=$2 && shift 2 ;;
-	-h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
-	--) shift && break ;;
-	*) usage ;;
-	esac
-done
-[ $# -eq 1 ] || usage
-case $1 in -*) usage ;; esac
-dest=$1
+USAGE="$PROG [-s SUITE] LKP_DIR | $PROG -u LKP_DIR"
+install_args "$(cd "$HERE/.." && pwd)" "$@"
 
 # The benchmarks' lkp names (NAMES) and "NAME METRIC:DIRECTION..." lines
 # for the directions (DECLARED), from their declarations.
@@ -216,4 +199,4 @@ lines | while IFS= read -r entry; do
 	insert "$dest/${entry%%"$TAB"*}" "${entry#*"$TAB"}"
 done
 mv "$list.new" "$list"
-echo "install.sh: installed $(echo "$NAMES" | sed 's/ \([^ ]*\)$/ and \1/; s/ \([^ ]*\) and/, \1 and/g; s/ \([^ ]*\),/, \1,/g') into $dest (suite: $suite)"
+echo "install.sh: installed $(and_list "$NAMES") into $dest (suite: $suite)"

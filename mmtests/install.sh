@@ -21,28 +21,11 @@
 # 2 usage.
 set -eu
 
-usage() {
-	echo "usage: $0 [-s SUITE] MMTESTS_DIR | -u MMTESTS_DIR" >&2
-	exit 2
-}
-
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$HERE/../scripts/lib.sh"
-suite=$(cd "$HERE/.." && pwd)
-uninstall=0
-while [ $# -gt 1 ] || [ "${1:-}" = -h ]; do
-	case $1 in
-	-u) uninstall=1 && shift ;;
-	-s) suite=$2 && shift 2 ;;
-	-h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
-	--) shift && break ;;
-	*) usage ;;
-	esac
-done
-[ $# -eq 1 ] || usage
-case $1 in -*) usage ;; esac
-dest=$1
+USAGE="$PROG [-s SUITE] MMTESTS_DIR | $PROG -u MMTESTS_DIR"
+install_args "$(cd "$HERE/.." && pwd)" "$@"
 
 # The benchmarks' MMTests names, from their declarations; each has its
 # shellpack and driver here, and nothing else has.
@@ -117,4 +100,4 @@ for f in $(ours); do
 	if [ -x "$HERE/$f" ]; then chmod 755 "$dest/$f"; else chmod 644 "$dest/$f"; fi
 done
 mv "$list.new" "$list"
-echo "install.sh: installed $(echo "$TESTS" | sed 's/ \([^ ]*\)$/ and \1/; s/ \([^ ]*\) and/, \1 and/g; s/ \([^ ]*\),/, \1,/g') into $dest (suite: $suite)"
+echo "install.sh: installed $(and_list "$TESTS") into $dest (suite: $suite)"

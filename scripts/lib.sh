@@ -13,6 +13,11 @@
 #                         stderr, exit 2
 #   usage_opt OPT         getopts' catch-all: -h usage_help, else usage_error
 #   only_help "$@"        -h and unknown options of a script without any
+#   install_args SUITE "$@"  the options of the fleet installers
+#                         (mmtests/install.sh, lkp/install.sh: [-s SUITE]
+#                         DIR | -u DIR): sets suite (default SUITE),
+#                         uninstall (0 or 1) and dest
+#   and_list WORDS...     "a, b and c"
 #   key KEY FILE          the value of the first KEY=value line of FILE
 #   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
 #                         or empty
@@ -33,8 +38,9 @@
 #                         loaded
 #
 # A script sets USAGE (its synopsis, without "usage: ") before calling the
-# usage helpers. INSMOD and RMMOD name the programs load_module and
-# unload_module run (default insmod and rmmod).
+# usage helpers. IPISTORM_INSMOD and IPISTORM_RMMOD name the programs
+# load_module and unload_module run (default insmod and rmmod); their old
+# names INSMOD and RMMOD still work, with a warning.
 
 PROG=${0##*/}
 
@@ -74,6 +80,28 @@ only_help() {
 	-h) usage_help ;;
 	-?*) usage_error "unknown option $1" ;;
 	esac
+}
+
+# shellcheck disable=SC2034 # suite, uninstall and dest are the caller's
+install_args() {
+	suite=$1 uninstall=0
+	shift
+	OPTIND=1
+	while getopts us:h _ia; do
+		case $_ia in
+		u) uninstall=1 ;;
+		s) suite=$OPTARG ;;
+		*) usage_opt "$_ia" ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ $# -eq 1 ] || usage_error
+	case $1 in -*) usage_error "unknown option $1" ;; esac
+	dest=$1
+}
+
+and_list() {
+	echo "$*" | sed 's/ \([^ ]*\)$/ and \1/; s/ \([^ ]*\) and/, \1 and/g; s/ \([^ ]*\),/, \1,/g'
 }
 
 # (FILE is read through a redirection: awk takes a name with "=" for an
@@ -160,10 +188,23 @@ bench_unit() {
 # shellcheck disable=SC2034 # used by the scripts that source this
 SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
 
+# old_knob OLD NEW VALUE_OF_OLD VALUE_OF_NEW: NEW's value, else OLD's, with
+# a warning (once a shell) that OLD is deprecated.
+old_knob() {
+	if [ -z "$4" ] && [ -n "$3" ]; then
+		case " ${_ok_warned:-} " in *" $1 "*) ;; *) warn "$1 is deprecated, set $2 instead" ;; esac
+		_ok_warned="${_ok_warned:-} $1"
+		_ok=$3
+	else
+		_ok=$4
+	fi
+}
+
 load_module() {
 	_lm_dir=$1 _lm=$2
 	shift 2
-	"${INSMOD:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@"
+	old_knob INSMOD IPISTORM_INSMOD "${INSMOD:-}" "${IPISTORM_INSMOD:-}"
+	"${_ok:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@"
 }
 
 unload_module() {
@@ -171,7 +212,8 @@ unload_module() {
 	if [ -r "$_um" ] && ! grep -q "^$1 " "$_um"; then
 		return 0
 	fi
-	"${RMMOD:-rmmod}" "$1"
+	old_knob RMMOD IPISTORM_RMMOD "${RMMOD:-}" "${IPISTORM_RMMOD:-}"
+	"${_ok:-rmmod}" "$1"
 }
 
 # lock_take DIR: take the lock DIR, a directory holding the owner's pid

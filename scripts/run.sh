@@ -54,8 +54,6 @@ CPU=$SYS/devices/system/cpu
 STATE=$ROOT/run/ipistorm
 SAVED=$STATE/saved
 LOCK=$STATE/lock
-INSMOD=${IPISTORM_INSMOD:-insmod}
-RMMOD=${IPISTORM_RMMOD:-rmmod}
 
 # ---- one run at a time, signals, and the end of every run -------------------
 

@@ -65,9 +65,27 @@ unknown" ]
 @test "lib: unload_module skips a module /proc/modules does not list" {
 	mkdir -p "$T/proc"
 	echo "ipistorm 16384 0 - Live 0x0" >"$T/proc/modules"
-	run lib "IPISTORM_SYSROOT='$T' RMMOD=echo; unload_module idle_reentry; unload_module ipistorm"
+	run lib "IPISTORM_SYSROOT='$T' IPISTORM_RMMOD=echo; unload_module idle_reentry; unload_module ipistorm"
 	[ "$status" -eq 0 ]
 	[ "$output" = ipistorm ]
+}
+
+@test "lib: one name per knob: INSMOD and RMMOD still work, deprecated once" {
+	mkdir -p "$T/proc"
+	echo "ipistorm 16384 0 - Live 0x0" >"$T/proc/modules"
+	run --separate-stderr lib "IPISTORM_SYSROOT='$T' INSMOD=echo RMMOD=echo; load_module /m ipistorm a=1; load_module /m ipistorm; unload_module ipistorm; unload_module ipistorm"
+	[ "$status" -eq 0 ]
+	[ "$output" = "/m/ipistorm/ipistorm.ko a=1
+/m/ipistorm/ipistorm.ko
+ipistorm
+ipistorm" ]
+	[ "$stderr" = "sh: warning: INSMOD is deprecated, set IPISTORM_INSMOD instead
+sh: warning: RMMOD is deprecated, set IPISTORM_RMMOD instead" ]
+	# the new name wins, silently
+	run --separate-stderr lib "INSMOD=false IPISTORM_INSMOD=echo; load_module /m ipistorm"
+	[ "$status" -eq 0 ]
+	[ "$output" = /m/ipistorm/ipistorm.ko ]
+	[ -z "$stderr" ]
 }
 
 @test "lib: lock_take refuses a live owner, takes over a dead one's lock" {
