@@ -42,7 +42,8 @@ trap 'exit 1' HUP INT TERM PIPE
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-TOP=$(dirname "$0")/..
+HERE=$(dirname "$0")
+TOP=$HERE/..
 BENCHES=$(suite_modules "$TOP" | tr '\n' ' ')
 USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
 
@@ -428,49 +429,7 @@ done
 measured_cpus() {
 	echo "$bench $* ${storm:+; $stormmod $storm}" | awk -v online="$(get "$CPU/online")" \
 		-v rules0="$(bench_get "$TOP" "$bench" cpus)" \
-		-v rules1="${storm:+$(bench_get "$TOP" "$stormmod" cpus)}" '
-	function expand(list, set,    n, i, r, a, b) {
-		n = split(list, r, ",")
-		for (i = 1; i <= n; i++)
-			if (split(r[i], a, "-") == 2) { for (b = a[1] + 0; b <= a[2] + 0; b++) set[b] = 1 }
-			else if (r[i] ~ /^[0-9]+$/) set[r[i] + 0] = 1
-	}
-	function group(    r, nr, f, nf, j, k, c, n, p, x, l, set) {
-		nr = split(g ? rules1 : rules0, r, " ")
-		for (j = 1; j <= nr; j++) {
-			nf = split(r[j], f, ":")
-			if (!(f[2] in v)) continue
-			if (f[1] == "pairs" && v[f[2]] ~ /[0-9]/) {
-				n = split(v[f[2]], p, ",")
-				for (k = 1; k <= n; k++) { split(p[k], x, ":"); cpus[x[1] + 0]; cpus[x[2] + 0] }
-				break
-			} else if (f[1] == "shift" && index(f[5], "=") && v[substr(f[5], 1, index(f[5], "=") - 1)] == substr(f[5], index(f[5], "=") + 1)) {
-				expand(v[f[2]], set)
-				for (c in set) { cpus[c]; cpus[c + (f[3] in v ? v[f[3]] : f[4])] }
-				break
-			} else if (f[1] == "list") {
-				l = v[f[2]]
-				for (k = 3; k <= nf; k++) l = l "," v[f[k]]
-				expand(l, cpus)
-				break
-			}
-		}
-		if (j > nr) all = 1
-		split("", v)
-	}
-	{
-		for (i = 1; i <= NF; i++) {
-			if ($i == ";") { group(); b = ""; g++; continue }
-			if (b == "") { b = $i; continue }
-			eq = index($i, "=")
-			if (eq) v[substr($i, 1, eq - 1)] = substr($i, eq + 1)
-		}
-		group()
-	}
-	END {
-		if (all) expand(online, cpus)
-		for (c in cpus) print c
-	}' | sort -n | join_lines ' '
+		-v rules1="${storm:+$(bench_get "$TOP" "$stormmod" cpus)}" -f "$HERE/run-cpus.awk" | sort -n | join_lines ' '
 }
 measured=$(measured_cpus "$@")
 
@@ -485,24 +444,7 @@ cstates() {
 	# shellcheck disable=SC2086 # patterns, globbed by in_dir
 	set -- $_p
 	set +f
-	[ $# -eq 0 ] || in_dir "$CPU" "$@" | awk -F : -v cpus="$measured" '
-	{
-		split($1, p, "/"); c = substr(p[1], 4); s = p[3]; v = substr($0, length($1) + 2)
-		if (!((c, s) in seen)) { seen[c, s] = 1; st[c, ++ns[c]] = s }
-		val[c, s, p[4]] = v
-	}
-	function f(c, s, k) { return (c, s, k) in val ? val[c, s, k] : "unknown" }
-	END {
-		nc = split(cpus, cl, " ")
-		for (j = 1; j <= nc; j++) {
-			c = cl[j]; o = ""
-			for (k = 1; k <= ns[c]; k++) {
-				s = st[c, k]
-				o = o (k > 1 ? "," : "") f(c, s, "name") ":" f(c, s, "latency") ":" f(c, s, "disable")
-			}
-			print "cstates.cpu" c "=" o
-		}
-	}'
+	[ $# -eq 0 ] || in_dir "$CPU" "$@" | awk -F : -v cpus="$measured" -f "$HERE/run-cstates.awk"
 }
 
 # The kernel's configuration, when it exposes it.
@@ -563,22 +505,7 @@ irq_affinity() {
 	set +f
 	[ $# -gt 0 ] || return 0
 	# the effective affinity where there is one, in the order of the IRQs
-	in_dir "$PROC/irq" "$@" | awk -F : -v cpus="$measured" '
-	{ split($1, p, "/"); if (!(p[1] in a)) o[++n] = p[1]; if (!(p[1] in a) || p[2] ~ /^effective/) a[p[1]] = $2 }
-	END {
-		nc = split(cpus, cl, " ")
-		for (j = 1; j <= nc; j++) m[cl[j]] = 1
-		for (i = 1; i <= n; i++) {
-			k = split(a[o[i]], r, ",")
-			for (x = 1; x <= k; x++) {
-				if (split(r[x], e, "-") != 2) e[2] = e[1] = r[x]
-				for (c = e[1] + 0; c <= e[2] + 0; c++)
-					if (c in m) l[c] = l[c] (l[c] == "" ? "" : ",") o[i]
-			}
-		}
-		for (j = 1; j <= nc; j++)
-			print "irqs.cpu" cl[j] "=" (l[cl[j]] == "" ? "none" : l[cl[j]])
-	}'
+	in_dir "$PROC/irq" "$@" | awk -F : -v cpus="$measured" -f "$HERE/run-irqs.awk"
 }
 
 {
@@ -715,25 +642,7 @@ module_info() {
 # online CPUs have a column; the header names them.
 irq_delta() {
 	echo "format=ipistorm-irq/1"
-	B=$1 A=$2 awk -v cpus="$measured" '
-	function load(f, t,    line, w, n, i, k) {
-		while ((getline line < f) > 0) {
-			n = split(line, w, " ")
-			if (w[1] ~ /^CPU[0-9]+$/) { for (i = 1; i <= n; i++) col[f, i] = substr(w[i], 4) + 0; continue }
-			k = w[1]; sub(/:$/, "", k)
-			if (k !~ /^(CAL|RES|LOC|TLB)$/) continue
-			for (i = 2; i <= n && w[i] ~ /^[0-9]+$/; i++) t[col[f, i - 1], k] = w[i]
-		}
-		close(f)
-	}
-	BEGIN {
-		load(ENVIRON["B"], b); load(ENVIRON["A"], a)
-		nc = split(cpus, cl, " "); split("CAL RES LOC TLB", ks, " ")
-		for (j = 1; j <= nc; j++)
-			for (k = 1; k <= 4; k++)
-				if (((cl[j], ks[k]) in a) && ((cl[j], ks[k]) in b))
-					print "cpu" cl[j] "." ks[k] "=" a[cl[j], ks[k]] - b[cl[j], ks[k]]
-	}'
+	B=$1 A=$2 awk -v cpus="$measured" -f "$HERE/run-irq-delta.awk"
 }
 
 dbg=$SYS/kernel/debug
