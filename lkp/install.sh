@@ -20,30 +20,74 @@
 # files and lines, the directories install made and the list, which leaves
 # the checkout byte-identical to what it was. A file or line of the
 # checkout's own that install would overwrite or duplicate is refused, and
-# nothing is changed. Exit: 0 done, 1 refused or failed, 2 usage.
+# nothing is changed. The integration is checked against the benchmarks'
+# declarations (<module>/bench.conf, docs/bench.md) first: each lkp=NAME
+# has its programs/NAME/ and its etc/linux-perf-test-cases line, every
+# program with a run and a parse is a declared one's, and the signs of
+# etc/index-perf-all.yaml agree with the declared directions of the
+# metrics they match (NAME\.STAT for the metric STAT or total.STAT).
+# Exit: 0 done, 1 refused or failed, 2 usage.
 set -eu
 
-usage() {
-	echo "usage: $0 [-s SUITE] LKP_DIR | -u LKP_DIR" >&2
-	exit 2
-}
-
 HERE=$(cd "$(dirname "$0")" && pwd)
-suite=$(cd "$HERE/.." && pwd)
-uninstall=0
-while [ $# -gt 1 ] || [ "${1:-}" = -h ]; do
-	case $1 in
-	-u) uninstall=1 && shift ;;
-	-s) suite=$2 && shift 2 ;;
-	-h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
-	--) shift && break ;;
-	*) usage ;;
+# shellcheck source=../scripts/lib.sh
+. "$HERE/../scripts/lib.sh"
+USAGE="$PROG [-s SUITE] LKP_DIR | $PROG -u LKP_DIR"
+install_args "$(cd "$HERE/.." && pwd)" "$@"
+
+# The benchmarks' lkp names (NAMES) and "NAME METRIC:DIRECTION..." lines
+# for the directions (DECLARED), from their declarations.
+NAMES="" DECLARED=""
+for m in $(suite_modules "$HERE/.."); do
+	bench_check "$HERE/.." "$m" || die "$m/bench.conf, $m's declaration, is broken"
+	t=$(bench_get "$HERE/.." "$m" lkp)
+	[ -n "$t" ] || continue
+	for f in run parse meta.yaml include pkg; do
+		[ -e "$HERE/programs/$t/$f" ] || [ -L "$HERE/programs/$t/$f" ] ||
+			die "$m/bench.conf declares lkp=$t, but there is no lkp/programs/$t/$f"
+	done
+	grep -qxF "$t" "$HERE/etc/linux-perf-test-cases" ||
+		die "$m/bench.conf declares lkp=$t, but lkp/etc/linux-perf-test-cases does not list it"
+	NAMES="$NAMES${NAMES:+ }$t"
+	DECLARED="$DECLARED$t $(bench_metrics "$HERE/.." "$m")
+"
+done
+for p in "$HERE"/programs/*; do
+	{ [ -f "$p/run" ] && [ -f "$p/parse" ]; } || continue
+	case " $NAMES " in
+	*" ${p##*/} "*) ;;
+	*) die "lkp/programs/${p##*/} is no declared benchmark's (no <module>/bench.conf with lkp=${p##*/})" ;;
 	esac
 done
-[ $# -eq 1 ] || usage
-case $1 in -*) usage ;; esac
-dest=$1
-die() { echo "install.sh: $*" >&2; exit 1; }
+while read -r t; do
+	case " $NAMES " in
+	*" $t "*) ;;
+	*) die "lkp/etc/linux-perf-test-cases lists $t, no declared benchmark's lkp= name" ;;
+	esac
+done <"$HERE/etc/linux-perf-test-cases"
+# NAME\.REGEX: WEIGHT against the declared directions of the metrics
+# REGEX matches (with or without their total. prefix).
+printf '%s' "$DECLARED" | awk -v idx="$HERE/etc/index-perf-all.yaml" '
+	{ for (i = 2; i <= NF; i++) { split($i, f, ":"); m[$1, ++n[$1]] = f[1]; d[$1, n[$1]] = f[2] } }
+	END {
+		while ((getline line < idx) > 0) {
+			if (line ~ /^[ \t]*(#|$)/) continue
+			c = index(line, "\\.")
+			t = substr(line, 1, c - 1)
+			if (!c || !(t in n)) { print "install.sh: lkp/etc/index-perf-all.yaml: " line ": no declared benchmark is lkp=" t; bad = 1; continue }
+			re = substr(line, c + 2); w = re; sub(/:[^:]*$/, "", re); sub(/.*:[ \t]*/, "", w)
+			for (i = 1; i <= n[t]; i++) {
+				s = m[t, i]; sub(/^total\./, "", s)
+				if (s !~ "^(" re ")$") continue
+				want = d[t, i] == "lower" ? -1 : d[t, i] == "higher" ? 1 : 0
+				if ((w + 0 < 0 ? -1 : w + 0 > 0 ? 1 : 0) != want) {
+					print "install.sh: lkp/etc/index-perf-all.yaml: " line ": against the declaration with lkp=" t ", whose metrics= has " m[t, i] ":" d[t, i]
+					bad = 1
+				}
+			}
+		}
+		exit bad
+	}' >&2 || die "the lkp directions differ from the declarations (<module>/bench.conf metrics=)"
 { [ -x "$dest/sbin/split-job" ] && [ -d "$dest/programs" ] && [ -f "$dest/etc/linux-perf-test-cases" ] &&
 	[ -f "$dest/etc/index-perf-all.yaml" ]; } ||
 	die "$dest is not an lkp-tests checkout (no sbin/split-job, programs, etc/linux-perf-test-cases, etc/index-perf-all.yaml)"
@@ -155,4 +199,4 @@ lines | while IFS= read -r entry; do
 	insert "$dest/${entry%%"$TAB"*}" "${entry#*"$TAB"}"
 done
 mv "$list.new" "$list"
-echo "install.sh: installed ipistorm, idle_reentry and nohz_csd into $dest (suite: $suite)"
+echo "install.sh: installed $(and_list "$NAMES") into $dest (suite: $suite)"

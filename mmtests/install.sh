@@ -7,9 +7,12 @@
 #     -s SUITE  the suite's source tree the configs build from at run time
 #               (IPISTORM_SOURCE; default: the tree holding this script)
 #
-# Installs the shellpack sources shellpack_src/src/{ipistorm,idle_reentry,
-# nohz_csd}/, drivers/driver-{ipistorm,idle_reentry,nohz_csd}.sh and
-# configs/config-ipistorm-*, and lists them in MMTESTS_DIR/.ipistorm-files.
+# Installs, for each benchmark whose declaration (<module>/bench.conf,
+# docs/bench.md) names it mmtests=NAME (ipistorm, idle_reentry, nohz_csd),
+# the shellpack sources shellpack_src/src/NAME/ and drivers/driver-NAME.sh,
+# and configs/config-ipistorm-*, and lists them in
+# MMTESTS_DIR/.ipistorm-files; a shellpack or driver here that no
+# declaration names, or a name without them, is refused.
 # Uninstalling removes exactly those files, the shellpacks run-mmtests.sh
 # generated from them (shellpacks/shellpack-{bench,install}-NAME), the
 # directories install made and the list, which leaves the checkout as it
@@ -18,31 +21,35 @@
 # 2 usage.
 set -eu
 
-usage() {
-	echo "usage: $0 [-s SUITE] MMTESTS_DIR | -u MMTESTS_DIR" >&2
-	exit 2
-}
-
 HERE=$(cd "$(dirname "$0")" && pwd)
-suite=$(cd "$HERE/.." && pwd)
-uninstall=0
-while [ $# -gt 1 ] || [ "${1:-}" = -h ]; do
-	case $1 in
-	-u) uninstall=1 && shift ;;
-	-s) suite=$2 && shift 2 ;;
-	-h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
-	--) shift && break ;;
-	*) usage ;;
+# shellcheck source=../scripts/lib.sh
+. "$HERE/../scripts/lib.sh"
+USAGE="$PROG [-s SUITE] MMTESTS_DIR | $PROG -u MMTESTS_DIR"
+install_args "$(cd "$HERE/.." && pwd)" "$@"
+
+# The benchmarks' MMTests names, from their declarations; each has its
+# shellpack and driver here, and nothing else has.
+TESTS=""
+for m in $(suite_modules "$HERE/.."); do
+	bench_check "$HERE/.." "$m" || die "$m/bench.conf, $m's declaration, is broken"
+	t=$(bench_get "$HERE/.." "$m" mmtests)
+	[ -n "$t" ] || continue
+	{ [ -d "$HERE/shellpack_src/src/$t" ] && [ -f "$HERE/drivers/driver-$t.sh" ]; } ||
+		die "$m/bench.conf declares mmtests=$t, but there is no mmtests/shellpack_src/src/$t/ and mmtests/drivers/driver-$t.sh"
+	TESTS="$TESTS${TESTS:+ }$t"
+done
+for f in "$HERE"/shellpack_src/src/* "$HERE"/drivers/driver-*.sh; do
+	t=${f##*/}
+	t=${t#driver-}
+	t=${t%.sh}
+	case " $TESTS " in
+	*" $t "*) ;;
+	*) die "mmtests/${f#"$HERE"/} is no declared benchmark's (no <module>/bench.conf with mmtests=$t)" ;;
 	esac
 done
-[ $# -eq 1 ] || usage
-case $1 in -*) usage ;; esac
-dest=$1
-die() { echo "install.sh: $*" >&2; exit 1; }
 { [ -f "$dest/run-mmtests.sh" ] && [ -d "$dest/shellpack_src/src" ] && [ -d "$dest/drivers" ]; } ||
 	die "$dest is not an MMTests checkout (no run-mmtests.sh, shellpack_src/src, drivers)"
 list=$dest/.ipistorm-files
-TESTS="ipistorm idle_reentry nohz_csd"
 
 # ours: the integration's files, relative paths.
 ours() { (cd "$HERE" && find shellpack_src drivers configs -type f | LC_ALL=C sort); }
@@ -93,4 +100,4 @@ for f in $(ours); do
 	if [ -x "$HERE/$f" ]; then chmod 755 "$dest/$f"; else chmod 644 "$dest/$f"; fi
 done
 mv "$list.new" "$list"
-echo "install.sh: installed ipistorm, idle_reentry and nohz_csd into $dest (suite: $suite)"
+echo "install.sh: installed $(and_list "$TESTS") into $dest (suite: $suite)"

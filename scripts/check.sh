@@ -1,5 +1,10 @@
 #!/bin/bash
 # check.sh: the suite's static checks, all of which must be clean:
+#   - every benchmark's declaration, <module>/bench.conf (docs/bench.md),
+#     and dkms.conf against them: each declared dkms=NAME, in Kbuild's
+#     order, is BUILT_MODULE_NAME[i]="NAME", BUILT_MODULE_LOCATION[i]=
+#     "<module>/", DEST_MODULE_LOCATION[i]="/updates/dkms", and nothing
+#     else is
 #   - checkpatch.pl --strict on every C file and header
 #   - shellcheck on every shell script
 #   - W=1 and sparse (C=1) builds against every kernel of the test bed's
@@ -9,18 +14,56 @@
 # matrix (default: all); KERNELS=none skips the builds. The builds are the
 # test bed's (vm/build-modules.sh), run as a program.
 #
-#   check.sh [-h]
+#   check.sh [-d] [-h]
+#     -d  the declarations and dkms.conf only
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="[CHECKPATCH=...] [KERNELS=...] $PROG"
-while getopts h opt; do usage_opt "$opt"; done
+USAGE="[CHECKPATCH=...] [KERNELS=...] $PROG [-d]"
+declonly=0
+while getopts dh opt; do
+	case $opt in
+	d) declonly=1 ;;
+	*) usage_opt "$opt" ;;
+	esac
+done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage_error "unexpected argument '$1'"
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 failed=0
+
+# dkms_want: the dkms.conf module lines the declarations make.
+dkms_want() {
+	local m d i=0
+	for m in $(suite_modules .); do
+		d=$(bench_get . "$m" dkms)
+		[ -n "$d" ] || continue
+		printf '%s\n' "BUILT_MODULE_NAME[$i]=\"$d\"" "BUILT_MODULE_LOCATION[$i]=\"$m/\"" \
+			"DEST_MODULE_LOCATION[$i]=\"/updates/dkms\""
+		i=$((i + 1))
+	done
+}
+
+echo "== declarations (<module>/bench.conf) and dkms.conf"
+decl_ok=1
+for m in $(suite_modules .); do
+	bench_check . "$m" || decl_ok=0
+done
+if [ "$decl_ok" = 1 ]; then
+	if ! diff -u --label 'the declarations (dkms=)' --label dkms.conf <(dkms_want) \
+		<(grep -E '^(BUILT_MODULE_NAME|BUILT_MODULE_LOCATION|DEST_MODULE_LOCATION)\[' dkms.conf); then
+		log "dkms.conf differs from the declarations (above: - declared, + dkms.conf): edit dkms.conf or <module>/bench.conf's dkms="
+		decl_ok=0
+	fi
+fi
+[ "$decl_ok" = 1 ] || failed=1
+if [ "$declonly" = 1 ]; then
+	[ "$failed" = 0 ] || { echo "check: FAILED"; exit 1; }
+	echo "check: clean (declarations only)"
+	exit 0
+fi
 
 checkpatch=${CHECKPATCH:-}
 if [ -z "$checkpatch" ]; then

@@ -17,8 +17,10 @@
 #     -M  judge the means only (the spread is shown, never a verdict)
 #     -x  strict: any difference of the machine state is fatal (exit 2)
 #
-# Every directory must hold meta.txt (ipistorm-run/1 or /2) and as many
-# iter-*.txt as its iterations= says, of the same bench with the same
+# The metrics, their directions and the primary one are those of the
+# bench's declaration (BENCH/bench.conf, docs/bench.md). Every directory
+# must hold meta.txt (ipistorm-run/1 or /2) and as many iter-*.txt as its
+# iterations= says, of the same bench with the same
 # params and storm; a directory with fewer than 2 runs is not comparable
 # (report written, exit 2). Statistics are over the
 # iterations: arithmetic mean, sample standard deviation, median with its
@@ -222,24 +224,17 @@ if [ -n "$twice" ]; then
 	unique "$tmp/labels1" "$tmp/dirs" 2 >"$tmp/labels"
 fi
 
+# What is compared, and which way is better: the bench's declaration.
 bench=$(meta "$base" bench)
-case $bench in
-ipistorm)
-	title=time primary=runtime_ns
-	metrics="runtime_ns:lower total.ns_per_ipi:lower total.ipis_per_sec:higher total.lat_p50_ns:lower total.lat_p99_ns:lower total.poll_pct:higher"
-	;;
-idle_reentry)
-	title=time primary=total.total_mean_ns
-	metrics="total.total_mean_ns:lower total.total_p50_ns:lower total.total_p99_ns:lower total.sched_mean_ns:lower total.flush_mean_ns:lower total.fast_pct:higher total.reentries:none"
-	;;
-nohz_csd)
-	# Counts over the same duration and load: kicks that ended in a nohz
-	# idle balance, kicks dropped, ksoftirqd woken from a kick.
-	title=balances primary=total.balanced
-	metrics="total.balanced:higher total.kicks:none total.kick_poll:none total.dropped:lower total.ksoftirqd_wakeups:lower"
-	;;
+top=$(dirname "$0")/..
+case " $(suite_modules "$top" | tr '\n' ' ')" in
+*" $bench "*) ;;
 *) bad "$base/meta.txt: unknown bench '$bench'" ;;
 esac
+bench_check "$top" "$bench" || bad "cannot compare $bench: its declaration $bench/bench.conf is broken"
+title=$(bench_get "$top" "$bench" title)
+primary=$(bench_get "$top" "$bench" primary)
+metrics=$(bench_metrics "$top" "$bench")
 
 # awk's arguments: d=INDEX, then that directory's files, for each
 set --

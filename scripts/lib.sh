@@ -13,10 +13,25 @@
 #                         stderr, exit 2
 #   usage_opt OPT         getopts' catch-all: -h usage_help, else usage_error
 #   only_help "$@"        -h and unknown options of a script without any
+#   install_args SUITE "$@"  the options of the fleet installers
+#                         (mmtests/install.sh, lkp/install.sh: [-s SUITE]
+#                         DIR | -u DIR): sets suite (default SUITE),
+#                         uninstall (0 or 1) and dest
+#   and_list WORDS...     "a, b and c"
 #   key KEY FILE          the value of the first KEY=value line of FILE
 #   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
 #                         or empty
 #   suite_modules TOP     the module folders of TOP/Kbuild, one a line
+#   bench_check TOP BENCH check TOP/BENCH/bench.conf, the benchmark's
+#                         declaration (docs/bench.md): its defects on
+#                         stderr and status 1, or silent and 0
+#   bench_get TOP BENCH KEY  KEY's value in that declaration
+#   bench_metrics TOP BENCH  its metrics as KEY:DIRECTION words
+#   bench_direction TOP BENCH METRIC  lower, higher or none: a :lower or
+#                         :higher suffix, else the declared direction (of
+#                         the numerator of an A/B ratio)
+#   bench_unit TOP BENCH METRIC  its declared unit, else from its suffix
+#                         (_ns ns, _pct pct), else count
 #   SPLAT                 extended regex of a kernel report that fails a test
 #   load_module MODDIR MODULE [PARAMS...]  insmod MODDIR/MODULE/MODULE.ko;
 #                         a module the kernel refuses unsigned is one
@@ -25,8 +40,9 @@
 #                         loaded
 #
 # A script sets USAGE (its synopsis, without "usage: ") before calling the
-# usage helpers. INSMOD and RMMOD name the programs load_module and
-# unload_module run (default insmod and rmmod).
+# usage helpers. IPISTORM_INSMOD and IPISTORM_RMMOD name the programs
+# load_module and unload_module run (default insmod and rmmod); their old
+# names INSMOD and RMMOD still work, with a warning.
 
 PROG=${0##*/}
 
@@ -68,6 +84,28 @@ only_help() {
 	esac
 }
 
+# shellcheck disable=SC2034 # suite, uninstall and dest are the caller's
+install_args() {
+	suite=$1 uninstall=0
+	shift
+	OPTIND=1
+	while getopts us:h _ia; do
+		case $_ia in
+		u) uninstall=1 ;;
+		s) suite=$OPTARG ;;
+		*) usage_opt "$_ia" ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ $# -eq 1 ] || usage_error
+	case $1 in -*) usage_error "unknown option $1" ;; esac
+	dest=$1
+}
+
+and_list() {
+	echo "$*" | sed 's/ \([^ ]*\)$/ and \1/; s/ \([^ ]*\) and/, \1 and/g; s/ \([^ ]*\),/, \1,/g'
+}
+
 # (FILE is read through a redirection: awk takes a name with "=" for an
 # assignment.)
 key() {
@@ -86,10 +124,83 @@ suite_modules() {
 	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' <"$1/Kbuild"
 }
 
+# The declarations are read, never run: awk takes the value as it stands.
+bench_check() {
+	_bc=$1/$2/bench.conf
+	if [ ! -f "$_bc" ]; then
+		log "$_bc: no such file: every module of $1/Kbuild declares itself there (docs/bench.md)"
+		return 1
+	fi
+	awk -v prog="$PROG" -v file="$_bc" -v name="$2" -v mods="$(suite_modules "$1" | tr '\n' ' ')" \
+		-f "$1/scripts/bench.awk" <"$_bc"
+}
+
+bench_get() { key "$3" "$1/$2/bench.conf"; }
+
+bench_metrics() {
+	bench_get "$@" metrics | awk '{ for (i = 1; i <= NF; i++) { split($i, f, ":"); printf "%s%s:%s", (i > 1 ? " " : ""), f[1], f[2] } print "" }'
+}
+
+# (a subshell: the declared globs are not expanded)
+bench_direction() (
+	set -f
+	case $3 in
+	*:lower | *:higher)
+		echo "${3##*:}"
+		exit 0
+		;;
+	esac
+	_bd_m=${3%%/*}
+	for _bd in $(bench_get "$1" "$2" metrics); do
+		case $_bd in "$_bd_m":*)
+			_bd=${_bd#*:}
+			echo "${_bd%%:*}"
+			exit 0
+			;;
+		esac
+	done
+	for _bd in $(bench_get "$1" "$2" directions); do
+		# shellcheck disable=SC2254 # the declared glob
+		case $_bd_m in ${_bd%:*})
+			echo "${_bd##*:}"
+			exit 0
+			;;
+		esac
+	done
+	echo none
+)
+
+bench_unit() {
+	for _bu in $(bench_get "$1" "$2" metrics); do
+		case $_bu in "$3":*)
+			echo "${_bu##*:}"
+			return 0
+			;;
+		esac
+	done
+	case $3 in
+	*_ns) echo ns ;;
+	*_pct) echo pct ;;
+	*) echo count ;;
+	esac
+}
+
 # A kernel warning, bug, oops, panic, lockup, RCU stall, hung task,
 # sanitizer or lockdep report.
 # shellcheck disable=SC2034 # used by the scripts that source this
 SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
+
+# old_knob OLD NEW VALUE_OF_OLD VALUE_OF_NEW: NEW's value, else OLD's, with
+# a warning (once a shell) that OLD is deprecated.
+old_knob() {
+	if [ -z "$4" ] && [ -n "$3" ]; then
+		case " ${_ok_warned:-} " in *" $1 "*) ;; *) warn "$1 is deprecated, set $2 instead" ;; esac
+		_ok_warned="${_ok_warned:-} $1"
+		_ok=$3
+	else
+		_ok=$4
+	fi
+}
 
 # A kernel that enforces module signatures (Secure Boot,
 # module.sig_enforce=1) refuses an unsigned or untrusted module with
@@ -98,8 +209,10 @@ SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: I
 load_module() {
 	_lm_dir=$1 _lm=$2
 	shift 2
+	old_knob INSMOD IPISTORM_INSMOD "${INSMOD:-}" "${IPISTORM_INSMOD:-}"
 	_lm_rc=0
-	_lm_err=$("${INSMOD:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@" 2>&1) || _lm_rc=$?
+	# insmod's stderr is read, its stdout left as it is
+	{ _lm_err=$("${_ok:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@" 2>&1 >&3) || _lm_rc=$?; } 3>&1
 	case $_lm_rc:$_lm_err in
 	0:) return 0 ;;
 	0:*) printf '%s\n' "$_lm_err" >&2; return 0 ;;
@@ -126,7 +239,8 @@ unload_module() {
 	if [ -r "$_um" ] && ! grep -q "^$1 " "$_um"; then
 		return 0
 	fi
-	"${RMMOD:-rmmod}" "$1"
+	old_knob RMMOD IPISTORM_RMMOD "${RMMOD:-}" "${IPISTORM_RMMOD:-}"
+	"${_ok:-rmmod}" "$1"
 }
 
 # lock_take DIR: take the lock DIR, a directory holding the owner's pid

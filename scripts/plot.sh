@@ -3,12 +3,12 @@
 #
 #   plot.sh [-n] [-o PREFIX] hist DIR...
 #       latency distribution of each result directory, summed over its
-#       iterations (ipistorm: *.lat_hist_ns.*, idle_reentry:
-#       *.total_hist_ns.*, nohz_csd: *.delay_hist_ns.*), all directories
-#       on one set of axes as tail distributions (share of calls in or
-#       above each bucket, steps: the main bucket and the tail on one
-#       picture), log scales where the data span a decade or more, one
-#       legend entry per kernel: PREFIX.{dat,gp,png}
+#       iterations (the *.KEY_hist_ns.* lines, KEY the bench's
+#       declared hist=: ipistorm lat, idle_reentry total, nohz_csd
+#       delay), all directories on one set of axes as tail distributions
+#       (share of calls in or above each bucket, steps: the main bucket
+#       and the tail on one picture), log scales where the data span a
+#       decade or more, one legend entry per kernel: PREFIX.{dat,gp,png}
 #       (default PREFIX: DIR/latency-hist for one directory, else the first
 #       one's parent/hist-FIRST-vs-LAST)
 #   plot.sh [-n] [-o PREFIX] bars BASELINE OTHER...
@@ -22,7 +22,7 @@
 #       every run of each directory on one axis, a row per directory (a
 #       strip plot: a point per iteration, the median as a bar, the mean as
 #       a diamond), so a bimodal kernel shows at a glance; METRIC (default
-#       the bench's primary one: runtime_ns, total.total_mean_ns,
+#       the bench's declared primary one: runtime_ns, total.total_mean_ns,
 #       total.balanced) from each iter-*.txt: PREFIX.{dat,gp,png}
 #       (default PREFIX: DIR/runs for one directory, else the first one's
 #       parent/runs-FIRST-vs-LAST)
@@ -37,6 +37,7 @@ set -euo pipefail
 USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER... | $PROG [-n] [-o PREFIX] [-m METRIC] runs DIR..."
 
 here=$(dirname "$0")
+top=$here/..
 
 render=1 prefix="" metric=""
 while getopts no:m:h opt; do
@@ -68,6 +69,12 @@ gq() {
 	printf '%s' "${s//\"/\\\"}"
 }
 meta() { key "$2" "$1/meta.txt"; }
+# declared DIR BENCH: BENCH is a module of the suite with a good
+# declaration (BENCH/bench.conf, docs/bench.md).
+declared() {
+	[[ " $(suite_modules "$top" | tr '\n' ' ')" == *" $2 "* ]] || die "$1/meta.txt: unknown bench '$2'"
+	bench_check "$top" "$2" || die "cannot plot $2: its declaration $2/bench.conf is broken"
+}
 
 hist() {
 	local d key what bench="" n=0 labels=() dirs=("$@") tmp i j logx
@@ -78,12 +85,9 @@ hist() {
 		bench=$(meta "$d" bench)
 		labels+=("$(meta "$d" kernel)")
 	done
-	case $bench in
-	ipistorm) key=lat what="ipistorm call latency" ;;
-	idle_reentry) key=total what="idle re-entry time" ;;
-	nohz_csd) key=delay what="nohz idle balance kick delay" ;;
-	*) die "${dirs[0]}/meta.txt: unknown bench" ;;
-	esac
+	declared "${dirs[0]}" "$bench"
+	key=$(bench_get "$top" "$bench" hist)
+	what=$(bench_get "$top" "$bench" hist_label)
 	# One legend entry per kernel: a release shared by two directories
 	# gets the directory's name.
 	for ((i = 0; i < ${#labels[@]}; i++)); do
@@ -155,16 +159,24 @@ EOF
 	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
 }
 
-# describe METRIC: what it is, with its unit, once.
+# describe BENCH METRIC: what it is, with its unit, once: the declared
+# label of the primary metric, else the key.
 describe() {
-	case $1 in
-	runtime_ns) echo "storm runtime (ns)" ;;
-	total.total_mean_ns) echo "mean idle re-entry time (ns)" ;;
-	total.balanced) echo "kicks that ended in a nohz idle balance (count)" ;;
-	*_ns) echo "${1%_ns} (ns)" ;;
-	*_pct) echo "${1%_pct} (%)" ;;
-	*) echo "$1 (count)" ;;
+	local unit name=$2
+	unit=$(bench_unit "$top" "$1" "$2")
+	if [[ $2 == "$(bench_get "$top" "$1" primary)" ]]; then
+		name=$(bench_get "$top" "$1" primary_label)
+	else
+		case $unit in
+		ns) name=${2%_ns} ;;
+		pct) name=${2%_pct} ;;
+		esac
+	fi
+	case $unit in
+	pct) unit=% ;;
+	per_sec) unit=1/s ;;
 	esac
+	echo "$name ($unit)"
 }
 
 bars() {
@@ -193,7 +205,7 @@ bars() {
 		}' "$prefix.csv" >"$prefix.dat"
 	metric=$(awk -F, 'NR == 2 { print $3 }' "$prefix.csv")
 	dir=$(awk -F, 'NR == 2 { print $4 }' "$prefix.csv")
-	what=$(describe "$metric")
+	what=$(describe "$(meta "$base" bench)" "$metric")
 	if ((norm)); then
 		ylabel="mean / baseline mean ($dir is better)"
 		what="$what, normalized to the baseline"
@@ -246,15 +258,11 @@ runs() {
 			die "$d: bench '$(meta "$d" bench)', not $bench as ${dirs[0]}"
 		bench=$(meta "$d" bench)
 	done
-	case $bench in
-	ipistorm) metric=${metric:-runtime_ns} ;;
-	idle_reentry) metric=${metric:-total.total_mean_ns} ;;
-	nohz_csd) metric=${metric:-total.balanced} ;;
-	*) die "${dirs[0]}/meta.txt: unknown bench" ;;
-	esac
-	case $metric in
-	runtime_ns | total.ns_per_ipi | total.lat_* | total.total_* | total.sched_* | total.flush_* | total.dropped | total.ksoftirqd_*) better="lower is better" ;;
-	total.ipis_per_sec | total.poll_pct | total.fast_pct | total.balanced) better="higher is better" ;;
+	declared "${dirs[0]}" "$bench"
+	metric=${metric:-$(bench_get "$top" "$bench" primary)}
+	case $(bench_direction "$top" "$bench" "$metric") in
+	lower) better="lower is better" ;;
+	higher) better="higher is better" ;;
 	*) better="no direction" ;;
 	esac
 	labels "${dirs[@]}"
@@ -296,8 +304,8 @@ runs() {
 	cat >"$prefix.gp" <<EOF
 set terminal pngcairo noenhanced size 900,$((160 + 70 * n))
 set output '$prefix.png'
-set title "$(gq "$(describe "$metric")"), $better: every run\\npoints: runs, bar: median, diamond: mean"
-set xlabel "$(gq "$(describe "$metric")")"
+set title "$(gq "$(describe "$bench" "$metric")"), $better: every run\\npoints: runs, bar: median, diamond: mean"
+set xlabel "$(gq "$(describe "$bench" "$metric")")"
 set ytics ($tics)
 set yrange [$n - 0.5:-0.5]
 set grid x

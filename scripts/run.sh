@@ -3,8 +3,10 @@
 # machine, and keep every raw result with the machine's state (busybox sh).
 #
 #   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] BENCH [PARAM=VALUE...]
-#     BENCH      ipistorm, idle_reentry or nohz_csd; PARAMs go to its insmod
-#                (idle_reentry and nohz_csd need duration= unless -s)
+#     BENCH      a module of the suite (ipistorm, idle_reentry, nohz_csd);
+#                PARAMs go to its insmod; what run.sh knows of it is its
+#                declaration, BENCH/bench.conf (docs/bench.md): a benchmark
+#                declared duration=yes needs duration= unless -s
 #     -n N       iterations (default 5); the module is loaded and unloaded
 #                once per iteration
 #     -w N       warm-up iterations before them (default 1), kept as
@@ -14,8 +16,9 @@
 #                (default results/BENCH-<kernel release>-<date>)
 #     -m MODDIR  where <module>/<module>.ko are (default: this tree)
 #     -g DESC    `git describe` of the measured kernel, recorded in meta.txt
-#     -s STORM   idle_reentry only: ipistorm parameters of a storm run while
-#                idle_reentry measures, e.g. -s "pairs=0:1 numipi=20000"
+#     -s STORM   parameters of the storm module a benchmark declares
+#                (storm=; idle_reentry's is ipistorm), run while it
+#                measures, e.g. idle_reentry -s "pairs=0:1 numipi=20000"
 #     -p         prepare: disable C-states deeper than C1, performance
 #                governor, boost off (global and per policy); the previous
 #                values are saved in /run/ipistorm/saved first and restored
@@ -39,7 +42,8 @@ trap 'exit 1' HUP INT TERM PIPE
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-TOP=$(dirname "$0")/..
+HERE=$(dirname "$0")
+TOP=$HERE/..
 BENCHES=$(suite_modules "$TOP" | tr '\n' ' ')
 USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
 
@@ -51,8 +55,6 @@ CPU=$SYS/devices/system/cpu
 STATE=$ROOT/run/ipistorm
 SAVED=$STATE/saved
 LOCK=$STATE/lock
-INSMOD=${IPISTORM_INSMOD:-insmod}
-RMMOD=${IPISTORM_RMMOD:-rmmod}
 
 # ---- one run at a time, signals, and the end of every run -------------------
 
@@ -164,67 +166,77 @@ trap 'on_signal INT' INT
 trap 'on_signal TERM' TERM
 trap 'on_signal PIPE' PIPE
 
-n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0
-while getopts n:w:o:m:g:s:prh opt; do
-	case $opt in
-	n) n=$OPTARG ;;
-	w) warmup=$OPTARG ;;
-	o) out=$OPTARG ;;
-	m) moddir=$OPTARG ;;
-	g) describe=$OPTARG ;;
-	s) storm=$OPTARG ;;
-	p) prepare=1 ;;
-	r) restore=1 ;;
-	*) usage_opt "$opt" ;;
-	esac
-done
-shift $((OPTIND - 1))
-if [ "$restore" = 1 ]; then
-	{ [ $# -eq 0 ] && [ "$OPTIND" -eq 2 ]; } || usage_error "-r goes alone"
-else
-	[ $# -ge 1 ] || usage_error "no benchmark named"
-	bench=$1
-	shift
-	case " $BENCHES" in
-	*" $bench "*) ;;
-	*) usage_error "unknown benchmark '$bench' (one of: $BENCHES)" ;;
-	esac
-	case $n in
-	'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
-	esac
-	{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || usage_error "-n: $n iterations, want 1 to 999"
-	case $warmup in
-	'' | *[!0-9]*) usage_error "-w: '$warmup' is not a number of iterations" ;;
-	esac
-	[ "$warmup" -le 99 ] || usage_error "-w: $warmup warm-up iterations, want 0 to 99"
-	for p in "$@"; do
-		case $p in
-		[a-z]*=*) ;;
-		*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
+# parse_args "$@": the options (getopts: OPTIND tells main where they end).
+parse_args() {
+	n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0
+	while getopts n:w:o:m:g:s:prh opt; do
+		case $opt in
+		n) n=$OPTARG ;;
+		w) warmup=$OPTARG ;;
+		o) out=$OPTARG ;;
+		m) moddir=$OPTARG ;;
+		g) describe=$OPTARG ;;
+		s) storm=$OPTARG ;;
+		p) prepare=1 ;;
+		r) restore=1 ;;
+		*) usage_opt "$opt" ;;
 		esac
 	done
-	if [ -n "$storm" ] && [ "$bench" != idle_reentry ]; then
-		usage_error "-s: a storm only goes with idle_reentry"
-	fi
-	# Without a storm to stop it, idle_reentry and nohz_csd measure until
-	# duration= ends; without one the result is read while they still watch.
-	if [ "$bench" = nohz_csd ] || { [ "$bench" = idle_reentry ] && [ -z "$storm" ]; }; then
-		dur=""
+}
+
+# check_args BENCH PARAMS... (or nothing with -r): usage errors exit 2;
+# sets bench and stormmod.
+check_args() {
+	if [ "$restore" = 1 ]; then
+		{ [ $# -eq 0 ] && [ "$OPTIND" -eq 2 ]; } || usage_error "-r goes alone"
+	else
+		[ $# -ge 1 ] || usage_error "no benchmark named"
+		bench=$1
+		shift
+		case " $BENCHES" in
+		*" $bench "*) ;;
+		*) usage_error "unknown benchmark '$bench' (one of: $BENCHES)" ;;
+		esac
+		bench_check "$TOP" "$bench" || die "refusing to run $bench: its declaration $bench/bench.conf is broken"
+		stormmod=$(bench_get "$TOP" "$bench" storm)
+		case $n in
+		'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
+		esac
+		{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || usage_error "-n: $n iterations, want 1 to 999"
+		case $warmup in
+		'' | *[!0-9]*) usage_error "-w: '$warmup' is not a number of iterations" ;;
+		esac
+		[ "$warmup" -le 99 ] || usage_error "-w: $warmup warm-up iterations, want 0 to 99"
 		for p in "$@"; do
-			case $p in duration=*) dur=${p#duration=} ;; esac
+			case $p in
+			[a-z]*=*) ;;
+			*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
+			esac
 		done
-		case $dur in
-		'' | 0 | *[!0-9]*)
-			or=""
-			[ "$bench" = nohz_csd ] || or=", or a storm with -s"
-			usage_error "$bench needs duration=SECONDS (1 or more)$or"
-			;;
-		esac
+		if [ -n "$storm" ] && [ -z "$stormmod" ]; then
+			usage_error "-s: $bench takes no storm (its declaration has no storm=)"
+		fi
+		# Without a storm to stop it, a benchmark declared duration=yes
+		# measures until duration= ends; without one the result is read while
+		# it still watches.
+		if [ "$(bench_get "$TOP" "$bench" duration)" = yes ] && [ -z "$storm" ]; then
+			dur=""
+			for p in "$@"; do
+				case $p in duration=*) dur=${p#duration=} ;; esac
+			done
+			case $dur in
+			'' | 0 | *[!0-9]*)
+				or=""
+				[ -z "$stormmod" ] || or=", or a storm with -s"
+				usage_error "$bench needs duration=SECONDS (1 or more)$or"
+				;;
+			esac
+		fi
+		for m in "$bench" ${storm:+"$stormmod"}; do
+			[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
+		done
 	fi
-	for m in "$bench" ${storm:+ipistorm}; do
-		[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
-	done
-fi
+}
 
 # rd FILE: FILE's first line in $v, "" when it is unreadable or empty
 # (the read builtin: no process, as 512 CPUs have thousands of files).
@@ -251,21 +263,26 @@ in_dir() (
 	grep -s -H -m 1 . $* || :
 )
 
-release=$(get "$PROC/sys/kernel/osrelease")
-[ "$release" != unknown ] || release=$(uname -r)
-if [ "$restore" = 0 ]; then
-	[ -n "$out" ] || out="results/$bench-$release-$(date +%Y%m%d-%H%M%S)"
-	[ ! -e "$out" ] || usage_error "$out exists: refusing to overwrite a result"
-fi
+# open_run: the kernel release, the result directory's name, the
+# temporary directory and the lock.
+open_run() {
+	release=$(get "$PROC/sys/kernel/osrelease")
+	[ "$release" != unknown ] || release=$(uname -r)
+	if [ "$restore" = 0 ]; then
+		[ -n "$out" ] || out="results/$bench-$release-$(date +%Y%m%d-%H%M%S)"
+		[ ! -e "$out" ] || usage_error "$out exists: refusing to overwrite a result"
+	fi
 
-TMP=$(mktemp -d)
-mkdir -p "$STATE" 2>/dev/null || die "cannot create $STATE"
-if ! lock_take "$LOCK"; then
-	die "another run.sh (pid ${LOCK_OWNER:-unknown}) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
-fi
-locked=1
+	TMP=$(mktemp -d)
+	mkdir -p "$STATE" 2>/dev/null || die "cannot create $STATE"
+	if ! lock_take "$LOCK"; then
+		die "another run.sh (pid ${LOCK_OWNER:-unknown}) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
+	fi
+	locked=1
+}
 
-if [ "$restore" = 1 ]; then
+# restore_mode: -r, restore what an interrupted -p run saved, and exit.
+restore_mode() {
 	[ -f "$SAVED" ] || { log "nothing to restore ($SAVED does not exist)"; exit 0; }
 	log "restoring the settings $(sed -n 's/^owner=//p' "$SAVED")"
 	in_cleanup=1
@@ -276,20 +293,24 @@ if [ "$restore" = 1 ]; then
 	warn "could not restore $(grep -c . "$TMP/unrestored") settings, kept in $SAVED:"
 	sed 's/^/  /' "$TMP/unrestored" >&2
 	exit 1
-fi
-
-if [ -f "$SAVED" ]; then
-	if [ "$prepare" = 1 ]; then
-		die "$SAVED holds the settings of an interrupted -p run ($(sed -n 's/^owner=//p' "$SAVED")): restore them first with run.sh -r"
-	fi
-fi
-mkdir -p "$(dirname "$out")"
-mkdir "$out" || die "cannot create $out"
-meta=$out/meta.txt
+}
 
 # prep_warn MSG: a warning of preparing, also recorded in meta.txt.
 prep_warn() { warn "$1"; echo "$1" >>"$TMP/notes"; }
-[ ! -f "$SAVED" ] || prep_warn "the settings an interrupted -p run changed are still in force (run.sh -r restores them)"
+
+# open_result: the result directory, refused while a saved state says
+# an interrupted -p run has not been restored and -p is asked for.
+open_result() {
+	if [ -f "$SAVED" ]; then
+		if [ "$prepare" = 1 ]; then
+			die "$SAVED holds the settings of an interrupted -p run ($(sed -n 's/^owner=//p' "$SAVED")): restore them first with run.sh -r"
+		fi
+	fi
+	mkdir -p "$(dirname "$out")"
+	mkdir "$out" || die "cannot create $out"
+	meta=$out/meta.txt
+	[ ! -f "$SAVED" ] || prep_warn "the settings an interrupted -p run changed are still in force (run.sh -r restores them)"
+}
 
 # plan FILE [VALUE]: save FILE's value (the saved line goes to stdout);
 # with VALUE, FILE is to hold VALUE: "FILE VALUE OLD" in $TMP/plan.
@@ -313,7 +334,9 @@ c1_latency() {
 		END { print (c1 != "" ? c1 : min) }'
 }
 
-if [ "$prepare" = 1 ]; then
+# prepare_machine: -p, save, change and read back the idle and
+# frequency settings.
+prepare_machine() {
 	: >"$TMP/plan"
 	lat=$(c1_latency)
 	{
@@ -378,7 +401,9 @@ if [ "$prepare" = 1 ]; then
 		prep_warn "$(grep -c . "$TMP/unwritten") settings could not be prepared (write_failed=)"
 	fi
 	[ "$boosts" -gt 0 ] || prep_warn "could not turn boost off: no writable cpufreq/boost, policy*/boost or intel_pstate/no_turbo"
-fi
+}
+
+# ---- the machine's state ----------------------------------------------------
 
 # ---- the machine's state ----------------------------------------------------
 
@@ -388,8 +413,6 @@ note_warn() {
 	warn "$1"
 	record warning "$1"
 }
-
-cmdline=$(get "$PROC/cmdline")
 cpuinfo() {
 	_c=$(sed -n "s/^$1[[:space:]]*: *//p" "$PROC/cpuinfo" 2>/dev/null | head -n 1)
 	echo "${_c:-unknown}"
@@ -406,56 +429,18 @@ ndirs() {
 	echo "$_n"
 }
 
-idle=none preempt_arg=""
-for w in $cmdline; do
-	case $w in
-	idle=*) idle=${w#idle=} ;;
-	preempt=*) preempt_arg=${w#preempt=} ;;
-	esac
-done
-
 # measured_cpus ARGS...: the senders and targets of the run (and of the
-# storm): pairs=, cpulist= (with single=1 also cpulist + offset=),
-# load_cpus=; all online CPUs where the parameters leave them open
-# (ipistorm's single=0 targets every CPU; idle_reentry and nohz_csd without
-# cpulist= watch all).
+# storm), by the rules of the benchmarks' declarations (cpus=): the first
+# rule whose parameter is given decides; pairs:P both ends of P's A:B pairs,
+# list:P[:Q...] the CPU lists P (and Q...), shift:P:O:D:K=V when K=V the
+# list P and each of its CPUs plus O (default D); all online CPUs where no
+# rule applies (ipistorm's single=0 targets every CPU; idle_reentry and
+# nohz_csd without cpulist= watch all).
 measured_cpus() {
-	echo "$bench $* ${storm:+; ipistorm $storm}" | awk -v online="$(get "$CPU/online")" '
-	function expand(list, set,    n, i, r, a, b) {
-		n = split(list, r, ",")
-		for (i = 1; i <= n; i++)
-			if (split(r[i], a, "-") == 2) { for (b = a[1] + 0; b <= a[2] + 0; b++) set[b] = 1 }
-			else if (r[i] ~ /^[0-9]+$/) set[r[i] + 0] = 1
-	}
-	function group(    k, c, n, p, x, set) {
-		if (b == "ipistorm" && ("pairs" in v) && v["pairs"] ~ /[0-9]/) {
-			n = split(v["pairs"], p, ",")
-			for (k = 1; k <= n; k++) { split(p[k], x, ":"); cpus[x[1] + 0]; cpus[x[2] + 0] }
-		} else if (b == "ipistorm" && ("cpulist" in v) && v["single"] == 1) {
-			expand(v["cpulist"], set)
-			for (c in set) { cpus[c]; cpus[c + ("offset" in v ? v["offset"] : 1)] }
-		} else if (b == "nohz_csd" && ("cpulist" in v)) {
-			expand(v["cpulist"] "," v["load_cpus"], cpus)
-		} else if (b == "idle_reentry" && ("cpulist" in v)) {
-			expand(v["cpulist"], cpus)
-		} else all = 1
-		split("", v)
-	}
-	{
-		for (i = 1; i <= NF; i++) {
-			if ($i == ";") { group(); b = ""; continue }
-			if (b == "") { b = $i; continue }
-			eq = index($i, "=")
-			if (eq) v[substr($i, 1, eq - 1)] = substr($i, eq + 1)
-		}
-		group()
-	}
-	END {
-		if (all) expand(online, cpus)
-		for (c in cpus) print c
-	}' | sort -n | join_lines ' '
+	echo "$bench $* ${storm:+; $stormmod $storm}" | awk -v online="$(get "$CPU/online")" \
+		-v rules0="$(bench_get "$TOP" "$bench" cpus)" \
+		-v rules1="${storm:+$(bench_get "$TOP" "$stormmod" cpus)}" -f "$HERE/run-cpus.awk" | sort -n | join_lines ' '
 }
-measured=$(measured_cpus "$@")
 
 # cstates CPUS...: a cstates.cpuN= line per CPU: NAME:LATENCY_US:DISABLE
 # of each idle state, ","-separated.
@@ -468,72 +453,9 @@ cstates() {
 	# shellcheck disable=SC2086 # patterns, globbed by in_dir
 	set -- $_p
 	set +f
-	[ $# -eq 0 ] || in_dir "$CPU" "$@" | awk -F : -v cpus="$measured" '
-	{
-		split($1, p, "/"); c = substr(p[1], 4); s = p[3]; v = substr($0, length($1) + 2)
-		if (!((c, s) in seen)) { seen[c, s] = 1; st[c, ++ns[c]] = s }
-		val[c, s, p[4]] = v
-	}
-	function f(c, s, k) { return (c, s, k) in val ? val[c, s, k] : "unknown" }
-	END {
-		nc = split(cpus, cl, " ")
-		for (j = 1; j <= nc; j++) {
-			c = cl[j]; o = ""
-			for (k = 1; k <= ns[c]; k++) {
-				s = st[c, k]
-				o = o (k > 1 ? "," : "") f(c, s, "name") ":" f(c, s, "latency") ":" f(c, s, "disable")
-			}
-			print "cstates.cpu" c "=" o
-		}
-	}'
+	[ $# -eq 0 ] || in_dir "$CPU" "$@" | awk -F : -v cpus="$measured" -f "$HERE/run-cstates.awk"
 }
-
-# The kernel's configuration, when it exposes it.
-config=$TMP/config
-if [ -r "$PROC/config.gz" ]; then
-	gzip -dc "$PROC/config.gz" >"$config" 2>/dev/null || : >"$config"
-elif [ -r "$BOOT/config-$release" ]; then
-	cat "$BOOT/config-$release" >"$config"
-else
-	: >"$config"
-fi
 kconf() { sed -n "s/^CONFIG_$1=//p" "$config" | head -n 1; }
-config_hash=unknown
-[ ! -s "$config" ] || config_hash=sha256:$(sha256sum <"$config" | cut -d ' ' -f 1)
-hz=$(kconf HZ)
-no_hz=unknown
-if [ "$(kconf NO_HZ_FULL)" = y ]; then no_hz=full
-elif [ "$(kconf NO_HZ_IDLE)" = y ]; then no_hz=idle
-elif [ "$(kconf HZ_PERIODIC)" = y ]; then no_hz=periodic
-fi
-# Preemption: the live mode of a PREEMPT_DYNAMIC kernel in debugfs
-# ("none (voluntary) full"), else preempt= of the command line, else the
-# configuration, else the version string.
-preempt=$(sed -n 's/.*(\([a-z_]*\)).*/\1/p' "$SYS/kernel/debug/sched/preempt" 2>/dev/null | head -n 1)
-kversion=$(get "$PROC/sys/kernel/version")
-if [ -z "$preempt" ] && [ -n "$preempt_arg" ]; then preempt=$preempt_arg
-elif [ -n "$preempt" ]; then :
-elif [ "$(kconf PREEMPT_RT)" = y ]; then preempt=rt
-elif [ "$(kconf PREEMPT)" = y ]; then preempt=full
-elif [ "$(kconf PREEMPT_VOLUNTARY)" = y ]; then preempt=voluntary
-elif [ "$(kconf PREEMPT_NONE)" = y ]; then preempt=none
-else
-	case $kversion in
-	*PREEMPT_RT*) preempt=rt ;;
-	*PREEMPT_DYNAMIC*) preempt=dynamic ;;
-	*PREEMPT*) preempt=full ;;
-	*) preempt=unknown ;;
-	esac
-fi
-sched_features=$(get "$SYS/kernel/debug/sched/features")
-[ "$sched_features" != unknown ] || sched_features=$(get "$SYS/kernel/debug/sched_features")
-pstate=""
-for _d in amd_pstate intel_pstate; do
-	[ -r "$CPU/$_d/status" ] && pstate="$pstate${pstate:+;}$_d:$(get "$CPU/$_d/status")"
-done
-boost_policies=$(in_dir "$CPU/cpufreq" 'policy[0-9]*/boost' | sed 's|/boost:|=|' | join_lines ';')
-irqbalance="not running"
-! grep -s -q -x irqbalance "$PROC"/[0-9]*/comm || irqbalance=running
 # irqs_of CPU: the IRQs whose (effective) affinity holds CPU.
 irq_affinity() {
 	_p=""
@@ -546,25 +468,71 @@ irq_affinity() {
 	set +f
 	[ $# -gt 0 ] || return 0
 	# the effective affinity where there is one, in the order of the IRQs
-	in_dir "$PROC/irq" "$@" | awk -F : -v cpus="$measured" '
-	{ split($1, p, "/"); if (!(p[1] in a)) o[++n] = p[1]; if (!(p[1] in a) || p[2] ~ /^effective/) a[p[1]] = $2 }
-	END {
-		nc = split(cpus, cl, " ")
-		for (j = 1; j <= nc; j++) m[cl[j]] = 1
-		for (i = 1; i <= n; i++) {
-			k = split(a[o[i]], r, ",")
-			for (x = 1; x <= k; x++) {
-				if (split(r[x], e, "-") != 2) e[2] = e[1] = r[x]
-				for (c = e[1] + 0; c <= e[2] + 0; c++)
-					if (c in m) l[c] = l[c] (l[c] == "" ? "" : ",") o[i]
-			}
-		}
-		for (j = 1; j <= nc; j++)
-			print "irqs.cpu" cl[j] "=" (l[cl[j]] == "" ? "none" : l[cl[j]])
-	}'
+	in_dir "$PROC/irq" "$@" | awk -F : -v cpus="$measured" -f "$HERE/run-irqs.awk"
 }
 
-{
+# machine_state PARAMS...: what the meta.txt lines are made of.
+machine_state() {
+	cmdline=$(get "$PROC/cmdline")
+
+	idle=none preempt_arg=""
+	for w in $cmdline; do
+		case $w in
+		idle=*) idle=${w#idle=} ;;
+		preempt=*) preempt_arg=${w#preempt=} ;;
+		esac
+	done
+	measured=$(measured_cpus "$@")
+
+	# The kernel's configuration, when it exposes it.
+	config=$TMP/config
+	if [ -r "$PROC/config.gz" ]; then
+		gzip -dc "$PROC/config.gz" >"$config" 2>/dev/null || : >"$config"
+	elif [ -r "$BOOT/config-$release" ]; then
+		cat "$BOOT/config-$release" >"$config"
+	else
+		: >"$config"
+	fi
+	config_hash=unknown
+	[ ! -s "$config" ] || config_hash=sha256:$(sha256sum <"$config" | cut -d ' ' -f 1)
+	hz=$(kconf HZ)
+	no_hz=unknown
+	if [ "$(kconf NO_HZ_FULL)" = y ]; then no_hz=full
+	elif [ "$(kconf NO_HZ_IDLE)" = y ]; then no_hz=idle
+	elif [ "$(kconf HZ_PERIODIC)" = y ]; then no_hz=periodic
+	fi
+	# Preemption: the live mode of a PREEMPT_DYNAMIC kernel in debugfs
+	# ("none (voluntary) full"), else preempt= of the command line, else the
+	# configuration, else the version string.
+	preempt=$(sed -n 's/.*(\([a-z_]*\)).*/\1/p' "$SYS/kernel/debug/sched/preempt" 2>/dev/null | head -n 1)
+	kversion=$(get "$PROC/sys/kernel/version")
+	if [ -z "$preempt" ] && [ -n "$preempt_arg" ]; then preempt=$preempt_arg
+	elif [ -n "$preempt" ]; then :
+	elif [ "$(kconf PREEMPT_RT)" = y ]; then preempt=rt
+	elif [ "$(kconf PREEMPT)" = y ]; then preempt=full
+	elif [ "$(kconf PREEMPT_VOLUNTARY)" = y ]; then preempt=voluntary
+	elif [ "$(kconf PREEMPT_NONE)" = y ]; then preempt=none
+	else
+		case $kversion in
+		*PREEMPT_RT*) preempt=rt ;;
+		*PREEMPT_DYNAMIC*) preempt=dynamic ;;
+		*PREEMPT*) preempt=full ;;
+		*) preempt=unknown ;;
+		esac
+	fi
+	sched_features=$(get "$SYS/kernel/debug/sched/features")
+	[ "$sched_features" != unknown ] || sched_features=$(get "$SYS/kernel/debug/sched_features")
+	pstate=""
+	for _d in amd_pstate intel_pstate; do
+		[ -r "$CPU/$_d/status" ] && pstate="$pstate${pstate:+;}$_d:$(get "$CPU/$_d/status")"
+	done
+	boost_policies=$(in_dir "$CPU/cpufreq" 'policy[0-9]*/boost' | sed 's|/boost:|=|' | join_lines ';')
+	irqbalance="not running"
+	! grep -s -q -x irqbalance "$PROC"/[0-9]*/comm || irqbalance=running
+}
+
+# write_meta PARAMS...: meta.txt's lines.
+write_meta() {
 	echo "format=ipistorm-run/2"
 	echo "bench=$bench"
 	echo "params=$*"
@@ -628,29 +596,31 @@ irq_affinity() {
 	irq_affinity
 	[ ! -s "$TMP/notes" ] || sed 's/^/warning=/' "$TMP/notes"
 	[ ! -s "$TMP/unwritten" ] || sed 's/^/write_failed=/' "$TMP/unwritten"
-} >"$meta"
+}
 
-# Warnings: the state makes the results doubtful.
-deep="" poll=0
-for s in "$CPU"/cpu0/cpuidle/state*; do
-	[ -d "$s" ] || continue
-	rd "$s/disable"
-	[ "$v" = 0 ] || continue
-	rd "$s/name"
-	case $v in
-	POLL) poll=1 ;;
-	C1 | C1_ACPI) ;;
-	*) deep="$deep $v" ;;
-	esac
-done
-[ -z "$deep" ] || note_warn "deep C-states enabled:$deep (run with -p)"
-gov=$(uniq_lines "$CPU"/cpu[0-9]*/cpufreq/scaling_governor)
-[ -z "$gov" ] || [ "$gov" = performance ] ||
-	note_warn "cpufreq governor is $gov, not performance (run with -p)"
-drv=$(get "$CPU/cpuidle/current_driver")
-if [ "$idle" != poll ] && [ "$poll" = 0 ] && [ "$drv" != intel_idle ]; then
-	note_warn "no idle=poll and no polling idle state: the target will not poll (cpuidle driver $drv)"
-fi
+# state_warnings: the state makes the results doubtful.
+state_warnings() {
+	deep="" poll=0
+	for s in "$CPU"/cpu0/cpuidle/state*; do
+		[ -d "$s" ] || continue
+		rd "$s/disable"
+		[ "$v" = 0 ] || continue
+		rd "$s/name"
+		case $v in
+		POLL) poll=1 ;;
+		C1 | C1_ACPI) ;;
+		*) deep="$deep $v" ;;
+		esac
+	done
+	[ -z "$deep" ] || note_warn "deep C-states enabled:$deep (run with -p)"
+	gov=$(uniq_lines "$CPU"/cpu[0-9]*/cpufreq/scaling_governor)
+	[ -z "$gov" ] || [ "$gov" = performance ] ||
+		note_warn "cpufreq governor is $gov, not performance (run with -p)"
+	drv=$(get "$CPU/cpuidle/current_driver")
+	if [ "$idle" != poll ] && [ "$poll" = 0 ] && [ "$drv" != intel_idle ]; then
+		note_warn "no idle=poll and no polling idle state: the target will not poll (cpuidle driver $drv)"
+	fi
+}
 
 # ---- the runs ---------------------------------------------------------------
 
@@ -698,68 +668,81 @@ module_info() {
 # online CPUs have a column; the header names them.
 irq_delta() {
 	echo "format=ipistorm-irq/1"
-	B=$1 A=$2 awk -v cpus="$measured" '
-	function load(f, t,    line, w, n, i, k) {
-		while ((getline line < f) > 0) {
-			n = split(line, w, " ")
-			if (w[1] ~ /^CPU[0-9]+$/) { for (i = 1; i <= n; i++) col[f, i] = substr(w[i], 4) + 0; continue }
-			k = w[1]; sub(/:$/, "", k)
-			if (k !~ /^(CAL|RES|LOC|TLB)$/) continue
-			for (i = 2; i <= n && w[i] ~ /^[0-9]+$/; i++) t[col[f, i - 1], k] = w[i]
-		}
-		close(f)
-	}
-	BEGIN {
-		load(ENVIRON["B"], b); load(ENVIRON["A"], a)
-		nc = split(cpus, cl, " "); split("CAL RES LOC TLB", ks, " ")
-		for (j = 1; j <= nc; j++)
-			for (k = 1; k <= 4; k++)
-				if (((cl[j], ks[k]) in a) && ((cl[j], ks[k]) in b))
-					print "cpu" cl[j] "." ks[k] "=" a[cl[j], ks[k]] - b[cl[j], ks[k]]
-	}'
+	B=$1 A=$2 awk -v cpus="$measured" -f "$HERE/run-irq-delta.awk"
 }
 
-dbg=$SYS/kernel/debug
-i=$((1 - warmup))
-while [ "$i" -le "$n" ]; do
-	if [ "$i" -le 0 ]; then
-		f=$(printf '%s/warmup-%03d.txt' "$out" $((i + warmup)))
-	else
-		f=$(printf '%s/iter-%03d.txt' "$out" "$i")
-	fi
-	cat "$PROC/interrupts" >"$TMP/irq.before" 2>/dev/null || :
-	if [ -n "$storm" ]; then
-		load idle_reentry "$@" || failed "insmod idle_reentry $* failed (root? see dmesg)"
-		module_info idle_reentry
-		set -f
-		# shellcheck disable=SC2086 # the storm is a list of parameters
-		load ipistorm $storm || failed "insmod ipistorm $storm failed (root? see dmesg)"
-		set +f
-		module_info ipistorm
-		unload ipistorm || failed "rmmod ipistorm failed"
-		echo stop >"$dbg/idle_reentry/control" ||
-			failed "cannot stop idle_reentry through $dbg/idle_reentry/control"
-	else
-		load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
-		module_info "$bench"
-	fi
-	cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
-		failed "no $dbg/$bench/result (is debugfs mounted?)"
-	unload "$bench" || failed "rmmod $bench failed"
-	if [ -s "$TMP/want" ]; then
-		changed >"$TMP/changed"
-		if [ -s "$TMP/changed" ]; then
-			sed 's/^/settings_changed=/' "$TMP/changed" >>"$meta"
-			failed "$(grep -c . "$TMP/changed") prepared settings changed during the run, e.g. $(head -n 1 "$TMP/changed") (PATH WANTED READ)"
+# run_iterations PARAMS...: the warm-up iterations, then the measured
+# ones; a failure ends the run (failed).
+run_iterations() {
+	dbg=$SYS/kernel/debug
+	# the declared summary keys, an extended regex
+	summary=$(bench_get "$TOP" "$bench" summary | sed 's/\./\\./g; s/ /|/g')
+	i=$((1 - warmup))
+	while [ "$i" -le "$n" ]; do
+		if [ "$i" -le 0 ]; then
+			f=$(printf '%s/warmup-%03d.txt' "$out" $((i + warmup)))
+		else
+			f=$(printf '%s/iter-%03d.txt' "$out" "$i")
 		fi
+		cat "$PROC/interrupts" >"$TMP/irq.before" 2>/dev/null || :
+		if [ -n "$storm" ]; then
+			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
+			module_info "$bench"
+			set -f
+			# shellcheck disable=SC2086 # the storm is a list of parameters
+			load "$stormmod" $storm || failed "insmod $stormmod $storm failed (root? see dmesg)"
+			set +f
+			module_info "$stormmod"
+			unload "$stormmod" || failed "rmmod $stormmod failed"
+			echo stop >"$dbg/$bench/control" ||
+				failed "cannot stop $bench through $dbg/$bench/control"
+		else
+			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
+			module_info "$bench"
+		fi
+		cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
+			failed "no $dbg/$bench/result (is debugfs mounted?)"
+		unload "$bench" || failed "rmmod $bench failed"
+		if [ -s "$TMP/want" ]; then
+			changed >"$TMP/changed"
+			if [ -s "$TMP/changed" ]; then
+				sed 's/^/settings_changed=/' "$TMP/changed" >>"$meta"
+				failed "$(grep -c . "$TMP/changed") prepared settings changed during the run, e.g. $(head -n 1 "$TMP/changed") (PATH WANTED READ)"
+			fi
+		fi
+		if cat "$PROC/interrupts" >"$TMP/irq.after" 2>/dev/null && [ -s "$TMP/irq.before" ]; then
+			irq_delta "$TMP/irq.before" "$TMP/irq.after" >"$out/irq-${f##*/}"
+		fi
+		st=$(sed -n 's/^status=//p' "$f")
+		[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
+		echo "run.sh: $f: $(grep -E "^($summary)=" "$f" | join_lines ' ')" >&2
+		i=$((i + 1))
+	done
+}
+
+# main: each step a function, called where set -e holds (never on the
+# left of || or &&, which would turn it off inside the function).
+main() {
+	parse_args "$@"
+	shift $((OPTIND - 1))
+	check_args "$@"
+	if [ "$restore" = 0 ]; then
+		shift
 	fi
-	if cat "$PROC/interrupts" >"$TMP/irq.after" 2>/dev/null && [ -s "$TMP/irq.before" ]; then
-		irq_delta "$TMP/irq.before" "$TMP/irq.after" >"$out/irq-${f##*/}"
+	open_run
+	if [ "$restore" = 1 ]; then
+		restore_mode
 	fi
-	st=$(sed -n 's/^status=//p' "$f")
-	[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
-	echo "run.sh: $f: $(grep -E '^(runtime_ns|total\.total_mean_ns|total\.reentries|total\.kicks|total\.balanced)=' "$f" | join_lines ' ')" >&2
-	i=$((i + 1))
-done
-echo "$out"
-status=ok
+	open_result
+	if [ "$prepare" = 1 ]; then
+		prepare_machine
+	fi
+	machine_state "$@"
+	write_meta "$@" >"$meta"
+	state_warnings
+	run_iterations "$@"
+	echo "$out"
+	status=ok
+}
+
+main "$@"

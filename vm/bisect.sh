@@ -33,14 +33,17 @@
 #   -d DIR     state directory (default build/bisect/state); it is tied to
 #              the measurement options (a rerun with others is refused) but
 #              not to OLD, NEW, -m or -k
-#   -b BENCH   ipistorm (default), idle_reentry or nohz_csd
+#   -b BENCH   a module of the suite: ipistorm (default), idle_reentry or
+#              nohz_csd
 #   -P PARAMS  the module's parameters, one string (defaults below)
 #   -s STORM   idle_reentry: the storm run beside it (run.sh -s)
 #   -n N       measured runs per step (default 3), after -w warm-up runs
 #   -w N       warm-up runs per step (default 1)
 #   -O OPTS    vm/boot.sh options (defaults below)
 #   -m METRIC  KEY[:lower|:higher] of the result format, or A/B (100 * A / B,
-#              percent) of two keys; default per bench below
+#              percent) of two keys, whose direction is A's; without a
+#              suffix the direction is the bench's declaration's; default
+#              per bench below
 #   -k K       separation of the ends required, in noise units (default 10)
 #   -f PCT     noise floor, percent of the larger end's mean (default 0.1):
 #              the smallest change bisected is K times it
@@ -48,7 +51,9 @@
 #              running the same command again
 #   -h         this help
 #
-# Defaults per bench (params | storm | boot options | metric):
+# Defaults per bench (params | storm | boot options | metric), from its
+# declaration BENCH/bench.conf (bisect_params, bisect_storm, bisect_boot,
+# bisect_metric; docs/bench.md):
 #   ipistorm      numipi=20000 single=1 offset=1 cpulist=0 wait=1 | - |
 #                 -c 2 -s 2 -p -i | runtime_ns (lower)
 #   idle_reentry  cpulist=1 | pairs=0:1 numipi=20000 | -c 2 -s 2 -p (no
@@ -71,28 +76,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 USAGE="$PROG [options] SRC OLD NEW (-h: help)"
-
-# metric_default BENCH
-metric_default() {
-	case $1 in
-	ipistorm) echo runtime_ns ;;
-	idle_reentry) echo total.fast_pct ;;
-	nohz_csd) echo total.dropped/total.kicks ;;
-	esac
-}
-
-# direction METRIC: lower, higher or none (compare.sh's directions).
-direction() {
-	case $1 in
-	*:lower) echo lower ;;
-	*:higher) echo higher ;;
-	runtime_ns | total.ns_per_ipi | total.lat_*_ns | total.total_*_ns | \
-		total.sched_*_ns | total.flush_*_ns | total.dropped | total.dropped/* | \
-		total.ksoftirqd_wakeups) echo lower ;;
-	total.ipis_per_sec | total.poll_pct | total.fast_pct | total.balanced) echo higher ;;
-	*) echo none ;;
-	esac
-}
 
 # values DIR METRIC: the metric of each iter-NNN.txt in run.sh's result DIR,
 # one a line; fails when a run lacks it.
@@ -299,18 +282,20 @@ on_error() {
 
 old_mean="" new_mean="" mode=driver ended=0 error_exit=1
 
-# The bisect run's step: measure HEAD and exit 0 (old), 1 (new) or 125
-# (skip) as its verdict. Anything else (stopped by -x, not a single step,
-# an interruption, an error) ends it with 128 or 130, which abort git
-# bisect run, and a line in step-end.
-if [ "${1:-}" = _step ]; then
+# step_setup: the step's mode and traps, set before run.env is read.
+step_setup() {
 	mode=step error_exit=128
 	set -E
 	trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
 	# shellcheck disable=SC2317 # run by the traps
 	trap '[ "$ended" = 1 ] || end interrupted "a signal ended the step" 130' INT TERM HUP
-	# shellcheck source=/dev/null
-	. "$2/run.env"
+}
+
+# run_step: the bisect run's step, with run.env read: measure HEAD and
+# exit 0 (old), 1 (new) or 125 (skip) as its verdict. Anything else
+# (stopped by -x, not a single step, an interruption, an error) ends it
+# with 128 or 130, which abort git bisect run, and a line in step-end.
+run_step() {
 	c=$(git -C "$src" rev-parse HEAD)
 	step=$(($(wc -l <"$state/visited") - 1))
 	measure_step "$c"
@@ -347,123 +332,66 @@ if [ "${1:-}" = _step ]; then
 	new) exit 1 ;;
 	esac
 	end ambiguous "$c"
-fi
+}
 
-config="" kbuild=$BUILD/bisect/kbuild hook="" state=$BUILD/bisect/state bench=ipistorm
-params=- storm=- runs=3 warmup=1 bootopts=- metric="" sep=10 floor=0.1 stop_after=0
-while getopts c:B:H:d:b:P:s:n:w:O:m:k:f:x:h opt; do
-	case $opt in
-	c) config=$OPTARG ;;
-	B) kbuild=$OPTARG ;;
-	H) hook=$OPTARG ;;
-	d) state=$OPTARG ;;
-	b) bench=$OPTARG ;;
-	P) params=$OPTARG ;;
-	s) storm=$OPTARG ;;
-	n) runs=$OPTARG ;;
-	w) warmup=$OPTARG ;;
-	O) bootopts=$OPTARG ;;
-	m) metric=$OPTARG ;;
-	k) sep=$OPTARG ;;
-	f) floor=$OPTARG ;;
-	x) stop_after=$OPTARG ;;
-	*) usage_opt "$opt" ;;
+# parse_args "$@": the options and SRC OLD NEW; usage errors exit 2.
+parse_args() {
+	config="" kbuild=$BUILD/bisect/kbuild hook="" state=$BUILD/bisect/state bench=ipistorm
+	params=- storm=- runs=3 warmup=1 bootopts=- metric="" sep=10 floor=0.1 stop_after=0
+	while getopts c:B:H:d:b:P:s:n:w:O:m:k:f:x:h opt; do
+		case $opt in
+		c) config=$OPTARG ;;
+		B) kbuild=$OPTARG ;;
+		H) hook=$OPTARG ;;
+		d) state=$OPTARG ;;
+		b) bench=$OPTARG ;;
+		P) params=$OPTARG ;;
+		s) storm=$OPTARG ;;
+		n) runs=$OPTARG ;;
+		w) warmup=$OPTARG ;;
+		O) bootopts=$OPTARG ;;
+		m) metric=$OPTARG ;;
+		k) sep=$OPTARG ;;
+		f) floor=$OPTARG ;;
+		x) stop_after=$OPTARG ;;
+		*) usage_opt "$opt" ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ $# = 3 ] || usage_error "want SRC OLD NEW"
+	src=$1
+	case " $(suite_modules "$TOP" | tr '\n' ' ')" in
+	*" $bench "*) ;;
+	*) usage_error "-b: unknown benchmark '$bench' (one of: $(suite_modules "$TOP" | tr '\n' ' ' | sed 's/ $//'))" ;;
 	esac
-done
-shift $((OPTIND - 1))
-[ $# = 3 ] || usage_error "want SRC OLD NEW"
-src=$1
-case $bench in
-ipistorm)
-	[ "$params" != - ] || params="numipi=20000 single=1 offset=1 cpulist=0 wait=1"
-	[ "$storm" != - ] || storm=""
-	[ "$bootopts" != - ] || bootopts="-c 2 -s 2 -p -i"
-	;;
-idle_reentry)
-	[ "$params" != - ] || params="cpulist=1"
-	[ "$storm" != - ] || storm="pairs=0:1 numipi=20000"
-	[ "$bootopts" != - ] || bootopts="-c 2 -s 2 -p"
-	;;
-nohz_csd)
-	[ "$params" != - ] || params="load_cpus=0 duration=2"
-	[ "$storm" != - ] || storm=""
-	[ "$bootopts" != - ] || bootopts="-c 4 -a IPISTORM_POLLING_IDLE=1"
-	;;
-*) usage_error "-b: unknown benchmark '$bench' (ipistorm, idle_reentry or nohz_csd)" ;;
-esac
-[ -n "$metric" ] || metric=$(metric_default "$bench")
-metric_key=${metric%:lower}
-metric_key=${metric_key%:higher}
-case $metric_key in
-[a-z]*[a-z0-9_] | [a-z]*[a-z0-9_]/[a-z]*[a-z0-9_]) ;;
-*) usage_error "-m: '$metric' is not KEY[:lower|:higher] or A/B" ;;
-esac
-for v in "$runs" "$warmup" "$stop_after"; do
-	case $v in '' | *[!0-9]*) usage_error "-n, -w, -x: '$v' is not a number" ;; esac
-done
-[ "$runs" -ge 2 ] || usage_error "-n: at least 2 runs, to measure the noise"
-awk -v k="$sep" 'BEGIN { exit !(k ~ /^[0-9.]+$/ && k > 0) }' || usage_error "-k: '$sep' is not a positive number"
-awk -v f="$floor" 'BEGIN { exit !(f ~ /^[0-9.]+$/ && f > 0) }' || usage_error "-f: '$floor' is not a positive number"
-[ -z "$config" ] || [ -f "$config" ] || usage_error "-c: no file $config"
-[ -z "$config" ] || config=$(realpath "$config")
-[ -z "$hook" ] || [ -z "$config" ] || usage_error "-c and -H exclude each other"
-git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || die "$src is not a git tree"
-src=$(git -C "$src" rev-parse --show-toplevel)
-old=$(git -C "$src" rev-parse --verify -q "$2^{commit}") || die "OLD: no commit $2 in $src"
-new=$(git -C "$src" rev-parse --verify -q "$3^{commit}") || die "NEW: no commit $3 in $src"
-[ "$old" != "$new" ] || die "OLD and NEW are the same commit"
-git -C "$src" merge-base --is-ancestor "$old" "$new" || die "OLD ($2) is not an ancestor of NEW ($3)"
-set -E
-trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
-mkdir -p "$state" "$kbuild"
-state=$(realpath "$state")
-kbuild=$(realpath "$kbuild")
-gitdir=$(git -C "$src" rev-parse --absolute-git-dir)
+	bench_check "$TOP" "$bench" || die "cannot bisect $bench: its declaration $bench/bench.conf is broken"
+	[ "$params" != - ] || params=$(bench_get "$TOP" "$bench" bisect_params)
+	[ "$storm" != - ] || storm=$(bench_get "$TOP" "$bench" bisect_storm)
+	[ "$bootopts" != - ] || bootopts=$(bench_get "$TOP" "$bench" bisect_boot)
+	[ -n "$metric" ] || metric=$(bench_get "$TOP" "$bench" bisect_metric)
+	metric_key=${metric%:lower}
+	metric_key=${metric_key%:higher}
+	case $metric_key in
+	[a-z]*[a-z0-9_] | [a-z]*[a-z0-9_]/[a-z]*[a-z0-9_]) ;;
+	*) usage_error "-m: '$metric' is not KEY[:lower|:higher] or A/B" ;;
+	esac
+	for v in "$runs" "$warmup" "$stop_after"; do
+		case $v in '' | *[!0-9]*) usage_error "-n, -w, -x: '$v' is not a number" ;; esac
+	done
+	[ "$runs" -ge 2 ] || usage_error "-n: at least 2 runs, to measure the noise"
+	awk -v k="$sep" 'BEGIN { exit !(k ~ /^[0-9.]+$/ && k > 0) }' || usage_error "-k: '$sep' is not a positive number"
+	awk -v f="$floor" 'BEGIN { exit !(f ~ /^[0-9.]+$/ && f > 0) }' || usage_error "-f: '$floor' is not a positive number"
+	[ -z "$config" ] || [ -f "$config" ] || usage_error "-c: no file $config"
+	[ -z "$config" ] || config=$(realpath "$config")
+	[ -z "$hook" ] || [ -z "$config" ] || usage_error "-c and -H exclude each other"
+	git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || die "$src is not a git tree"
+	src=$(git -C "$src" rev-parse --show-toplevel)
+	old=$(git -C "$src" rev-parse --verify -q "$2^{commit}") || die "OLD: no commit $2 in $src"
+	new=$(git -C "$src" rev-parse --verify -q "$3^{commit}") || die "NEW: no commit $3 in $src"
+	[ "$old" != "$new" ] || die "OLD and NEW are the same commit"
+	git -C "$src" merge-base --is-ancestor "$old" "$new" || die "OLD ($2) is not an ancestor of NEW ($3)"
+}
 
-# One bisect per state directory, per tree and per build directory.
-exec 9>"$state/lock"
-flock -n 9 || die "$state is in use by another bisect"
-exec 8>"$gitdir/ipistorm-bisect.lock"
-flock -n 8 || die "$src is in use by another bisect"
-exec 7>"$kbuild/.ipistorm-bisect.lock"
-flock -n 7 || die "$kbuild is in use by another bisect"
-
-# The measurement's identity: results made otherwise are not reused.
-md5() { md5sum | cut -d' ' -f1; }
-modules=$(cd "$TOP" && find Kbuild Makefile common ipistorm idle_reentry nohz_csd \
-	-type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) | LC_ALL=C sort |
-	while read -r f; do printf '%s %s\n' "$f" "$(md5 <"$f")"; done | md5)
-if [ -n "$config" ]; then
-	kconfig=$(md5 <"$config")
-else
-	kconfig="fragment $(md5 <"$VM_DIR/kernel.config")"
-fi
-qemu=$(qemu-system-x86_64 --version 2>/dev/null | head -n 1 || true)
-ident=$(printf '%s\n' "format=ipistorm-bisect/2" "src=$src" "bench=$bench" "params=$params" "storm=$storm" \
-	"runs=$runs" "warmup=$warmup" "boot=$bootopts" "hook=$hook" "config=$kconfig" \
-	"kbuild=$kbuild" "modules=$modules" "qemu=${qemu:-none}")
-if [ -f "$state/ident" ] && [ "$(cat "$state/ident")" != "$ident" ]; then
-	diff "$state/ident" <(printf '%s\n' "$ident") | sed -n 's/^[<>]/ &/p' >&2 || true
-	die "$state holds results measured otherwise (above: < then, > now): choose another -d"
-fi
-printf '%s\n' "$ident" >"$state/ident"
-ident_md5=$(md5 <"$state/ident")
-built=$kbuild/.ipistorm-bisect-built
-declare -p src bench params storm runs warmup bootopts hook config kbuild state \
-	metric metric_key stop_after ident_md5 built >"$state/run.env"
-echo 0 >"$state/run-count"
-: >"$state/visited"
-rm -f "$state/step-end"
-
-# A bisect left by a killed driver is ours to reset; any other is not.
-if [ -f "$gitdir/BISECT_START" ]; then
-	[ -f "$state/bisecting" ] || die "a bisect is in progress in $src: finish it (git bisect reset) first"
-	git -C "$src" bisect reset >/dev/null
-fi
-if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
-	die "$src has uncommitted changes to tracked files"
-fi
-start_head=$(git -C "$src" symbolic-ref -q --short HEAD || git -C "$src" rev-parse HEAD)
 # shellcheck disable=SC2317 # run by the EXIT trap
 restore() {
 	if [ -f "$state/bisecting" ]; then
@@ -472,11 +400,68 @@ restore() {
 	fi
 	git -C "$src" checkout -q "$start_head" || true
 }
-trap restore EXIT
-trap 'log "interrupted: what was cut short has no status and is redone by the same command"; exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-t_start=$(date +%s)
+
+# open_state: the ERR trap, the locks, the measurement's identity, run.env
+# and the tree ready to bisect.
+open_state() {
+	set -E
+	trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
+	mkdir -p "$state" "$kbuild"
+	state=$(realpath "$state")
+	kbuild=$(realpath "$kbuild")
+	gitdir=$(git -C "$src" rev-parse --absolute-git-dir)
+
+	# One bisect per state directory, per tree and per build directory.
+	exec 9>"$state/lock"
+	flock -n 9 || die "$state is in use by another bisect"
+	exec 8>"$gitdir/ipistorm-bisect.lock"
+	flock -n 8 || die "$src is in use by another bisect"
+	exec 7>"$kbuild/.ipistorm-bisect.lock"
+	flock -n 7 || die "$kbuild is in use by another bisect"
+
+	# The measurement's identity: results made otherwise are not reused.
+	md5() { md5sum | cut -d' ' -f1; }
+	# shellcheck disable=SC2046 # the module folders
+	modules=$(cd "$TOP" && find Kbuild Makefile common $(suite_modules .) \
+		-type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) | LC_ALL=C sort |
+		while read -r f; do printf '%s %s\n' "$f" "$(md5 <"$f")"; done | md5)
+	if [ -n "$config" ]; then
+		kconfig=$(md5 <"$config")
+	else
+		kconfig="fragment $(md5 <"$VM_DIR/kernel.config")"
+	fi
+	qemu=$(qemu-system-x86_64 --version 2>/dev/null | head -n 1 || true)
+	ident=$(printf '%s\n' "format=ipistorm-bisect/2" "src=$src" "bench=$bench" "params=$params" "storm=$storm" \
+		"runs=$runs" "warmup=$warmup" "boot=$bootopts" "hook=$hook" "config=$kconfig" \
+		"kbuild=$kbuild" "modules=$modules" "qemu=${qemu:-none}")
+	if [ -f "$state/ident" ] && [ "$(cat "$state/ident")" != "$ident" ]; then
+		diff "$state/ident" <(printf '%s\n' "$ident") | sed -n 's/^[<>]/ &/p' >&2 || true
+		die "$state holds results measured otherwise (above: < then, > now): choose another -d"
+	fi
+	printf '%s\n' "$ident" >"$state/ident"
+	ident_md5=$(md5 <"$state/ident")
+	built=$kbuild/.ipistorm-bisect-built
+	declare -p src bench params storm runs warmup bootopts hook config kbuild state \
+		metric metric_key stop_after ident_md5 built >"$state/run.env"
+	echo 0 >"$state/run-count"
+	: >"$state/visited"
+	rm -f "$state/step-end"
+
+	# A bisect left by a killed driver is ours to reset; any other is not.
+	if [ -f "$gitdir/BISECT_START" ]; then
+		[ -f "$state/bisecting" ] || die "a bisect is in progress in $src: finish it (git bisect reset) first"
+		git -C "$src" bisect reset >/dev/null
+	fi
+	if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
+		die "$src has uncommitted changes to tracked files"
+	fi
+	start_head=$(git -C "$src" symbolic-ref -q --short HEAD || git -C "$src" rev-parse HEAD)
+	trap restore EXIT
+	trap 'log "interrupted: what was cut short has no status and is redone by the same command"; exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+	t_start=$(date +%s)
+}
 
 # table: every commit visited, in that order (the two ends first).
 table() {
@@ -533,76 +518,98 @@ refuse() {
 	exit 1
 }
 
-# The references: OLD, NEW, and NEW again in a fresh boot (no rebuild).
-end_ref old "$old"
-read -r _ _ old_mean old_sd <<<"$(summary "$old")"
-visit "$old" old
-end_ref new "$new"
-read -r _ _ new_mean new_sd <<<"$(summary "$new")"
-visit "$new" new
-between=""
-separated || refuse ""
-end_ref new "$new" again
-read -r _ _ new2_mean _ <<<"$(summary "$new" again)"
-between=$(awk -v a="$new_mean" -v b="$new2_mean" 'BEGIN { d = a - b; printf "%.6f", d < 0 ? -d : d }')
-between_f=$(awk -v b="$between" 'BEGIN { printf (b >= 1000 ? "%.0f" : "%.4g"), b }')
-separated || refuse " the difference between NEW's two boots, $between_f,"
-declare -p old_mean new_mean >>"$state/run.env"
-dir=$(direction "$metric")
-change=$(awk -v o="$old_mean" -v n="$new_mean" -v d="$dir" 'BEGIN {
-	p = o != 0 ? sprintf(" (%+.2f %%)", 100 * (n - o) / (o < 0 ? -o : o)) : ""
-	w = d == "none" ? "changed" : ((n > o) == (d == "higher") ? "improved" : "regressed")
-	printf "%s%s", w, p }')
-log "$metric_key $change from old to new: $ratio times the noise ($noise; between NEW's two boots $between_f); bisecting"
+# references: OLD, NEW, and NEW again in a fresh boot (no rebuild); they
+# must be separated.
+references() {
+	end_ref old "$old"
+	read -r _ _ old_mean old_sd <<<"$(summary "$old")"
+	visit "$old" old
+	end_ref new "$new"
+	read -r _ _ new_mean new_sd <<<"$(summary "$new")"
+	visit "$new" new
+	between=""
+	separated || refuse ""
+	end_ref new "$new" again
+	read -r _ _ new2_mean _ <<<"$(summary "$new" again)"
+	between=$(awk -v a="$new_mean" -v b="$new2_mean" 'BEGIN { d = a - b; printf "%.6f", d < 0 ? -d : d }')
+	between_f=$(awk -v b="$between" 'BEGIN { printf (b >= 1000 ? "%.0f" : "%.4g"), b }')
+	separated || refuse " the difference between NEW's two boots, $between_f,"
+	declare -p old_mean new_mean >>"$state/run.env"
+	dir=$(bench_direction "$TOP" "$bench" "$metric")
+	change=$(awk -v o="$old_mean" -v n="$new_mean" -v d="$dir" 'BEGIN {
+		p = o != 0 ? sprintf(" (%+.2f %%)", 100 * (n - o) / (o < 0 ? -o : o)) : ""
+		w = d == "none" ? "changed" : ((n > o) == (d == "higher") ? "improved" : "regressed")
+		printf "%s%s", w, p }')
+	log "$metric_key $change from old to new: $ratio times the noise ($noise; between NEW's two boots $between_f); bisecting"
+}
 
-# git bisect run, on the terms old and new.
-touch "$state/bisecting"
-git -C "$src" bisect start --term-old=old --term-new=new "$new" "$old" >/dev/null
-set +e
-trap - ERR
-(cd "$src" && git bisect run "$VM_DIR/bisect.sh" _step "$state") 2>&1 |
-	tee "$state/bisect-run.log" |
-	grep --line-buffered -v -e '^running ' -e '^Bisecting:' -e '^\[[0-9a-f]\{40\}\]' \
-		-e 'bisect run failed' >&2
-rc=${PIPESTATUS[0]}
-set -e
-trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
-first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first new commit$/\1/p' "$state/bisect-run.log")
-git -C "$src" bisect log >"$state/bisect.log" 2>/dev/null || true
-why="" detail=""
-if [ -f "$state/step-end" ]; then
-	IFS=$'\t' read -r why detail <"$state/step-end"
-fi
+# run_bisect: git bisect run, on the terms old and new, then the table
+# and the verdict.
+run_bisect() {
+	touch "$state/bisecting"
+	git -C "$src" bisect start --term-old=old --term-new=new "$new" "$old" >/dev/null
+	set +e
+	trap - ERR
+	(cd "$src" && git bisect run "$VM_DIR/bisect.sh" _step "$state") 2>&1 |
+		tee "$state/bisect-run.log" |
+		grep --line-buffered -v -e '^running ' -e '^Bisecting:' -e '^\[[0-9a-f]\{40\}\]' \
+			-e 'bisect run failed' >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
+	first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first new commit$/\1/p' "$state/bisect-run.log")
+	git -C "$src" bisect log >"$state/bisect.log" 2>/dev/null || true
+	why="" detail=""
+	if [ -f "$state/step-end" ]; then
+		IFS=$'\t' read -r why detail <"$state/step-end"
+	fi
 
-table
-case $why in
-stopped)
-	echo "stopped by $detail: run the same command again to resume"
-	exit 3
-	;;
-ambiguous)
-	echo "not a single step: ${detail:0:12} $(subject "$detail") lies between old and new in two boots;"
-	echo "the change is gradual or in parts, or boots differ more than the ends showed:"
-	echo "bisect $(git -C "$src" rev-parse --short "$old")..${detail:0:12} and ${detail:0:12}..$(git -C "$src" rev-parse --short "$new") apart, or look at the table"
+	table
+	case $why in
+	stopped)
+		echo "stopped by $detail: run the same command again to resume"
+		exit 3
+		;;
+	ambiguous)
+		echo "not a single step: ${detail:0:12} $(subject "$detail") lies between old and new in two boots;"
+		echo "the change is gradual or in parts, or boots differ more than the ends showed:"
+		echo "bisect $(git -C "$src" rev-parse --short "$old")..${detail:0:12} and ${detail:0:12}..$(git -C "$src" rev-parse --short "$new") apart, or look at the table"
+		exit 1
+		;;
+	interrupted)
+		echo "interrupted ($detail): no verdict; what was cut short has no status and the same command redoes it"
+		exit 1
+		;;
+	error)
+		echo "error in a step ($detail): the bisect ends without a verdict"
+		exit 1
+		;;
+	esac
+	if [ "$rc" = 0 ] && [ -n "$first" ]; then
+		echo "first new commit: $first $(git -C "$src" log -1 --format=%s "$first")"
+		exit 0
+	fi
+	if grep -q 'only .skip.ped commits left' "$state/bisect-run.log"; then
+		echo "no single first new commit (git bisect run exit $rc): see $state/bisect-run.log"
+		sed -n '/only .skip.ped commits left/,$p' "$state/bisect-run.log"
+		exit 1
+	fi
+	echo "error: git bisect run ended with exit $rc and no reason from a step (see $state/bisect-run.log): no verdict"
 	exit 1
-	;;
-interrupted)
-	echo "interrupted ($detail): no verdict; what was cut short has no status and the same command redoes it"
-	exit 1
-	;;
-error)
-	echo "error in a step ($detail): the bisect ends without a verdict"
-	exit 1
-	;;
-esac
-if [ "$rc" = 0 ] && [ -n "$first" ]; then
-	echo "first new commit: $first $(git -C "$src" log -1 --format=%s "$first")"
-	exit 0
+}
+
+main() {
+	parse_args "$@"
+	open_state
+	references
+	run_bisect
+}
+
+# The bisect run calls this script with _step STATE for each step.
+if [ "${1:-}" = _step ]; then
+	step_setup
+	# shellcheck source=/dev/null
+	. "$2/run.env"
+	run_step
 fi
-if grep -q 'only .skip.ped commits left' "$state/bisect-run.log"; then
-	echo "no single first new commit (git bisect run exit $rc): see $state/bisect-run.log"
-	sed -n '/only .skip.ped commits left/,$p' "$state/bisect-run.log"
-	exit 1
-fi
-echo "error: git bisect run ended with exit $rc and no reason from a step (see $state/bisect-run.log): no verdict"
-exit 1
+main "$@"

@@ -21,6 +21,11 @@ mkdir -p "$root"/{bin,dev,proc,sys,tmp,suite/scripts}
 cp "$busybox" "$root/bin/busybox"
 install -m 755 "$VM_DIR/init" "$root/init"
 cp "$TOP/Kbuild" "$root/suite/"
+# each module's declaration, which run.sh reads
+for mod in $(suite_modules "$TOP"); do
+	mkdir -p "$root/suite/$mod"
+	cp "$TOP/$mod/bench.conf" "$root/suite/$mod/"
+done
 cp "$TOP"/scripts/*.sh "$TOP"/scripts/*.awk "$root/suite/scripts/"
 mkdir -p "$root/suite/scripts/tests"
 cp "$TOP"/scripts/tests/*.sh "$root/suite/scripts/tests/"

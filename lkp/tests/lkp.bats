@@ -335,3 +335,36 @@ fake_run() {
 	cd "$L"
 	shellcheck -x -P SCRIPTDIR programs/*/run programs/*/setup lib/tests/ipistorm.sh
 }
+
+# copy DIR: the integration, the suite's scripts, Kbuild and declarations.
+copy() {
+	mkdir -p "$1/scripts"
+	cp -a "$L" "$1/lkp"
+	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$1/scripts/"
+	cp "$REPO/Kbuild" "$1/"
+	for m in $BENCHES; do
+		mkdir -p "$1/$m"
+		cp "$REPO/$m/bench.conf" "$1/$m/"
+	done
+}
+
+@test "install.sh: programs and etc/ that drift from the declarations are refused" {
+	copy "$T/s"
+	mkdir "$T/dest"
+	sed -i 's/^ipistorm\\\.runtime_ns: -1$/ipistorm\\.runtime_ns: 1/' "$T/s/lkp/etc/index-perf-all.yaml"
+	run "$T/s/lkp/install.sh" "$T/dest"
+	[ "$status" -eq 1 ]
+	[[ $output == *'ipistorm\.runtime_ns: 1: against the declaration with lkp=ipistorm, whose metrics= has runtime_ns:lower'* ]]
+	[[ $output == *"the lkp directions differ from the declarations"* ]]
+	cp "$L/etc/index-perf-all.yaml" "$T/s/lkp/etc/"
+	sed -i '/^nohz_csd$/d' "$T/s/lkp/etc/linux-perf-test-cases"
+	run "$T/s/lkp/install.sh" "$T/dest"
+	[ "$status" -eq 1 ]
+	[[ $output == *"nohz_csd/bench.conf declares lkp=nohz_csd, but lkp/etc/linux-perf-test-cases does not list it"* ]]
+	cp "$L/etc/linux-perf-test-cases" "$T/s/lkp/etc/"
+	sed -i 's/^lkp=.*/lkp=/' "$T/s/idle_reentry/bench.conf"
+	run "$T/s/lkp/install.sh" "$T/dest"
+	[ "$status" -eq 1 ]
+	[[ $output == *"lkp/programs/idle_reentry is no declared benchmark's"* ]]
+	[ -z "$(ls -A "$T/dest")" ]
+}

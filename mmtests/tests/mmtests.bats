@@ -186,3 +186,24 @@ mmrow() {
 	EOF2
 	cat "$T/table"
 }
+
+@test "install.sh: shellpacks that drift from the declarations are refused" {
+	REPO=$M/..
+	mkdir -p "$T/s/scripts" "$T/dest"
+	cp -a "$M" "$T/s/mmtests"
+	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$T/s/scripts/"
+	cp "$REPO/Kbuild" "$T/s/"
+	for m in ipistorm idle_reentry nohz_csd; do
+		mkdir -p "$T/s/$m"
+		cp "$REPO/$m/bench.conf" "$T/s/$m/"
+	done
+	sed -i 's/^mmtests=.*/mmtests=nohz/' "$T/s/nohz_csd/bench.conf"
+	run "$T/s/mmtests/install.sh" "$T/dest"
+	[ "$status" -eq 1 ]
+	[[ $output == *"nohz_csd/bench.conf declares mmtests=nohz, but there is no mmtests/shellpack_src/src/nohz/"* ]]
+	sed -i 's/^mmtests=.*/mmtests=/' "$T/s/nohz_csd/bench.conf"
+	run "$T/s/mmtests/install.sh" "$T/dest"
+	[ "$status" -eq 1 ]
+	[[ $output == *"mmtests/shellpack_src/src/nohz_csd is no declared benchmark's"* ]]
+	[ -z "$(ls -A "$T/dest")" ]
+}

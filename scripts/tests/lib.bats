@@ -65,9 +65,27 @@ unknown" ]
 @test "lib: unload_module skips a module /proc/modules does not list" {
 	mkdir -p "$T/proc"
 	echo "ipistorm 16384 0 - Live 0x0" >"$T/proc/modules"
-	run lib "IPISTORM_SYSROOT='$T' RMMOD=echo; unload_module idle_reentry; unload_module ipistorm"
+	run lib "IPISTORM_SYSROOT='$T' IPISTORM_RMMOD=echo; unload_module idle_reentry; unload_module ipistorm"
 	[ "$status" -eq 0 ]
 	[ "$output" = ipistorm ]
+}
+
+@test "lib: one name per knob: INSMOD and RMMOD still work, deprecated once" {
+	mkdir -p "$T/proc"
+	echo "ipistorm 16384 0 - Live 0x0" >"$T/proc/modules"
+	run --separate-stderr lib "IPISTORM_SYSROOT='$T' INSMOD=echo RMMOD=echo; load_module /m ipistorm a=1; load_module /m ipistorm; unload_module ipistorm; unload_module ipistorm"
+	[ "$status" -eq 0 ]
+	[ "$output" = "/m/ipistorm/ipistorm.ko a=1
+/m/ipistorm/ipistorm.ko
+ipistorm
+ipistorm" ]
+	[ "$stderr" = "sh: warning: INSMOD is deprecated, set IPISTORM_INSMOD instead
+sh: warning: RMMOD is deprecated, set IPISTORM_RMMOD instead" ]
+	# the new name wins, silently
+	run --separate-stderr lib "INSMOD=false IPISTORM_INSMOD=echo; load_module /m ipistorm"
+	[ "$status" -eq 0 ]
+	[ "$output" = /m/ipistorm/ipistorm.ko ]
+	[ -z "$stderr" ]
 }
 
 @test "lib: lock_take refuses a live owner, takes over a dead one's lock" {
@@ -100,16 +118,16 @@ unknown" ]
 	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Invalid parameters" >&2\nexit 1\n' >"$T/bin/insmod-inval"
 	printf '#!/bin/sh\nexit 0\n' >"$T/bin/insmod-ok"
 	chmod +x "$T"/bin/*
-	run lib "INSMOD=$T/bin/insmod load_module /m ipistorm numipi=1"
+	run lib "IPISTORM_INSMOD=$T/bin/insmod load_module /m ipistorm numipi=1"
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ $output == *"ipistorm.ko is not signed by a key this kernel trusts"*"make sign"* ]]
 	# any other failure keeps insmod's own words and status
-	run lib "INSMOD=$T/bin/insmod-inval load_module /m ipistorm numipi=1"
+	run lib "IPISTORM_INSMOD=$T/bin/insmod-inval load_module /m ipistorm numipi=1"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid parameters"* ]]
 	[[ $output != *"make sign"* ]]
-	run lib "INSMOD=$T/bin/insmod-ok load_module /m ipistorm"
+	run lib "IPISTORM_INSMOD=$T/bin/insmod-ok load_module /m ipistorm"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
@@ -119,13 +137,13 @@ unknown" ]
 	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Operation not permitted" >&2\nexit 1\n' >"$T/bin/insmod"
 	chmod +x "$T/bin/insmod"
 	echo "none [integrity] confidentiality" >"$T/root/sys/kernel/security/lockdown"
-	run lib "IPISTORM_SYSROOT=$T/root INSMOD=$T/bin/insmod load_module /m nohz_csd"
+	run lib "IPISTORM_SYSROOT=$T/root IPISTORM_INSMOD=$T/bin/insmod load_module /m nohz_csd"
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ $output == *"nohz_csd.ko is not signed"*"kernel lockdown"*"make sign"* ]]
 	# without lockdown, EPERM is a missing right: insmod's words
 	echo "[none] integrity confidentiality" >"$T/root/sys/kernel/security/lockdown"
-	run lib "IPISTORM_SYSROOT=$T/root INSMOD=$T/bin/insmod load_module /m nohz_csd"
+	run lib "IPISTORM_SYSROOT=$T/root IPISTORM_INSMOD=$T/bin/insmod load_module /m nohz_csd"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Operation not permitted"* ]]
 	[[ $output != *"make sign"* ]]

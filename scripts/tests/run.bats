@@ -539,6 +539,38 @@ warmup-002.txt" ]
 	grep -qx status=failed "$T/out/meta.txt"
 }
 
+# tree DIR: a copy of the suite's scripts, Kbuild and declarations.
+tree() {
+	mkdir -p "$1/scripts"
+	cp "$S"/*.sh "$S"/*.awk "$1/scripts/"
+	cp "$S/../Kbuild" "$1/"
+	for m in $(suite_modules "$S/.."); do
+		mkdir -p "$1/$m"
+		cp "$S/../$m/bench.conf" "$1/$m/"
+	done
+}
+
+@test "run: a missing or wrong declaration is refused, naming the defect" {
+	tree "$T/t"
+	run busybox sh "$T/t/scripts/run.sh" -n 1 -w 0 -o "$T/ok" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	sed -i 's/^duration=yes/duration=sometimes/; /^primary=/d' "$T/t/nohz_csd/bench.conf"
+	echo 'metrics2=total.x:lower:ns' >>"$T/t/nohz_csd/bench.conf"
+	run busybox sh "$T/t/scripts/run.sh" -n 1 -o "$T/out" -m "$T/mods" nohz_csd duration=1
+	[ "$status" -eq 1 ]
+	[[ $output == *"nohz_csd/bench.conf: line "*": duration is 'sometimes', want yes or no"* ]]
+	[[ $output == *"nohz_csd/bench.conf: no primary= line"* ]]
+	[[ $output == *"nohz_csd/bench.conf: line "*": unknown key 'metrics2'"* ]]
+	[[ $output == *"refusing to run nohz_csd: its declaration nohz_csd/bench.conf is broken"* ]]
+	[ ! -e "$T/out" ]
+	[ ! -e "$R/calls" ] || ! grep -q nohz_csd "$R/calls"
+	rm "$T/t/idle_reentry/bench.conf"
+	run busybox sh "$T/t/scripts/run.sh" -n 1 -o "$T/out" -m "$T/mods" idle_reentry duration=1
+	[ "$status" -eq 1 ]
+	[[ $output == *"idle_reentry/bench.conf: no such file: every module of"*"Kbuild declares itself there"* ]]
+	[ ! -e "$T/out" ]
+}
+
 @test "run: never overwrites, usage on bad arguments" {
 	mkdir "$T/out"
 	run "$S/run.sh" -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
@@ -559,7 +591,8 @@ warmup-002.txt" ]
 	[ "$status" -eq 2 ]
 	[[ $output == *"no $T/nomods/ipistorm/ipistorm.ko"* ]]
 	run "$S/run.sh" -m "$T/mods" -s numipi=1 ipistorm numipi=1
-	[[ $output == *"only goes with idle_reentry"* ]]
+	[ "$status" -eq 2 ]
+	[[ $output == *"-s: ipistorm takes no storm (its declaration has no storm=)"* ]]
 	run "$S/run.sh" -r ipistorm
 	[ "$status" -eq 2 ]
 	run "$S/run.sh" -r -p

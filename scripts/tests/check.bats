@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# check.sh -d: the benchmarks' declarations and dkms.conf against them, on
+# a copy of the tree.
+
+setup() {
+	S=$BATS_TEST_DIRNAME/..
+	T=$BATS_TEST_TMPDIR
+	# shellcheck source=../lib.sh
+	. "$S/lib.sh"
+	mkdir -p "$T/t/scripts"
+	cp "$S"/*.sh "$S"/*.awk "$T/t/scripts/"
+	cp "$S/../Kbuild" "$S/../dkms.conf" "$T/t/"
+	for m in $(suite_modules "$S/.."); do
+		mkdir -p "$T/t/$m"
+		cp "$S/../$m/bench.conf" "$T/t/$m/"
+	done
+}
+
+@test "check: the tree's declarations and dkms.conf agree" {
+	run "$S/check.sh" -d
+	[ "$status" -eq 0 ]
+	[[ $output == *"check: clean (declarations only)"* ]]
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 0 ]
+}
+
+@test "check: dkms.conf drifting from the declarations fails" {
+	# a module left out, another's folder wrong
+	sed -i '/^BUILT_MODULE_NAME\[2\]/d; s|^BUILT_MODULE_LOCATION\[1\]=.*|BUILT_MODULE_LOCATION[1]="idle/"|' "$T/t/dkms.conf"
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 1 ]
+	[[ $output == *'-BUILT_MODULE_LOCATION[1]="idle_reentry/"'* ]]
+	[[ $output == *'+BUILT_MODULE_LOCATION[1]="idle/"'* ]]
+	[[ $output == *'-BUILT_MODULE_NAME[2]="nohz_csd"'* ]]
+	[[ $output == *"dkms.conf differs from the declarations"* ]]
+	[[ $output == *"check: FAILED"* ]]
+	# a module of Kbuild that dkms.conf does not install
+	cp "$S/../dkms.conf" "$T/t/"
+	mkdir "$T/t/newbench"
+	echo 'obj-m += newbench/' >>"$T/t/Kbuild"
+	sed 's/^name=.*/name=newbench/; s/^dkms=.*/dkms=newbench/' "$S/../ipistorm/bench.conf" >"$T/t/newbench/bench.conf"
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 1 ]
+	[[ $output == *'-BUILT_MODULE_NAME[3]="newbench"'* ]]
+}
+
+@test "check: a missing or wrong declaration fails, naming the defect" {
+	sed -i 's/^name=.*/name=other/; s/^metrics=runtime_ns:lower:ns/metrics=runtime_ns:faster:ns/' "$T/t/ipistorm/bench.conf"
+	rm "$T/t/nohz_csd/bench.conf"
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 1 ]
+	[[ $output == *"ipistorm/bench.conf: line "*": name is 'other', not its folder's 'ipistorm'"* ]]
+	[[ $output == *"ipistorm/bench.conf: line "*": metric 'runtime_ns:faster:ns' is not KEY:lower|higher|none:ns|pct|count|per_sec"* ]]
+	[[ $output == *"nohz_csd/bench.conf: no such file"* ]]
+	[[ $output == *"check: FAILED"* ]]
+}
+
+@test "check: -h is usage, an unknown option exit 2" {
+	run "$S/check.sh" -h
+	[ "$status" -eq 0 ]
+	[[ $output == *"check.sh [-d]"* ]]
+	run "$S/check.sh" -z
+	[ "$status" -eq 2 ]
+}
