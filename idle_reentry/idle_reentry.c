@@ -2,10 +2,11 @@
 /*
  * idle_reentry - time idle re-entry on chosen CPUs through ftrace hooks.
  *
- * A re-entry is one round of the idle loop that left the polling loop, ran
- * what was queued (flush_smp_call_function_queue()), called schedule_idle()
- * and came back to the top of do_idle() without running another task. Per
- * CPU it times the phases of each re-entry, counts how many called
+ * A re-entry is one round of the idle loop that left the polling loop,
+ * restarted the tick (tick_nohz_idle_exit()), ran what was queued
+ * (flush_smp_call_function_queue()), called schedule_idle() and came back
+ * to the top of do_idle() without running another task. Per CPU it times
+ * the phases of each re-entry, counts how many called
  * pick_next_task_fair() and sched_balance_newidle() (SM_IDLE, Linux 6.12,
  * skips both when the runqueue is empty) and tells what pulled the CPU out
  * of idle: a call-function "IPI" taken by polling, a real IPI, a timer
@@ -50,7 +51,7 @@
 #include "../common/result.h"
 #include "../common/session.h"
 
-#define IR_FORMAT		"idle_reentry/1"
+#define IR_FORMAT		"idle_reentry/2"
 #define MAX_DURATION_S		3600U
 #define CALIB_CALLS		20000
 
@@ -118,6 +119,7 @@ struct ir_count {
  */
 struct ir_cpu {
 	/* The round in progress. */
+	u64 t_tick;
 	u64 t_flush;
 	u64 t_sched;
 	unsigned long nivcsw;
@@ -131,16 +133,17 @@ struct ir_cpu {
 	bool idle_ran;		/* the idle task ran here while measuring */
 
 	struct ir_count n;
+	struct hist tick;
 	struct hist flush;
 	struct hist sched;
 	struct hist total;
 } ____cacheline_aligned_in_smp;
 
-enum { PHASE_NONE, PHASE_FLUSH, PHASE_SCHED };
+enum { PHASE_NONE, PHASE_TICK, PHASE_FLUSH, PHASE_SCHED };
 
 enum {
 	HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK, HOOK_NEWIDLE,
-	HOOK_WAKE_POLL, HOOK_WAKE_IPI, HOOK_WAKE_TIMER, NR_HOOKS
+	HOOK_WAKE_POLL, HOOK_WAKE_IPI, HOOK_WAKE_TIMER, HOOK_TICK, NR_HOOKS
 };
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
@@ -177,9 +180,10 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
 		return;
 	}
 	n->reentries++;
+	hist_add(&c->tick, c->t_flush - c->t_tick);
 	hist_add(&c->flush, c->t_sched - c->t_flush);
 	hist_add(&c->sched, now - c->t_sched);
-	hist_add(&c->total, now - c->t_flush);
+	hist_add(&c->total, now - c->t_tick);
 	n->reentry_pick_fair += !!c->pick_fair;
 	n->reentry_newidle += !!c->newidle;
 	for (w = 0; w < WAKE_OTHER; w++)
@@ -210,11 +214,30 @@ static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 
 DEFINE_HOOK(ir_do_idle, struct ir_cpu, ir_this, ir_do_idle_on);
 
+/*
+ * The CPU left the polling loop: do_idle() restarts the tick, which the
+ * idle entry may have stopped, and clears the polling flag before it runs
+ * what was queued. With the tick stopped the restart reprograms the timer.
+ */
+static __always_inline void ir_tick_on(struct ir_cpu *c)
+{
+	c->fired |= BIT(HOOK_TICK);
+	if (c->phase == PHASE_NONE && is_idle_task(current) && !in_hardirq()) {
+		c->t_tick = sched_clock();
+		c->phase = PHASE_TICK;
+	}
+}
+
+DEFINE_HOOK(ir_tick, struct ir_cpu, ir_this, ir_tick_on);
+
+/* Without the tick's hook (a kernel without NO_HZ) the round starts here. */
 static __always_inline void ir_flush_on(struct ir_cpu *c)
 {
 	c->fired |= BIT(HOOK_FLUSH);
-	if (c->phase == PHASE_NONE && is_idle_task(current) && !in_hardirq()) {
+	if (c->phase <= PHASE_TICK && is_idle_task(current) && !in_hardirq()) {
 		c->t_flush = sched_clock();
+		if (c->phase == PHASE_NONE)
+			c->t_tick = c->t_flush;
 		c->phase = PHASE_FLUSH;
 	}
 }
@@ -331,6 +354,8 @@ static struct hook ir_hooks[] = {
 	[HOOK_WAKE_IPI] = { HOOK_NAMES("generic_smp_call_function_single_interrupt"),
 			    ir_wake_ipi },
 	[HOOK_WAKE_TIMER] = { HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
+	/* Absent where the kernel has no NO_HZ: no tick phase then. */
+	[HOOK_TICK] = { HOOK_NAMES("tick_nohz_idle_exit"), ir_tick },
 };
 
 static struct hook_set ir_hook_set = {
@@ -477,6 +502,8 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 static void ir_emit_hists(struct seq_buf *sb, const char *pfx,
 			  const struct ir_cpu *c, bool buckets)
 {
+	if (ir_hooks[HOOK_TICK].hooked)
+		hist_emit(sb, pfx, "tick", &c->tick, buckets);
 	hist_emit(sb, pfx, "flush", &c->flush, buckets);
 	hist_emit(sb, pfx, "sched", &c->sched, buckets);
 	hist_emit(sb, pfx, "total", &c->total, buckets);
@@ -514,11 +541,12 @@ static const char *ir_pick_proof(const struct ir_count *t)
 /*
  * Every hook's proof, from where it fired on the measured CPUs and an
  * independent sign that its function ran there: the idle task ran
- * (sched_switch) for do_idle; a round ended (do_idle again) for the flush
- * and schedule_idle(), which every round calls; a re-entry called the fair
- * pick, which calls the newidle balance when it finds nothing; a real IPI
- * came (generic_smp_call_function_single_interrupt) for the queue flush,
- * which that handler calls. The fair pick keeps its own proof above; the
+ * (sched_switch) for do_idle; a round ended (do_idle again) for the tick's
+ * restart, the flush and schedule_idle(), which every round calls; a
+ * re-entry called the fair pick, which calls the newidle balance when it
+ * finds nothing; a real IPI came
+ * (generic_smp_call_function_single_interrupt) for the queue flush, which
+ * that handler calls. The fair pick keeps its own proof above; the
  * IPI and timer hooks have no such sign: fired or untested.
  */
 static void ir_proofs(const struct ir_count *t, enum hook_proof *p)
@@ -543,6 +571,7 @@ static void ir_proofs(const struct ir_count *t, enum hook_proof *p)
 				       FIRED(HOOK_WAKE_IPI));
 	p[HOOK_WAKE_IPI] = hook_prove(FIRED(HOOK_WAKE_IPI), false);
 	p[HOOK_WAKE_TIMER] = hook_prove(FIRED(HOOK_WAKE_TIMER), false);
+	p[HOOK_TICK] = hook_prove(FIRED(HOOK_TICK), t->rounds);
 #undef FIRED
 }
 
@@ -602,6 +631,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 
 	all = vzalloc(sizeof(*all));
 	if (all) {
+		hist_init(&all->tick);
 		hist_init(&all->flush);
 		hist_init(&all->sched);
 		hist_init(&all->total);
@@ -614,6 +644,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 		ir_emit_hists(sb, pfx, c, true);
 		if (!all)
 			continue;
+		hist_merge(&all->tick, &c->tick);
 		hist_merge(&all->flush, &c->flush);
 		hist_merge(&all->sched, &c->sched);
 		hist_merge(&all->total, &c->total);
@@ -632,7 +663,8 @@ static size_t ir_result_size(void)
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
 
-		size += 2048 + 64 * (hist_used(&c->flush) +
+		size += 2048 + 64 * (hist_used(&c->tick) +
+				     hist_used(&c->flush) +
 				     hist_used(&c->sched) +
 				     hist_used(&c->total));
 	}
@@ -692,6 +724,7 @@ static int ir_parse(void)
 	if (!ir_state)
 		goto err;
 	for_each_cpu(cpu, ir_mask) {
+		hist_init(&ir_state[cpu]->tick);
 		hist_init(&ir_state[cpu]->flush);
 		hist_init(&ir_state[cpu]->sched);
 		hist_init(&ir_state[cpu]->total);

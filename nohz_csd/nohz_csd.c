@@ -61,7 +61,7 @@
 #include "../common/session.h"
 #include "../common/thread.h"
 
-#define NC_FORMAT		"nohz_csd/2"
+#define NC_FORMAT		"nohz_csd/3"
 #define MAX_DURATION_S		3600U
 #define MAX_LOAD_THREADS	16U
 #define DEF_LOAD_THREADS	2U
@@ -140,6 +140,25 @@ struct nc_cpu {
 	unsigned int awaiting;
 	u64 t_kick;
 	u64 t_serve;
+	unsigned int served;	/* kicks the serving run took over */
+	/*
+	 * Inside a SCHED_SOFTIRQ run; it called the balance; kicks raised
+	 * while it ran and before its balance (interrupts are on in a
+	 * softirq's action), the first one's time.
+	 */
+	bool in_run;
+	bool run_balanced;
+	unsigned int mid;
+	u64 t_mid;
+	/*
+	 * Of the last run that balanced with such kicks in: how many, whether
+	 * it served a kick of its own, when it balanced and the first's time.
+	 * The next run tells whether that balance consumed their flags.
+	 */
+	unsigned int consumed;
+	bool consumed_serving;
+	u64 t_consumed;
+	u64 t_consumed_kick;
 	/* Kicks dropped in the idle task: does a task run next, or idle? */
 	unsigned int drops_open;
 	unsigned int poll_drops_open;
@@ -160,6 +179,7 @@ struct nc_cpu {
 	u64 unbalanced;
 	u64 merged;
 	u64 unserved;
+	u64 midrun;
 	u64 ksoftirqd_wakeups;
 	u64 tick_stops;
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
@@ -248,6 +268,9 @@ static int nc_csd_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		c->raised++;
 		if (!c->awaiting++)
 			c->t_kick = d->t;
+		/* Its flags may be read by the run this interrupt cut into. */
+		if (c->in_run && !c->run_balanced && !c->mid++)
+			c->t_mid = d->t;
 		return 0;
 	}
 	if (d->idle) {
@@ -324,16 +347,47 @@ static void nc_tp_entry(void *data, unsigned int vec)
 	c = nc_this();
 	if (!c)
 		return;
-	/* A kick's return handler (hard IRQ) also writes awaiting. */
+	/* A kick's return handler (hard IRQ) also writes awaiting and mid. */
 	local_irq_save(flags);
+	c->in_run = true;
+	c->run_balanced = false;
+	c->mid = 0;
+	c->served = 0;
 	if (c->awaiting) {
 		c->softirqs++;
 		c->merged += c->awaiting - 1;
+		c->served = c->awaiting;
 		c->awaiting = 0;
 		c->t_serve = c->t_kick;
 		c->serving = true;
 	}
 	local_irq_restore(flags);
+}
+
+/*
+ * A run that served kicks and saw no balance. When every kick it served
+ * came in while the run before it ran and before that run's balance, that
+ * balance read their flags (nohz_idle_balance() reads and clears
+ * rq->nohz_idle_balance just before it calls the balance), and this run
+ * found none: the kernel served them in the run before, which gets them.
+ * A run that served its own kick balanced once for all (they are merged,
+ * and this run served nothing); a periodic one balanced for them (one is
+ * balanced, the others merged, as this run had counted them).
+ */
+static void nc_run_unbalanced(struct nc_cpu *c)
+{
+	if (!c->consumed || c->consumed != c->served) {
+		c->unbalanced++;
+		return;
+	}
+	c->midrun += c->served;
+	if (c->consumed_serving) {
+		c->softirqs--;
+		c->merged++;
+	} else {
+		c->balanced++;
+		hist_add(&c->delay, c->t_consumed - c->t_consumed_kick);
+	}
 }
 
 static void nc_tp_exit(void *data, unsigned int vec)
@@ -343,10 +397,16 @@ static void nc_tp_exit(void *data, unsigned int vec)
 	if (vec != SCHED_SOFTIRQ)
 		return;
 	c = nc_this();
-	if (c && c->serving) {
+	if (!c || !c->in_run)
+		return;
+	c->in_run = false;
+	if (c->serving) {
 		c->serving = false;
-		c->unbalanced++;
+		nc_run_unbalanced(c);
 	}
+	/* Only the next run can tell what the last balance consumed. */
+	if (!c->run_balanced)
+		c->consumed = 0;
 }
 
 /*
@@ -400,8 +460,22 @@ enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, NR_HK };
 
 static __always_inline void nc_balance_on(struct nc_cpu *c)
 {
+	unsigned long flags;
+
 	c->fired |= BIT(HK_BALANCE);
-	if (c->serving && in_serving_softirq()) {
+	if (!in_serving_softirq())
+		return;
+	if (c->in_run && !c->run_balanced) {
+		/* A kick's return handler (hard IRQ) writes mid. */
+		local_irq_save(flags);
+		c->run_balanced = true;
+		c->consumed = c->mid;
+		c->consumed_serving = c->serving;
+		c->t_consumed = sched_clock();
+		c->t_consumed_kick = c->t_mid;
+		local_irq_restore(flags);
+	}
+	if (c->serving) {
 		c->serving = false;
 		c->balanced++;
 		hist_add(&c->delay, sched_clock() - c->t_serve);
@@ -625,6 +699,7 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%sunbalanced=%llu\n", pfx, c->unbalanced);
 	seq_buf_printf(sb, "%smerged=%llu\n", pfx, c->merged);
 	seq_buf_printf(sb, "%sunserved=%llu\n", pfx, c->unserved);
+	seq_buf_printf(sb, "%smidrun=%llu\n", pfx, c->midrun);
 	seq_buf_printf(sb, "%sksoftirqd_wakeups=%llu\n", pfx,
 		       c->ksoftirqd_wakeups);
 	seq_buf_printf(sb, "%stick_stops=%llu\n", pfx, c->tick_stops);
@@ -735,6 +810,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		all->unbalanced += c->unbalanced;
 		all->merged += c->merged;
 		all->unserved += c->unserved;
+		all->midrun += c->midrun;
 		all->ksoftirqd_wakeups += c->ksoftirqd_wakeups;
 		all->tick_stops += c->tick_stops;
 		hist_merge(&all->delay, &c->delay);

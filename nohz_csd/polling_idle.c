@@ -10,10 +10,10 @@
  * driver the governor picks the "POLLTIF" state for long idle periods and
  * stops the tick, and kicks to that CPU arrive through the polling path.
  *
- * The state ends on need_resched() or on any interrupt, as MWAIT does;
- * otherwise a timer queued by an interrupt handler could wait for the next
- * wake-up. Its enter() runs with RCU not watching: it stays in .cpuidle.text
- * and calls nothing.
+ * The state ends on need_resched() or on any interrupt, whatever its
+ * vector, as MWAIT does; otherwise a timer queued by an interrupt handler
+ * could wait for the next wake-up. Its enter() runs with RCU not
+ * watching: it stays in .cpuidle.text and calls nothing.
  *
  * Load it once per boot: cpuidle_register() fails when another driver owns
  * the CPUs. Unloading waits until no CPU is inside the state or about to
@@ -21,12 +21,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/context_tracking_state.h>
 #include <linux/cpu.h>
 #include <linux/cpuidle.h>
 #include <linux/delay.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
-#include <linux/kernel_stat.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
@@ -43,31 +43,23 @@ MODULE_PARM_DESC(residency_us, "Target residency of the POLLTIF state (microseco
 static DEFINE_PER_CPU(int, pi_inside);
 
 /*
- * Interrupts taken on this CPU so far: local timer, call-function and
- * reschedule IPIs, device interrupts. x86 keeps the first three in
- * irq_stat, as named members before 7.0 and as an array since (which
- * brought inc_perf_irq_stat()).
+ * A count that moves on every interrupt this CPU takes, whatever its
+ * vector (local timer, IPIs, irq_work, thermal, TLB, hypervisor, device
+ * interrupts, NMIs), as any of them ends MWAIT. enter() runs in an
+ * extended quiescent state (RCU not watching: no CPUIDLE_FLAG_RCU_IDLE),
+ * so every interrupt entry and exit flips context tracking's RCU-watching
+ * count (ct_irq_enter()/ct_nmi_enter() and their exits): the whole state
+ * word differs once one has come and gone. One per-CPU read, no call.
  */
-#ifdef inc_perf_irq_stat
-#define PI_TIMER	irq_stat.counts[IRQ_COUNT_APIC_TIMER]
-#define PI_CALL		irq_stat.counts[IRQ_COUNT_CALL_FUNCTION]
-#define PI_RESCHED	irq_stat.counts[IRQ_COUNT_RESCHEDULE]
-#else
-#define PI_TIMER	irq_stat.apic_timer_irqs
-#define PI_CALL		irq_stat.irq_call_count
-#define PI_RESCHED	irq_stat.irq_resched_count
-#endif
-
-static __always_inline unsigned long pi_irqs(void)
+static __always_inline int pi_irqs(void)
 {
-	return this_cpu_read(PI_TIMER) + this_cpu_read(PI_CALL) +
-	       this_cpu_read(PI_RESCHED) + this_cpu_read(kstat.irqs_sum);
+	return arch_atomic_read(this_cpu_ptr(&context_tracking.state));
 }
 
 static int __cpuidle pi_enter(struct cpuidle_device *dev,
 			      struct cpuidle_driver *drv, int index)
 {
-	unsigned long irqs;
+	int irqs;
 
 	this_cpu_write(pi_inside, 1);
 	irqs = pi_irqs();

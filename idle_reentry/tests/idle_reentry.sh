@@ -22,7 +22,7 @@ ir_stop() {
 
 # The checks every result must pass.
 check_ir() {
-	[ "$(val idle_reentry format)" = idle_reentry/1 ] || fail "unknown result format"
+	[ "$(val idle_reentry format)" = idle_reentry/2 ] || fail "unknown result format"
 	case $(val idle_reentry pick_hook) in
 	proven | untested) ;;
 	*) fail "pick_hook=$(val idle_reentry pick_hook), status=$(val idle_reentry status)" ;;
@@ -35,7 +35,7 @@ check_ir() {
 		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/idle_reentry" | tr '\n' ' ')"
 	fi
 	hooked=$(val idle_reentry hooked)
-	for f in sched_switch do_idle flush_smp_call_function_queue schedule_idle pick_; do
+	for f in sched_switch do_idle tick_nohz_idle_exit flush_smp_call_function_queue schedule_idle pick_; do
 		case ",$hooked," in *",$f"*) ;; *) fail "$f was not hooked" ;; esac
 	done
 	for c in $(sed -n 's/^cpu\([0-9]*\)\.rounds=.*/\1/p' "$TMP/idle_reentry") total; do
@@ -54,11 +54,25 @@ check_ir() {
 			check "$(val idle_reentry "$p$k") <= $(val idle_reentry "${p}switched")" \
 				"$p: $k above switched"
 		done
+		check_phases "$p" "$r"
 		[ "$c" = total ] && continue
-		for h in flush sched total; do
+		for h in tick flush sched total; do
 			check_hist idle_reentry "$p$h" "$r"
 		done
 	done
+}
+
+# check_phases PREFIX REENTRIES: every re-entry has its three phases, and
+# they add up to its total, from leaving the polling loop: the means,
+# each rounded down, differ by at most 2 ns.
+check_phases() {
+	for h in tick flush sched total; do
+		check "$(val idle_reentry "$1${h}_n") == $2" "$1: ${h}_n is not the $2 re-entries"
+	done
+	[ "$2" -gt 0 ] || return 0
+	_d=$(($(val idle_reentry "$1total_mean_ns") - $(val idle_reentry "$1tick_mean_ns") -
+		$(val idle_reentry "$1flush_mean_ns") - $(val idle_reentry "$1sched_mean_ns")))
+	check "$_d >= 0 && $_d <= 2" "$1: the phases' means do not add up to the total's ($_d ns apart)"
 }
 
 # The suite's functional proof that it sees SM_IDLE: with idle=poll and a
@@ -241,6 +255,52 @@ test_idle_reentry_stop_param() {
 	unload idle_reentry
 	[ "$(val idle_reentry mode)" = timed ] || fail "mode=$(val idle_reentry mode)"
 	check "$(val idle_reentry measured_ns) >= 4e9" "the timed measurement was cut short"
+}
+
+# The tick's restart is a phase of its own: do_idle() restarts the tick
+# (tick_nohz_idle_exit()) and clears the polling flag before it flushes the
+# call-function queue. With the polling aid the idle CPU polls with the
+# tick stopped, as an MWAIT server does; calls 20 ms apart reach it by
+# polling, and the restart of its tick is timed in every re-entry. A tight
+# storm (tick left running, the governor's poll state) for comparison.
+test_idle_reentry_tick_restart() {
+	need_cpus 2
+	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
+	aid=0
+	case $(cpuidle_driver) in
+	polling_idle) ;;
+	none)
+		insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+		aid=1
+		;;
+	*) skip "cpuidle driver $(cpuidle_driver) owns the CPUs" ;;
+	esac
+	a=$(cpu 0) t=$(cpu 1)
+	for how in tight sparse; do
+		unload idle_reentry
+		insmod "$(ko idle_reentry)" cpulist="$t" || fail "insmod idle_reentry failed"
+		if [ "$how" = tight ]; then
+			storm numipi=2000 pairs="$a:$t" wait=1
+		else
+			storm numipi=100 delay=20000 pairs="$a:$t" wait=1
+		fi
+		ir_stop param
+		check_ir
+		r=$(val idle_reentry total.reentries)
+		note "$how storm: re-entries $r, polled $(val idle_reentry total.wake_poll)," \
+			"tick p50 $(val idle_reentry total.tick_p50_ns) ns mean $(val idle_reentry total.tick_mean_ns) ns," \
+			"flush p50 $(val idle_reentry total.flush_p50_ns) ns, sched p50 $(val idle_reentry total.sched_p50_ns) ns," \
+			"total p50 $(val idle_reentry total.total_p50_ns) ns"
+		[ "$(val idle_reentry proof.tick_nohz_idle_exit)" = proven ] ||
+			fail "proof.tick_nohz_idle_exit=$(val idle_reentry proof.tick_nohz_idle_exit)"
+		check "$(val idle_reentry total.wake_poll) >= 50" "calls to a polling CPU did not take the polling path"
+		check "$(val idle_reentry total.tick_mean_ns) > 0" "no time in the tick's restart"
+		eval "p50_$how=$(val idle_reentry total.tick_p50_ns)"
+	done
+	[ "$aid" = 0 ] || rmmod polling_idle || fail "rmmod polling_idle failed"
+	# shellcheck disable=SC2154 # set by eval
+	check "$p50_sparse > $p50_tight" \
+		"restarting a stopped tick ($p50_sparse ns) took no longer than finding it running ($p50_tight ns)"
 }
 
 # ir_switch_load CPU: a shell on CPU that sleeps and wakes 100 times in

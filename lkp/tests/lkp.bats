@@ -225,9 +225,13 @@ params() {
 	sed '0,/^status=complete$/s//status=stopped/' "$s/ipistorm/qemu-6.12" >"$T/stopped"
 	run -1 env LKP_SRC="$L" "$L/programs/ipistorm/parse" <"$T/stopped"
 	[[ $output == *"iteration 1: status=stopped"* ]]
-	sed 's|^format=idle_reentry/1$|format=idle_reentry/2|' "$s/idle_reentry/qemu-6.1" >"$T/v2"
-	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/v2"
-	[[ $output == *"not idle_reentry/1"* ]]
+	sed 's|^format=idle_reentry/1$|format=idle_reentry/3|' "$s/idle_reentry/qemu-6.1" >"$T/v3"
+	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/v3"
+	[[ $output == *"not idle_reentry/1 or idle_reentry/2"* ]]
+	# Iterations of different formats are not one record.
+	sed '0,\|^format=idle_reentry/1$|s||format=idle_reentry/2|' "$s/idle_reentry/qemu-6.1" >"$T/mixed"
+	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/mixed"
+	[[ $output == *"iteration 2: format=idle_reentry/1, not idle_reentry/2 as iteration 1"* ]]
 	# An iteration with no balance has no delay mean: no delay stat at all.
 	awk '/^==> iter-002/ { n = 1 } n && /^total.delay_/ && !/_n=/ { next } { print }' \
 		"$s/nohz_csd/qemu-6.12" >"$T/nodelay"

@@ -18,7 +18,7 @@ cpuidle_driver() {
 # "Using nohz_csd"), per watched CPU and in total, and no probe hit missed.
 # shellcheck disable=SC2154 # vals sets the variables
 check_nc() {
-	[ "$(val nohz_csd format)" = nohz_csd/2 ] || fail "unknown result format"
+	[ "$(val nohz_csd format)" = nohz_csd/3 ] || fail "unknown result format"
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
 	if grep -q '^proof\..*=unproven$' "$TMP/nohz_csd"; then
 		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/nohz_csd" | tr '\n' ' ')"
@@ -47,6 +47,8 @@ check_nc() {
 			"$p: balanced + unbalanced is not the serving softirqs"
 		check "$(val nohz_csd "$p.ksoftirqd_wakeups") <= $r" \
 			"$p: more ksoftirqd wakeups than raised kicks"
+		check "$(val nohz_csd "$p.midrun") <= $b + $(val nohz_csd "$p.merged")" \
+			"$p: more kicks served by a running pass than balanced and merged"
 		if [ "$p" = total ]; then
 			check "$(val nohz_csd "$p.delay_n") == $b" "$p: one delay per balance"
 		else
@@ -62,6 +64,7 @@ nc_summary() {
 		"woken $(val nohz_csd total.dropped_woken), lost $(val nohz_csd total.dropped_lost), polled lost $(val nohz_csd total.dropped_poll_lost))," \
 		"softirqs $(val nohz_csd total.softirqs), balanced $(val nohz_csd total.balanced)," \
 		"unbalanced $(val nohz_csd total.unbalanced), merged $(val nohz_csd total.merged), unserved $(val nohz_csd total.unserved)," \
+		"midrun $(val nohz_csd total.midrun)," \
 		"ksoftirqd $(val nohz_csd total.ksoftirqd_wakeups)," \
 		"delay p50 $(val nohz_csd total.delay_p50_ns 2>/dev/null || echo -) ns" \
 		"p99 $(val nohz_csd total.delay_p99_ns 2>/dev/null || echo -) ns" \

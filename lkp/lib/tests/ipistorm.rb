@@ -29,12 +29,15 @@ module IpistormStats
     iterations
   end
 
-  # dump BENCH, { stat => result key }: print the stats; raise (exit status
-  # not 0) on a result of another format or a status other than complete.
-  def self.dump(bench, stats, input = $stdin)
+  # dump BENCH, { stat => result key }, INPUT, FORMATS: print the stats; raise
+  # (exit status not 0) on a result of a format not in FORMATS (default
+  # BENCH/1), iterations of different formats, or a status other than
+  # complete.
+  def self.dump(bench, stats, input = $stdin, formats = ["#{bench}/1"])
     iterations = iterations(input)
     iterations.each_with_index do |result, i|
-      raise "iteration #{i + 1}: format=#{result['format']}, not #{bench}/1" unless result['format'] == "#{bench}/1"
+      raise "iteration #{i + 1}: format=#{result['format']}, not #{formats.join(' or ')}" unless formats.include?(result['format'])
+      raise "iteration #{i + 1}: format=#{result['format']}, not #{iterations[0]['format']} as iteration 1" unless result['format'] == iterations[0]['format']
       raise "iteration #{i + 1}: status=#{result['status']}" unless result['status'] == 'complete'
     end
     kept = stats.select { |_stat, key| iterations.all? { |result| result[key] =~ NUMBER } }
