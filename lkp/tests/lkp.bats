@@ -240,6 +240,26 @@ params() {
 	[ "$(grep -c '^kicks:' "$T/nodelay.stats")" = 5 ]
 }
 
+@test "parse: each program reads the format its module writes now" {
+	need_ruby
+	for b in $BENCHES; do
+		fmt=$(sed -n 's/^#define [A-Z_]*FORMAT[[:space:]]*"\(.*\)"$/\1/p' "$REPO/$b/$b.c")
+		[ -n "$fmt" ]
+		sed "s|^format=$b/[0-9]*\$|format=$fmt|" "$L/spec/fixtures/stats/$b/qemu-6.12" >"$T/$b"
+		run env LKP_SRC="$L" "$L/programs/$b/parse" <"$T/$b"
+		[ "$status" -eq 0 ] || { echo "$b: $output"; false; }
+	done
+	# and a real record of nohz_csd/3 (the test bed, 6.12.95, 4 vCPUs,
+	# run.sh -n 2 -w 0 nohz_csd load_cpus=0 duration=2)
+	for f in "$L"/tests/fixtures/nohz_csd-6.12/iter-*.txt; do
+		echo "==> ${f##*/} <=="
+		cat "$f"
+	done >"$T/record"
+	grep -q '^format=nohz_csd/3$' "$T/record"
+	LKP_SRC="$L" "$L/programs/nohz_csd/parse" <"$T/record" >"$T/stats"
+	[ "$(grep -c '^balanced: ' "$T/stats")" = 2 ]
+}
+
 # mean KEY FILE...: the mean of KEY= over the result files, as %.6g.
 mean() {
 	k=$1
