@@ -249,8 +249,9 @@ static void clock_scale(u32 *mul, u32 *div)
  * (resched_curr() and wake_up_idle_cpu() fire it too): so sent_no_ipi never
  * exceeds the decisions.
  */
-static void witness_decide(unsigned long ip, unsigned long parent_ip,
-			   struct ftrace_ops *op, struct ftrace_regs *fregs)
+static notrace void witness_decide(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
 {
 	struct sender *s = this_cpu_read(witness_sender);
 
@@ -273,16 +274,28 @@ static void witness_no_ipi(void *data, int cpu)
 }
 
 static struct hook witness_hooks[] = {
-	/* The callback calls nothing traceable: no recursion protection. */
 	{ .names = HOOK_NAMES("call_function_single_prep_ipi",
 			      "send_call_function_single_ipi"),
 	  .required = true },
 };
 
-/* One hook: its own callback, no lookup of the call site. */
+/*
+ * One hook: its own callback, no lookup of the call site, and no flags.
+ * FTRACE_OPS_FL_RECURSION would ask ftrace to add recursion protection:
+ * ftrace_ops_get_func() then routes every call through
+ * ftrace_ops_assist_func(), which takes the recursion lock and disables
+ * preemption around our callback (on 6.1, 6.12 and 7.3 alike; so does
+ * FTRACE_OPS_FL_RCU, which the callback does not need: it runs in the
+ * sender's task, where RCU watches, and reads no RCU-protected data).
+ * Neither is needed: witness_decide() is notrace and calls nothing
+ * traceable (this_cpu_read(), in_task(), current and hook_arg0() are
+ * inline), so it cannot recurse into itself; and the hooked function is
+ * only called with preemption already disabled (its callers queue a call
+ * on a CPU they hold: smp_call_function_single()'s get_cpu() for ours).
+ */
 static struct hook_set witness_set = {
 	.hooks = witness_hooks, .n = ARRAY_SIZE(witness_hooks),
-	.func = witness_decide, .flags = FTRACE_OPS_FL_RECURSION,
+	.func = witness_decide,
 };
 
 static struct tracepoint *witness_tp;
