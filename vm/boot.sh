@@ -1,6 +1,6 @@
 #!/bin/bash
 # boot.sh [options] NAME [-- RUNNER ARGS]: boot matrix kernel NAME under QEMU
-# with single-threaded TCG and the initramfs of mkinitramfs.sh, run the
+# with single-threaded TCG (-M: multi-threaded) and the initramfs of mkinitramfs.sh, run the
 # suite's runner inside with RUNNER ARGS, print its output (KTAP) and exit
 # with its status. The kernel console goes to the log file; a console that
 # shows a kernel splat fails the boot whatever the runner said.

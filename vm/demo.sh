@@ -19,8 +19,9 @@
 # RACE=1: the vCPUs in parallel (multi-threaded TCG, 2 vCPUs, idle=poll),
 # N (default 6) runs per kernel of numipi=20000 pairs=0:1 single=1 wait=1
 # witness=1, so that the sender's next call races the target's idle
-# re-entry: prints compare.sh's tables and its shift-share decomposition
-# (compare.sh -d). Times there follow the host's load and are not
+# re-entry, and idle_reentry on CPU1 beside the same storm 3 times: prints
+# compare.sh's tables, its shift-share decomposition (compare.sh -d) and
+# the re-entry phases' change. Times there follow the host's load and are not
 # deterministic; the share of calls that found the target polling is the
 # figure. Verdict: every SM_IDLE kernel's no-IPI share above the
 # baseline's, Mann-Whitney p < 0.05.
