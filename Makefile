@@ -6,6 +6,8 @@
 # make test         the tests, in QEMU, on every kernel of the matrix
 # make bench        ipistorm's overhead against a bare call loop (icount)
 # make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU
+# make demo-race    the same two with the vCPUs in parallel: the share of
+#                   calls that found the target polling, decomposed
 # make sign KEY=... CERT=...
 #                   sign the built modules (the kernel's scripts/sign-file)
 #                   for a kernel that enforces module signatures
@@ -58,7 +60,10 @@ bench:
 demo:
 	vm/demo.sh
 
+demo-race:
+	RACE=1 vm/demo.sh
+
 help:
 	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all modules clean check test bench demo help sign
+.PHONY: all modules clean check test bench demo demo-race help sign

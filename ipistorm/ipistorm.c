@@ -24,6 +24,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
@@ -47,7 +48,7 @@
 #include "../common/result.h"
 #include "../common/thread.h"
 
-#define IPISTORM_FORMAT		"ipistorm/1"
+#define IPISTORM_FORMAT		"ipistorm/2"
 #define MAX_NUMIPI		1000000000UL
 #define MAX_TIMEOUT_S		3600U
 #define DEFAULT_TIME_CAP_S	600U
@@ -159,6 +160,23 @@ struct delivery {
 	u64 other;	/* any other context */
 };
 
+/*
+ * With witness=1 and timing=1 each call is timed into the histogram of the
+ * way the kernel notified its target, as the sender's witness saw it.
+ */
+enum ipistorm_path {
+	PATH_NO_IPI,	/* TIF_NEED_RESCHED set on a polling target */
+	PATH_IPI,	/* a real IPI */
+	PATH_QUEUED,	/* behind a call whose notification covers it */
+	NR_PATHS
+};
+
+static const char * const path_names[NR_PATHS] = {
+	[PATH_NO_IPI] = "lat_no_ipi",
+	[PATH_IPI] = "lat_ipi",
+	[PATH_QUEUED] = "lat_queued",
+};
+
 struct sender {
 	/* Read-only during the storm; callbacks read @dlv. */
 	int cpu;
@@ -179,6 +197,7 @@ struct sender {
 	u64 decided;
 	bool deciding;	/* a decision for @target counted, its outcome not */
 	struct hist lat;
+	struct hist *path_lat;	/* [NR_PATHS], witness=1 timing=1 only */
 };
 
 static struct sender **senders;
@@ -249,8 +268,9 @@ static void clock_scale(u32 *mul, u32 *div)
  * (resched_curr() and wake_up_idle_cpu() fire it too): so sent_no_ipi never
  * exceeds the decisions.
  */
-static void witness_decide(unsigned long ip, unsigned long parent_ip,
-			   struct ftrace_ops *op, struct ftrace_regs *fregs)
+static notrace void witness_decide(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
 {
 	struct sender *s = this_cpu_read(witness_sender);
 
@@ -273,16 +293,28 @@ static void witness_no_ipi(void *data, int cpu)
 }
 
 static struct hook witness_hooks[] = {
-	/* The callback calls nothing traceable: no recursion protection. */
 	{ .names = HOOK_NAMES("call_function_single_prep_ipi",
 			      "send_call_function_single_ipi"),
 	  .required = true },
 };
 
-/* One hook: its own callback, no lookup of the call site. */
+/*
+ * One hook: its own callback, no lookup of the call site, and no flags.
+ * FTRACE_OPS_FL_RECURSION would ask ftrace to add recursion protection:
+ * ftrace_ops_get_func() then routes every call through
+ * ftrace_ops_assist_func(), which takes the recursion lock and disables
+ * preemption around our callback (on 6.1, 6.12 and 7.3 alike; so does
+ * FTRACE_OPS_FL_RCU, which the callback does not need: it runs in the
+ * sender's task, where RCU watches, and reads no RCU-protected data).
+ * Neither is needed: witness_decide() is notrace and calls nothing
+ * traceable (this_cpu_read(), in_task(), current and hook_arg0() are
+ * inline), so it cannot recurse into itself; and the hooked function is
+ * only called with preemption already disabled (its callers queue a call
+ * on a CPU they hold: smp_call_function_single()'s get_cpu() for ours).
+ */
 static struct hook_set witness_set = {
 	.hooks = witness_hooks, .n = ARRAY_SIZE(witness_hooks),
-	.func = witness_decide, .flags = FTRACE_OPS_FL_RECURSION,
+	.func = witness_decide,
 };
 
 static struct tracepoint *witness_tp;
@@ -374,6 +406,23 @@ static void ipistorm_drain(struct sender *s)
 }
 
 /*
+ * The path of the call just made, from what the witness counted during it
+ * (on this CPU, in this task): an outcome without IPI, else a decision
+ * (an IPI), else neither (queued).
+ */
+static __always_inline enum ipistorm_path
+ipistorm_path_of(const struct sender *s, u64 *no_ipi, u64 *decided)
+{
+	u64 n = READ_ONCE(s->no_ipi), d = READ_ONCE(s->decided);
+	enum ipistorm_path p = n != *no_ipi ? PATH_NO_IPI :
+		      d != *decided ? PATH_IPI : PATH_QUEUED;
+
+	*no_ipi = n;
+	*decided = d;
+	return p;
+}
+
+/*
  * The storm loop, specialised by the compiler for each combination of the
  * constant arguments, so that a call costs the call, its measurement and
  * nothing else: ended by a count, or by storm.stop (the deadline, the time
@@ -382,14 +431,19 @@ static void ipistorm_drain(struct sender *s)
  * copied to locals first: the calls would force reloads of memory.
  */
 static __always_inline int ipistorm_loop(struct sender *s, bool timed,
-					 bool many, bool tsc)
+					 bool many, bool tsc, bool paths)
 {
 	const u64 limit = numipi ?: U64_MAX;
 	const unsigned int pause = delay;
 	const int cpu = s->cpu, target = s->target, w = wait;
-	struct hist *lat = &s->lat;
-	u64 sent = 0, expected = 0, t0 = 0;
+	struct hist *lat = &s->lat, *path_lat = s->path_lat;
+	u64 sent = 0, expected = 0, t0 = 0, dt, no_ipi = 0, decided = 0;
 	int ret = 0;
+
+	if (paths) {
+		no_ipi = READ_ONCE(s->no_ipi);
+		decided = READ_ONCE(s->decided);
+	}
 
 	while (sent < limit && !READ_ONCE(storm.stop)) {
 		if (unlikely(raw_smp_processor_id() != cpu)) {
@@ -402,8 +456,16 @@ static __always_inline int ipistorm_loop(struct sender *s, bool timed,
 			ret = ipistorm_fire(target, ipistorm_cb, s, w, true);
 		else
 			ret = smp_call_function_single(target, ipistorm_cb, s, w);
-		if (timed)
-			hist_add(lat, clock_read(tsc) - t0);
+		if (timed) {
+			dt = clock_read(tsc) - t0;
+			/* A failed call made no decision: in no path. */
+			if (!paths)
+				hist_add(lat, dt);
+			else if (likely(ret >= 0))
+				hist_add(&path_lat[ipistorm_path_of(s, &no_ipi,
+								    &decided)],
+					 dt);
+		}
 		if (unlikely(ret < 0))
 			break;
 		sent++;
@@ -424,13 +486,17 @@ static int ipistorm_storm(struct sender *s)
 	bool many = s->target == TARGET_ALL;
 
 	if (!timing)
-		return many ? ipistorm_loop(s, false, true, false) :
-			      ipistorm_loop(s, false, false, false);
+		return many ? ipistorm_loop(s, false, true, false, false) :
+			      ipistorm_loop(s, false, false, false, false);
+	/* witness=1 needs single=1: no paths with many. */
+	if (s->path_lat)
+		return clock_tsc ? ipistorm_loop(s, true, false, true, true) :
+				   ipistorm_loop(s, true, false, false, true);
 	if (clock_tsc)
-		return many ? ipistorm_loop(s, true, true, true) :
-			      ipistorm_loop(s, true, false, true);
-	return many ? ipistorm_loop(s, true, true, false) :
-		      ipistorm_loop(s, true, false, false);
+		return many ? ipistorm_loop(s, true, true, true, false) :
+			      ipistorm_loop(s, true, false, true, false);
+	return many ? ipistorm_loop(s, true, true, false, false) :
+		      ipistorm_loop(s, true, false, false, false);
 }
 
 static int ipistorm_thread(void *arg)
@@ -445,6 +511,13 @@ static int ipistorm_thread(void *arg)
 	s->error = ipistorm_storm(s);
 	s->end_ns = ktime_get_ns();
 	WRITE_ONCE(per_cpu(witness_sender, s->cpu), NULL);
+	if (s->path_lat) {
+		enum ipistorm_path p;
+
+		/* Every timed call is in one path: the sender's histogram. */
+		for (p = 0; p < NR_PATHS; p++)
+			hist_merge(&s->lat, &s->path_lat[p]);
+	}
 	/*
 	 * A count cut short by storm.stop is capped when the time cap set
 	 * it: the acquire pairs with ipistorm_wait()'s release, so a stop
@@ -636,6 +709,19 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%ssent_queued=%llu\n", pfx, w->queued);
 }
 
+/* One summary per delivery path (no buckets), when there are paths. */
+static void ipistorm_emit_paths(struct seq_buf *sb, const char *pfx,
+				const struct hist *path_lat, u32 mul, u32 div)
+{
+	enum ipistorm_path p;
+
+	if (!path_lat)
+		return;
+	for (p = 0; p < NR_PATHS; p++)
+		hist_emit_scaled(sb, pfx, path_names[p], &path_lat[p], false,
+				 mul, div);
+}
+
 static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 				 u32 mul, u32 div)
 {
@@ -665,6 +751,7 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 	result_ratio(sb, pfx, "ns_per_ipi", elapsed, s->sent);
 	if (timing)
 		hist_emit_scaled(sb, pfx, "lat", &s->lat, true, mul, div);
+	ipistorm_emit_paths(sb, pfx, s->path_lat, mul, div);
 }
 
 static const char *ipistorm_status(const struct totals *t, bool interrupted)
@@ -710,6 +797,7 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	struct totals t;
 	struct hist *lat;
 	unsigned int i;
+	enum ipistorm_path p;
 
 	ipistorm_totals(&t);
 	seq_buf_printf(sb, "status=%s\n", ipistorm_status(&t, interrupted));
@@ -725,13 +813,21 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
 	if (!timing)
 		return;
-	lat = vmalloc(sizeof(*lat));
+	lat = vmalloc(sizeof(*lat) * (1 + NR_PATHS));
 	if (!lat)
 		return;
-	hist_init(lat);
-	for (i = 0; i < nr_senders; i++)
-		hist_merge(lat, &senders[i]->lat);
-	hist_emit_scaled(sb, "total.", "lat", lat, false, mul, div);
+	for (p = 0; p <= NR_PATHS; p++)
+		hist_init(&lat[p]);
+	for (i = 0; i < nr_senders; i++) {
+		const struct sender *s = senders[i];
+
+		hist_merge(&lat[0], &s->lat);
+		for (p = 0; s->path_lat && p < NR_PATHS; p++)
+			hist_merge(&lat[1 + p], &s->path_lat[p]);
+	}
+	hist_emit_scaled(sb, "total.", "lat", &lat[0], false, mul, div);
+	ipistorm_emit_paths(sb, "total.", witness && timing ? &lat[1] : NULL,
+			    mul, div);
 	vfree(lat);
 }
 
@@ -753,7 +849,8 @@ static size_t __init ipistorm_result_size(void)
 	unsigned int i;
 
 	for (i = 0; i < nr_senders; i++)
-		size += 2048 + 64 * hist_used(&senders[i]->lat);
+		size += 2048 + 64 * hist_used(&senders[i]->lat) +
+			(senders[i]->path_lat ? 1024 : 0);
 	return size;
 }
 
@@ -776,6 +873,7 @@ static void ipistorm_free_senders(void)
 
 	for (i = 0; i < nr_senders; i++) {
 		free_percpu(senders[i]->dlv);
+		kvfree(senders[i]->path_lat);
 		kfree(senders[i]);
 	}
 	kfree(senders);
@@ -798,6 +896,19 @@ static int __init ipistorm_add_sender(int cpu, int target)
 	s->cpu = cpu;
 	s->target = target;
 	hist_init(&s->lat);
+	if (witness && timing) {
+		enum ipistorm_path p;
+
+		s->path_lat = kvmalloc_array(NR_PATHS, sizeof(*s->path_lat),
+					     GFP_KERNEL);
+		if (!s->path_lat) {
+			free_percpu(s->dlv);
+			kfree(s);
+			return -ENOMEM;
+		}
+		for (p = 0; p < NR_PATHS; p++)
+			hist_init(&s->path_lat[p]);
+	}
 	senders[nr_senders++] = s;
 	return 0;
 }

@@ -16,6 +16,9 @@
 #         significant
 #     -M  judge the means only (the spread is shown, never a verdict)
 #     -x  strict: any difference of the machine state is fatal (exit 2)
+#     -d  ipistorm with per-path figures (witness=1 timing=1): the
+#         shift-share decomposition of the mean latency per call instead
+#         (scripts/shift_share.awk; csv and json are ipistorm-shift-share/1)
 #
 # The metrics, their directions and the primary one are those of the
 # bench's declaration (BENCH/bench.conf, docs/bench.md). Every directory
@@ -39,7 +42,7 @@
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-s FACTOR] [-M] [-x] BASELINE_DIR OTHER_DIR..."
+USAGE="$PROG [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests] [-s FACTOR] [-M] [-x] [-d] BASELINE_DIR OTHER_DIR..."
 nl='
 '
 
@@ -54,8 +57,8 @@ matches() {
 	printf '%s\n' "$1" | awk -v re="$2" '{ exit !($0 ~ re) }'
 }
 
-fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0 sdfactor=2 meansonly=0
-while getopts f:l:a:t:m:s:Mxh opt; do
+fmt=text labels="" alpha=0.05 thresh=5 rule=welch strict=0 sdfactor=2 meansonly=0 decompose=0
+while getopts f:l:a:t:m:s:Mxdh opt; do
 	case $opt in
 	f)
 		fmt=$OPTARG
@@ -84,6 +87,7 @@ while getopts f:l:a:t:m:s:Mxh opt; do
 		;;
 	M) meansonly=1 ;;
 	x) strict=1 ;;
+	d) decompose=1 ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
@@ -247,6 +251,14 @@ done
 
 out=$tmp/out
 rc=0
+# -d: the decomposition alone, no verdict (exit 0, or 2 on bad input).
+if [ "$decompose" = 1 ]; then
+	[ "$bench" = ipistorm ] || bad "-d: decomposes ipistorm results, not $bench"
+	CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
+		awk -v fmt="$fmt" -v alpha="$alpha" -f "$(dirname "$0")/shift_share.awk" "$@" >"$out" || rc=$?
+	[ "$rc" -ne 0 ] || cat "$out"
+	exit "$rc"
+fi
 CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
 	CMP_BENCH=$bench CMP_PARAMS=$(meta "$base" params) CMP_DIFFS=$tmp/diffs \
 	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # boot.sh [options] NAME [-- RUNNER ARGS]: boot matrix kernel NAME under QEMU
-# with single-threaded TCG and the initramfs of mkinitramfs.sh, run the
+# with single-threaded TCG (-M: multi-threaded) and the initramfs of mkinitramfs.sh, run the
 # suite's runner inside with RUNNER ARGS, print its output (KTAP) and exit
 # with its status. The kernel console goes to the log file; a console that
 # shows a kernel splat fails the boot whatever the runner said.
@@ -13,6 +13,10 @@
 #   -i          instruction counting (-icount shift=0): guest time follows
 #               the instructions executed; boots with maxcpus=1 and the
 #               guest onlines the other CPUs (SMP bring-up hangs otherwise)
+#   -M          multi-threaded TCG (-accel tcg,thread=multi): the vCPUs run
+#               in parallel, one host thread each, so a sender's next call
+#               can race its target's idle re-entry; times then follow the
+#               host's load (not with -i)
 #   -a ARGS     more kernel command-line arguments
 #   -x PROPS    more -cpu properties, e.g. vendor=GenuineIntel
 #   -T SEC      hard timeout (default 900)
@@ -23,11 +27,11 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-c N] [-s N] [-t N] [-m MB] [-p] [-i] [-a ARGS] [-x PROPS] [-T SEC] [-l FILE] NAME [-- RUNNER ARGS]"
+USAGE="$PROG [-c N] [-s N] [-t N] [-m MB] [-p] [-i] [-M] [-a ARGS] [-x PROPS] [-T SEC] [-l FILE] NAME [-- RUNNER ARGS]"
 
-cpus=4 sockets=1 threads=1 mem=1024 poll=0 icount=0 extra="" tmo=900 logf=""
+cpus=4 sockets=1 threads=1 mem=1024 poll=0 icount=0 mttcg=0 extra="" tmo=900 logf=""
 cpu_extra=""
-while getopts c:s:t:m:pia:x:T:l:h opt; do
+while getopts c:s:t:m:piMa:x:T:l:h opt; do
 	case $opt in
 	c) cpus=$OPTARG ;;
 	s) sockets=$OPTARG ;;
@@ -35,6 +39,7 @@ while getopts c:s:t:m:pia:x:T:l:h opt; do
 	m) mem=$OPTARG ;;
 	p) poll=1 ;;
 	i) icount=1 ;;
+	M) mttcg=1 ;;
 	a) extra="$extra $OPTARG" ;;
 	x) cpu_extra="$cpu_extra,$OPTARG" ;;
 	T) tmo=$OPTARG ;;
@@ -43,6 +48,8 @@ while getopts c:s:t:m:pia:x:T:l:h opt; do
 	esac
 done
 shift $((OPTIND - 1))
+[ "$icount" = 0 ] || [ "$mttcg" = 0 ] ||
+	usage_error "-i and -M: QEMU counts instructions only with single-threaded TCG"
 kernel_name "$@"
 shift
 [ "${1:-}" = -- ] && shift
@@ -68,6 +75,7 @@ if [ "$sockets" -gt 1 ]; then
 fi
 
 accel=(-accel "tcg,thread=single")
+[ "$mttcg" = 0 ] || accel=(-accel "tcg,thread=multi")
 # No CMPXCHG16B: QEMU 7.2's TCG computes the flags of cmpxchg16b from a
 # stale condition-code state, so an interrupt taken right after one (the
 # SLUB fast path runs it on every allocation) can push garbage EFLAGS; seen

@@ -18,7 +18,7 @@ opts=()
 while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
 	case $1 in
 	-h) usage_help ;;
-	-p | -i) opts+=("$1"); shift ;;
+	-p | -i | -M) opts+=("$1"); shift ;;
 	-[cstmaxTl]) [ $# -ge 2 ] || usage_error "$1 needs a value"
 		opts+=("$1" "$2"); shift 2 ;;
 	*) usage_error "unknown option $1" ;;

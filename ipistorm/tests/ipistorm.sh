@@ -85,7 +85,7 @@ stop_mid_storm() {
 # shellcheck disable=SC2154 # vals sets the variables
 check_run() {
 	_f=$TMP/ipistorm
-	[ "$(val ipistorm format)" = ipistorm/1 ] || fail "unknown result format"
+	[ "$(val ipistorm format)" = ipistorm/2 ] || fail "unknown result format"
 	_n=$(val ipistorm senders)
 	_i=0
 	while [ "$_i" -lt "$_n" ]; do
@@ -126,6 +126,9 @@ check_run() {
 	check "$(val ipistorm total.sent) == $_sum" "total.sent is not the sum"
 	_sum=$(awk -F= '/^sender[0-9]+\.callbacks=/ { s += $2 } END { print s + 0 }' "$_f")
 	check "$(val ipistorm total.callbacks) == $_sum" "total.callbacks is not the sum"
+	if [ "$(val ipistorm witness)" = 1 ] && ! has ipistorm total.witness_invalid; then
+		check_witness total
+	fi
 	_el=$(awk -F= '/^sender[0-9]+\.elapsed_ns=/ && $2 > m { m = $2 } END { print m + 0 }' "$_f")
 	check "$(val ipistorm runtime_ns) >= $_el" "runtime shorter than a sender's storm"
 }
@@ -148,6 +151,32 @@ check_witness() {
 		"$1: negative sender-side count ($_ni/$_ip/$_qu)"
 	check "$_ni + $_ip + $_qu == $(val ipistorm "$1.sent")" \
 		"$1: the sender's view does not sum to the calls"
+	[ "$(val ipistorm timing)" = 1 ] || return 0
+	check_paths "$1" "$_ni" "$_ip" "$_qu"
+}
+
+# check_paths PREFIX NO_IPI IPI QUEUED: with timing=1 every call sent is
+# timed in the histogram of the path the witness saw: each path's count is
+# that path's sender-side count, and the paths add up to the sender's (or
+# the totals') lat_n, which is then the calls sent (a failed call is in no
+# path).
+check_paths() {
+	_pn=0
+	for _pp in no_ipi:$2 ipi:$3 queued:$4; do
+		_pk=lat_${_pp%%:*}
+		_pc=$(val ipistorm "$1.${_pk}_n")
+		check "$_pc == ${_pp#*:}" "$1: $_pk holds $_pc calls, the witness counted ${_pp#*:}"
+		if [ "$_pc" -gt 0 ]; then
+			check "$(val ipistorm "$1.${_pk}_min_ns") <= $(val ipistorm "$1.${_pk}_mean_ns") && \
+				$(val ipistorm "$1.${_pk}_mean_ns") <= $(val ipistorm "$1.${_pk}_max_ns")" \
+				"$1: $_pk mean outside its minimum and maximum"
+			check "$(val ipistorm "$1.${_pk}_p50_ns") <= $(val ipistorm "$1.${_pk}_p99_ns")" \
+				"$1: $_pk p50 above its p99"
+		fi
+		_pn=$((_pn + _pc))
+	done
+	check "$_pn == $(val ipistorm "$1.lat_n")" "$1: the paths hold $_pn calls, lat_n $(val ipistorm "$1.lat_n")"
+	check "$_pn == $(val ipistorm "$1.sent")" "$1: the paths hold $_pn calls, $(val ipistorm "$1.sent") sent"
 }
 
 # check_lat PREFIX CALLS ELAPSED: the latency histogram of one sender; a
@@ -300,11 +329,22 @@ test_ipistorm_witness_agrees() {
 	qu=$(val ipistorm total.sent_queued)
 	poll=$(val ipistorm total.cb_poll) irq=$(val ipistorm total.cb_irq)
 	note "sender: no IPI $ni, IPI $ip, queued $qu; target: polled $poll, hard IRQ $irq"
+	# The paths' histograms against the target's view: one callback per
+	# timed call, whatever its path.
+	pn=$(val ipistorm total.lat_no_ipi_n) pi=$(val ipistorm total.lat_ipi_n)
+	pq=$(val ipistorm total.lat_queued_n)
+	check "$pn + $pi + $pq == $poll + $irq + $(val ipistorm total.cb_other)" \
+		"the paths hold $pn/$pi/$pq calls, the target ran $poll/$irq callbacks"
+	note "paths (n, mean ns): no IPI $pn $(key total.lat_no_ipi_mean_ns "$TMP/ipistorm")," \
+		"IPI $pi $(key total.lat_ipi_mean_ns "$TMP/ipistorm")," \
+		"queued $pq $(key total.lat_queued_mean_ns "$TMP/ipistorm")"
 	if [ "${IPISTORM_EXACT_DELIVERY:-0}" = 1 ]; then
 		# A queued call rides with the batch of the call it queued
 		# behind, polled or not: polled = no IPI + some of the queued.
 		check "$poll >= $ni && $poll <= $ni + $qu" \
 			"polled callbacks outside calls notified without IPI (+ queued)"
+		check "$poll >= $pn && $poll <= $pn + $pq && $irq <= $pi + $pq" \
+			"polled/hard-IRQ callbacks outside the no-IPI/IPI paths (+ queued)"
 	fi
 }
 

@@ -1,0 +1,273 @@
+# shift_share.awk: the shift-share decomposition of compare.sh -d (which
+# see, and docs/compare.md): the change of the mean latency per call
+# between a baseline and each other directory, split into the part from
+# the shift between delivery paths and the part from each path's own cost.
+# Input: ipistorm/2 iteration files with per-path figures (witness=1
+# timing=1), each group preceded by the assignment d=INDEX (0: the
+# baseline); every file name is a path, never an assignment. Variables:
+# fmt (text, csv or json), alpha. From the environment: CMP_LABELS and
+# CMP_DIRS, one per line in the order of d. Exit 2 on bad input (error on
+# stderr, nothing on stdout), else 0: a decomposition is no verdict.
+#
+# Per directory, over its runs r and paths p: the calls n[p] = sum_r
+# n[r,p], the share s[p] = n[p] / N, the path's mean m[p] = sum_r n[r,p]
+# m[r,p] / n[p], the mean per call M = sum_p s[p] m[p]. With midpoint
+# weights sbar = (s0 + s1) / 2, mbar = (m0 + m1) / 2, the change is
+#   M1 - M0 = sum_p (s1 - s0) mbar[p] + sum_p sbar[p] (m1 - m0)
+# exactly (an identity: (s1 m1 - s0 m0) = ds mbar + sbar dm per path), the
+# first sum the shift part, the second the cost parts. A path without calls
+# on one side takes the other side's mean there (its dm is 0: all of its
+# change is shift).
+
+function abs(x) { return x < 0 ? -x : x }
+function err(msg) {
+	if (!failed) print "compare.sh: " msg >"/dev/stderr"
+	failed = 1
+}
+# Square root and exp in awk's arithmetic alone, for the normal
+# approximation beyond MWU_EXACT runs (busybox awk may have neither).
+function msqrt(x,    g, h, k, i) {
+	if (x <= 0) return 0
+	k = 1
+	while (x >= 4) { x /= 4; k *= 2 }
+	while (x < 1) { x *= 4; k /= 2 }
+	g = 1.5
+	for (i = 0; i < 60; i++) {
+		h = (g + x / g) / 2
+		if (h == g) break
+		g = h
+	}
+	return g * k
+}
+function mexp(x,    k, r, t, s, i) {
+	if (x < -745) return 0
+	k = int(x / 0.6931471805599453 + (x >= 0 ? 0.5 : -0.5))
+	r = (x - k * 0.693147180369123816490) - k * 1.90821492927058770002e-10
+	s = t = 1
+	for (i = 1; i < 30; i++) {
+		t *= r / i
+		s += t
+		if (abs(t) < 1e-17 * s) break
+	}
+	for (; k > 0; k--) s *= 2
+	for (; k < 0; k++) s /= 2
+	return s
+}
+function erfc(x,    z, t, r) {
+	z = abs(x)
+	t = 1 / (1 + 0.5 * z)
+	r = t * mexp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
+	    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + \
+	    t * (-0.82215223 + t * 0.17087277)))))))))
+	return x >= 0 ? r : 2 - r
+}
+
+# mwu(n1, n2): the two-sided p of the Mann-Whitney U test of X[1..n2]
+# against the baseline's B[1..n1], as compare.awk's mwu(): exact (the
+# permutation distribution of the rank sum, ties at mid-ranks) up to
+# MWU_EXACT runs in all, else the normal approximation with the tie and
+# continuity corrections. "" with fewer than 2 runs on a side.
+function mwu(n1, n2,    N, i, j, x, g, r2, a, b, w2, t, T, e2, dev, c, s, smax, top, tot, hit, u, sig, K) {
+	if (n1 < 2 || n2 < 2) return ""
+	N = n1 + n2
+	for (i = 1; i <= N; i++) {
+		x = i <= n1 ? B[i] : X[i - n1]; g = i > n1
+		for (j = i - 1; j >= 1 && PV[j] > x; j--) { PV[j + 1] = PV[j]; PG[j + 1] = PG[j] }
+		PV[j + 1] = x; PG[j + 1] = g
+	}
+	w2 = 0; T = 0
+	for (a = 1; a <= N; a = b + 1) {
+		for (b = a; b < N && PV[b + 1] == PV[a]; b++) ;
+		t = b - a + 1; T += t * t * t - t
+		for (i = a; i <= b; i++) { R2[i] = a + b; if (PG[i]) w2 += a + b }
+	}
+	e2 = n2 * (N + 1)
+	dev = abs(w2 - e2)
+	if (N <= MWU_EXACT) {
+		split("", C); K = N * (N + 1) + 1; C[0] = 1; smax = 0
+		for (i = 1; i <= N; i++) {
+			r2 = R2[i]; top = i < n2 ? i : n2
+			for (j = top; j >= 1; j--)
+				for (s = smax; s >= 0; s--)
+					if (((j - 1) * K + s) in C) C[j * K + s + r2] += C[(j - 1) * K + s]
+			smax += r2
+		}
+		tot = hit = 0
+		for (s = 0; s <= smax; s++)
+			if ((n2 * K + s) in C) {
+				c = C[n2 * K + s]; tot += c
+				if (abs(s - e2) >= dev) hit += c
+			}
+		return hit / tot
+	}
+	sig = msqrt(n1 * n2 / 12 * ((N + 1) - T / (N * (N - 1))))
+	u = dev / 2 - 0.5
+	if (sig == 0 || u <= 0) return 1
+	return erfc(u / sig / msqrt(2))
+}
+
+# pvals(d, p): SP and MP, the p of d's per-run shares and per-run means of
+# path p against the baseline's (runs without a call on p have no mean).
+function pvals(d, p,    i, n1, n2) {
+	n1 = n2 = 0
+	for (i = 1; i <= runs[0]; i++) B[++n1] = rn[0, i, p] / rN[0, i]
+	for (i = 1; i <= runs[d]; i++) X[++n2] = rn[d, i, p] / rN[d, i]
+	SP = mwu(n1, n2)
+	n1 = n2 = 0
+	for (i = 1; i <= runs[0]; i++) if (rn[0, i, p] > 0) B[++n1] = rm[0, i, p]
+	for (i = 1; i <= runs[d]; i++) if (rn[d, i, p] > 0) X[++n2] = rm[d, i, p]
+	MP = mwu(n1, n2)
+}
+
+function num(x) { return x == "" ? "" : sprintf("%.6f", x) }
+function pnum(x) { return x == "" ? "" : sprintf("%.4g", x) }
+function na(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
+function jnum(x) { return x == "" ? "null" : x }
+function jstr(s,    o, i, c) {
+	o = ""
+	for (i = 1; i <= length(s); i++) {
+		c = substr(s, i, 1)
+		o = o ((c in JESC) ? JESC[c] : c)
+	}
+	return "\"" o "\""
+}
+function csvq(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
+
+BEGIN {
+	MWU_EXACT = 40
+	NP = split("no_ipi ipi queued", PATH, " ")
+	nd = split(ENVIRON["CMP_LABELS"], dl0, "\n")
+	split(ENVIRON["CMP_DIRS"], dd0, "\n")
+	for (i = 1; i <= nd; i++) { dlabel[i - 1] = dl0[i]; ddir[i - 1] = dd0[i] }
+	for (i = 1; i < 32; i++) JESC[sprintf("%c", i)] = sprintf("\\u%04x", i)
+	JESC["\t"] = "\\t"; JESC["\n"] = "\\n"; JESC["\r"] = "\\r"
+	JESC["\\"] = "\\\\"; JESC["\""] = "\\\""
+	for (p = 1; p <= NP; p++) {
+		want["total.lat_" PATH[p] "_n"] = p
+		wmean["total.lat_" PATH[p] "_mean_ns"] = p
+	}
+}
+FNR == 1 { r = ++runs[d]; file[d, r] = FILENAME }
+{
+	eq = index($0, "=")
+	if (!eq) next
+	k = substr($0, 1, eq - 1)
+	if (!(k in want) && !(k in wmean)) next
+	v = substr($0, eq + 1)
+	if (v !~ /^[0-9]+$/) { err(FILENAME ": " k "='" v "' is not a count of ns or calls"); next }
+	if ((d, r, k) in seen) { err(FILENAME ": " k " appears twice"); next }
+	seen[d, r, k] = 1
+	if (k in want) rn[d, r, want[k]] = v + 0
+	else rm[d, r, wmean[k]] = v + 0
+}
+END {
+	if (failed) exit 2
+	for (e = 0; e < nd; e++)
+		for (r = 1; r <= runs[e]; r++) {
+			rN[e, r] = 0
+			for (p = 1; p <= NP; p++) {
+				k = "total.lat_" PATH[p] "_n"
+				if (!((e, r, k) in seen)) {
+					err(file[e, r] ": no " k " (per-path figures need ipistorm/2 with witness=1 timing=1)")
+					exit 2
+				}
+				if (rn[e, r, p] > 0 && !((e, r, "total.lat_" PATH[p] "_mean_ns") in seen)) {
+					err(file[e, r] ": no total.lat_" PATH[p] "_mean_ns beside its calls")
+					exit 2
+				}
+				rN[e, r] += rn[e, r, p]
+			}
+			if (!rN[e, r]) { err(file[e, r] ": no call timed in any path"); exit 2 }
+		}
+	# the directories' aggregates
+	for (e = 0; e < nd; e++) {
+		N[e] = 0
+		for (p = 1; p <= NP; p++) {
+			n[e, p] = sw[e, p] = 0
+			for (r = 1; r <= runs[e]; r++) {
+				n[e, p] += rn[e, r, p]
+				sw[e, p] += rn[e, r, p] * rm[e, r, p]
+			}
+			N[e] += n[e, p]
+		}
+		M[e] = 0
+		for (p = 1; p <= NP; p++) {
+			s[e, p] = n[e, p] / N[e]
+			m[e, p] = n[e, p] ? sw[e, p] / n[e, p] : ""
+			if (n[e, p]) M[e] += s[e, p] * m[e, p]
+		}
+	}
+	for (e = 1; e < nd; e++) {
+		shift[e] = cost[e] = 0
+		for (p = 1; p <= NP; p++) {
+			a = m[0, p]; b = m[e, p]
+			if (a == "" && b == "") { ds[e, p] = dc[e, p] = 0; continue }
+			if (a == "") a = b
+			if (b == "") b = a
+			ds[e, p] = (s[e, p] - s[0, p]) * (a + b) / 2
+			dc[e, p] = (s[0, p] + s[e, p]) / 2 * (b - a)
+			shift[e] += ds[e, p]; cost[e] += dc[e, p]
+		}
+	}
+	if (fmt == "csv") csv()
+	else if (fmt == "json") json()
+	else text()
+	exit 0
+}
+
+function text(    e, p) {
+	printf "Shift-share decomposition of the mean latency per call (ns), against %s (%s)\n", dlabel[0], ddir[0]
+	printf "%s: %d runs, %d calls, mean %.1f ns per call\n", dlabel[0], runs[0], N[0], M[0]
+	for (p = 1; p <= NP; p++)
+		printf "  %-7s share %6.2f %%  mean %s ns\n", PATH[p], 100 * s[0, p], na(m[0, p], "%.1f")
+	for (e = 1; e < nd; e++) {
+		printf "\n%s (%s): %d runs, %d calls, mean %.1f ns per call\n", dlabel[e], ddir[e], runs[e], N[e], M[e]
+		printf "  change %+.1f ns = shift %+.1f ns + cost %+.1f ns\n", M[e] - M[0], shift[e], cost[e]
+		printf "  %-7s %-21s %-12s %-19s %-11s %-10s\n", "path", "share (MWU-p)", "shift ns", "mean ns (MWU-p)", "cost ns", "% of change: shift / cost"
+		for (p = 1; p <= NP; p++) {
+			pvals(e, p)
+			printf "  %-7s %6.2f %% (%-9s) %+-12.1f %-8s (%-8s) %+-11.1f %s\n", PATH[p], 100 * s[e, p], na(SP, "%.4g"),
+				ds[e, p], na(m[e, p], "%.1f"), na(MP, "%.4g"), dc[e, p],
+				M[e] != M[0] ? sprintf("%+.1f %% / %+.1f %%", 100 * ds[e, p] / (M[e] - M[0]), 100 * dc[e, p] / (M[e] - M[0])) : "n/a"
+		}
+	}
+	printf "\nshift = sum over paths of (share change) x (mean of both path means); cost = sum of\n"
+	printf "(mean of both shares) x (path mean change): the two add up to the change exactly.\n"
+	printf "MWU-p: Mann-Whitney U of the per-run shares and path means against %s (n/a below 2 runs a side).\n", dlabel[0]
+}
+
+function csv(    e, p) {
+	print "format,record,label,dir,path,runs,calls,share,mean_ns,base_share,base_mean_ns,change_ns,shift_ns,cost_ns,share_mwu_p,mean_mwu_p"
+	for (e = 1; e < nd; e++) {
+		printf "ipistorm-shift-share/1,total,%s,%s,,%d,%d,,%s,,%s,%s,%s,%s,,\n", csvq(dlabel[e]), csvq(ddir[e]),
+			runs[e], N[e], num(M[e]), num(M[0]), num(M[e] - M[0]), num(shift[e]), num(cost[e])
+		for (p = 1; p <= NP; p++) {
+			pvals(e, p)
+			printf "ipistorm-shift-share/1,path,%s,%s,%s,%d,%d,%s,%s,%s,%s,,%s,%s,%s,%s\n", csvq(dlabel[e]), csvq(ddir[e]),
+				PATH[p], runs[e], n[e, p], num(s[e, p]), num(m[e, p]), num(s[0, p]), num(m[0, p]),
+				num(ds[e, p]), num(dc[e, p]), pnum(SP), pnum(MP)
+		}
+	}
+}
+
+function json(    e, p) {
+	printf "{\"format\": \"ipistorm-shift-share/1\", \"alpha\": %s, \"baseline\": {\"label\": %s, \"dir\": %s, \"runs\": %d, \"calls\": %d, \"mean_ns\": %s, \"paths\": [",
+		alpha, jstr(dlabel[0]), jstr(ddir[0]), runs[0], N[0], num(M[0])
+	for (p = 1; p <= NP; p++)
+		printf "%s{\"path\": \"%s\", \"calls\": %d, \"share\": %s, \"mean_ns\": %s}", (p > 1 ? ", " : ""),
+			PATH[p], n[0, p], num(s[0, p]), jnum(num(m[0, p]))
+	printf "]}, \"comparisons\": ["
+	for (e = 1; e < nd; e++) {
+		printf "%s{\"label\": %s, \"dir\": %s, \"runs\": %d, \"calls\": %d, \"mean_ns\": %s, \"change_ns\": %s, \"shift_ns\": %s, \"cost_ns\": %s, \"paths\": [",
+			(e > 1 ? ", " : ""), jstr(dlabel[e]), jstr(ddir[e]), runs[e], N[e], num(M[e]), num(M[e] - M[0]),
+			num(shift[e]), num(cost[e])
+		for (p = 1; p <= NP; p++) {
+			pvals(e, p)
+			printf "%s{\"path\": \"%s\", \"calls\": %d, \"share\": %s, \"mean_ns\": %s, \"shift_ns\": %s, \"cost_ns\": %s, \"share_mwu_p\": %s, \"mean_mwu_p\": %s}",
+				(p > 1 ? ", " : ""), PATH[p], n[e, p], num(s[e, p]), jnum(num(m[e, p])), num(ds[e, p]), num(dc[e, p]),
+				jnum(pnum(SP)), jnum(pnum(MP))
+		}
+		printf "]}"
+	}
+	print "]}"
+}
