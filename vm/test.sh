@@ -21,7 +21,9 @@
 # passed, N failed, N skipped"; exits 1 when anything failed.
 #
 # Boot configurations: name | boot.sh options | runner arguments
-#   functional  4 vCPUs, idle CPUs halt: every test
+#   functional  4 vCPUs, idle CPUs halt: every test (like big, 30 minutes
+#               before a guest that never reports is given up, not 15:
+#               on a loaded host it takes more than 15)
 #   poll        2 vCPUs, idle=poll: callbacks reach a polling idle task
 #   icount      2 vCPUs, idle=poll, instruction counting: nearly every
 #               callback takes the polling path. No ftrace hooks here: under
@@ -48,11 +50,11 @@ set -euo pipefail
 USAGE="$PROG [-j N] [KERNEL...]"
 
 BOOTS="
-functional|-c 4|
+functional|-c 4 -T 1800|
 poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay idle_reentry_* nohz_csd_idle_poll_explains trace_*
 icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees
 published|-c 18 -s 2|ipistorm_published_exact
-big|-c 64 -s 2 -m 2048 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus
+big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus
 sigenforce|-c 2 -a module.sig_enforce=1|sign_*
 lockdown|-c 2 -a lockdown=integrity|sign_*
 "
