@@ -114,8 +114,8 @@ sh: warning: RMMOD is deprecated, set IPISTORM_RMMOD instead" ]
 
 @test "lib: load_module turns a refused signature into one message on signing" {
 	mkdir -p "$T/bin"
-	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Key was rejected by service" >&2\nexit 1\n' >"$T/bin/insmod"
-	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Invalid parameters" >&2\nexit 1\n' >"$T/bin/insmod-inval"
+	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module x.ko: Key was rejected by service" >&2\nexit 1\n' >"$T/bin/insmod"
+	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module x.ko: Invalid parameters" >&2\nexit 1\n' >"$T/bin/insmod-inval"
 	printf '#!/bin/sh\nexit 0\n' >"$T/bin/insmod-ok"
 	chmod +x "$T"/bin/*
 	run lib "IPISTORM_INSMOD=$T/bin/insmod load_module /m ipistorm numipi=1"
@@ -134,7 +134,7 @@ sh: warning: RMMOD is deprecated, set IPISTORM_RMMOD instead" ]
 
 @test "lib: load_module names lockdown when it refuses an unsigned module" {
 	mkdir -p "$T/bin" "$T/root/sys/kernel/security"
-	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module $1: Operation not permitted" >&2\nexit 1\n' >"$T/bin/insmod"
+	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module x.ko: Operation not permitted" >&2\nexit 1\n' >"$T/bin/insmod"
 	chmod +x "$T/bin/insmod"
 	echo "none [integrity] confidentiality" >"$T/root/sys/kernel/security/lockdown"
 	run lib "IPISTORM_SYSROOT=$T/root IPISTORM_INSMOD=$T/bin/insmod load_module /m nohz_csd"
