@@ -13,61 +13,10 @@
 # on stderr, nothing on stdout) or, with strict, on any difference; 1 on a
 # significant regression, else 0.
 
-# Square root, exp and log in awk's arithmetic alone: busybox awk built
-# without its math library (Debian's) has neither them nor "^". Each is
-# exact to a unit or two in the last place: the argument is scaled by
-# powers of 2 (exact), then Newton's iteration (sqrt), Taylor's series of
-# mexp(r), |r| <= ln(2)/2, after a Cody-Waite reduction, or the series of
-# mlog((1 + s) / (1 - s)) = 2 (s + s^3/3 + ...), |s| <= 0.172.
-function sq(x) { return x * x }
-function msqrt(x,    g, h, k, i) {
-	if (x <= 0) return 0
-	k = 1
-	while (x >= 4) { x /= 4; k *= 2 }
-	while (x < 1) { x *= 4; k /= 2 }
-	g = 1.5
-	for (i = 0; i < 60; i++) {
-		h = (g + x / g) / 2
-		if (h == g) break
-		g = h
-	}
-	return g * k
-}
-function mexp(x,    k, r, t, s, i) {
-	if (x < -745) return 0
-	k = int(x / 0.6931471805599453 + (x >= 0 ? 0.5 : -0.5))
-	r = (x - k * 0.693147180369123816490) - k * 1.90821492927058770002e-10
-	s = t = 1
-	for (i = 1; i < 30; i++) {
-		t *= r / i
-		s += t
-		if (abs(t) < 1e-17 * s) break
-	}
-	for (; k > 0; k--) s *= 2
-	for (; k < 0; k++) s /= 2
-	return s
-}
-function mlog(x,    e, s, s2, t, sum, i) {
-	if (x <= 0) return -1e308
-	e = 0
-	while (x >= 2) { x /= 2; e++ }
-	while (x < 1) { x *= 2; e-- }
-	if (x > 1.4142135623730951) { x /= 2; e++ }
-	s = (x - 1) / (x + 1); s2 = s * s
-	sum = t = s
-	for (i = 3; i < 80; i += 2) {
-		t *= s2
-		sum += t / i
-		if (abs(t / i) < 1e-17 * abs(sum)) break
-	}
-	return e * 0.6931471805599453 + 2 * sum
-}
-
 function err(msg) {
 	if (!failed) print "compare.sh: " msg >"/dev/stderr"
 	failed = 1
 }
-function abs(x) { return x < 0 ? -x : x }
 
 # Numerical Recipes: ln Gamma(x) (Lanczos), the continued fraction of the
 # incomplete beta function (modified Lentz) and the regularized I_x(a, b).
@@ -160,17 +109,6 @@ function cirat(m1, s1, n1, m2, s2, n2,    cisum) {
 	return cisum == 0 ? m1 - m2 : (m1 - m2) / cisum
 }
 
-# erfc(x): the complementary error function (Numerical Recipes' erfcc,
-# Chebyshev fit, fractional error below 1.2e-7 everywhere).
-function erfc(x,    z, t, r) {
-	z = abs(x)
-	t = 1 / (1 + 0.5 * z)
-	r = t * mexp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
-	    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + \
-	    t * (-0.82215223 + t * 0.17087277)))))))))
-	return x >= 0 ? r : 2 - r
-}
-
 # sortv(d, m, n): SV[1..n] = the n values of d and m in ascending order
 # (insertion sort: n is a number of runs).
 function sortv(d, m, n,    i, j, x) {
@@ -198,56 +136,12 @@ function medci(n,    i, k, lt, cdf) {
 	CLO = SV[k]; CHI = SV[n + 1 - k]
 }
 
-# mwu(m, d): the two-sided p of the Mann-Whitney U test (Wilcoxon rank
-# sum) of d against the baseline in m, ties given their mid-ranks. U is d's
-# statistic (pairs where d's value is the larger, ties counted 1/2). With
-# n1 + n2 <= MWU_EXACT the p is exact: the permutation distribution of d's
-# rank sum W, counted over all C(n1 + n2, n2) ways to draw d's runs from
-# the pooled ones (ties included), p = P(|W - E| >= |w - E|). Beyond it the
-# normal approximation with the tie correction of the variance and a
-# continuity correction of 1/2 (as R's wilcox.test(correct = TRUE)). Sets
-# MWU_U.
-function mwu(m, d,    n1, n2, N, i, j, x, g, r2, a, b, w2, t, T, e2, dev, c, s, smax, top, tot, hit, u, sig, K) {
-	n1 = cnt[0, m]; n2 = cnt[d, m]; N = n1 + n2
-	# the pooled values, sorted, with their side (1: d)
-	for (i = 1; i <= N; i++) {
-		x = i <= n1 ? val[0, m, i] : val[d, m, i - n1]; g = i > n1
-		for (j = i - 1; j >= 1 && PV[j] > x; j--) { PV[j + 1] = PV[j]; PG[j + 1] = PG[j] }
-		PV[j + 1] = x; PG[j + 1] = g
-	}
-	# doubled mid-ranks: integers, so that sums compare exactly
-	w2 = 0; T = 0
-	for (a = 1; a <= N; a = b + 1) {
-		for (b = a; b < N && PV[b + 1] == PV[a]; b++) ;
-		t = b - a + 1; T += t * t * t - t
-		for (i = a; i <= b; i++) { R2[i] = a + b; if (PG[i]) w2 += a + b }
-	}
-	MWU_U = w2 / 2 - n2 * (n2 + 1) / 2
-	e2 = n2 * (N + 1)
-	dev = abs(w2 - e2)
-	if (N <= MWU_EXACT) {
-		# C[j * K + s]: the ways to draw j of the runs seen so far with a
-		# doubled rank sum s
-		split("", C); K = N * (N + 1) + 1; C[0] = 1; smax = 0
-		for (i = 1; i <= N; i++) {
-			r2 = R2[i]; top = i < n2 ? i : n2
-			for (j = top; j >= 1; j--)
-				for (s = smax; s >= 0; s--)
-					if (((j - 1) * K + s) in C) C[j * K + s + r2] += C[(j - 1) * K + s]
-			smax += r2
-		}
-		tot = hit = 0
-		for (s = 0; s <= smax; s++)
-			if ((n2 * K + s) in C) {
-				c = C[n2 * K + s]; tot += c
-				if (abs(s - e2) >= dev) hit += c
-			}
-		return hit / tot
-	}
-	sig = msqrt(n1 * n2 / 12 * ((N + 1) - T / (N * (N - 1))))
-	u = dev / 2 - 0.5
-	if (sig == 0 || u <= 0) return 1
-	return erfc(u / sig / msqrt(2))
+# mwuv(m, d): stats.awk's mwu of d against the baseline in metric m.
+function mwuv(m, d,    i) {
+	split("", B); split("", X)
+	for (i = 1; i <= cnt[0, m]; i++) B[i] = val[0, m, i]
+	for (i = 1; i <= cnt[d, m]; i++) X[i] = val[d, m, i]
+	return mwu(cnt[0, m], cnt[d, m])
 }
 
 # bf(m, d): the p of the Brown-Forsythe test (Levene's test on the absolute
@@ -394,7 +288,7 @@ END {
 				welch(mean[0, m], var[0, m], N[0, m], mean[d, m], var[d, m], n)
 				cr[d, m] = cirat(b, csd[0, m], N[0, m], cmean[d, m], csd[d, m], n)
 				if (N[0, m] >= 2 && n >= 2) {
-					mwp[d, m] = mwu(m, d); mwuu[d, m] = MWU_U
+					mwp[d, m] = mwuv(m, d); mwuu[d, m] = MWU_U
 					vp[d, m] = bf(m, d)
 					sdr[d, m] = sd[0, m] > 0 ? sd[d, m] / sd[0, m] : sd[d, m] == 0 ? 1 : ""
 				}

@@ -255,7 +255,7 @@ rc=0
 if [ "$decompose" = 1 ]; then
 	[ "$bench" = ipistorm ] || bad "-d: decomposes ipistorm results, not $bench"
 	CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
-		awk -v fmt="$fmt" -v alpha="$alpha" -f "$(dirname "$0")/shift_share.awk" "$@" >"$out" || rc=$?
+		awk -v fmt="$fmt" -v alpha="$alpha" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/shift_share.awk" "$@" >"$out" || rc=$?
 	[ "$rc" -ne 0 ] || cat "$out"
 	exit "$rc"
 fi
@@ -263,7 +263,7 @@ CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
 	CMP_BENCH=$bench CMP_PARAMS=$(meta "$base" params) CMP_DIFFS=$tmp/diffs \
 	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
 	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" -v sdfactor="$sdfactor" -v meansonly="$meansonly" \
-	-f "$(dirname "$0")/compare.awk" "$@" >"$out" || rc=$?
+	-f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/compare.awk" "$@" >"$out" || rc=$?
 # Output only when the input was good; 3 is a strict failure on a
 # difference of the machine state, with its report.
 [ "$rc" -eq 2 ] || cat "$out"

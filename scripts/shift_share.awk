@@ -19,93 +19,10 @@
 # on one side takes the other side's mean there (its dm is 0: all of its
 # change is shift).
 
-function abs(x) { return x < 0 ? -x : x }
 function err(msg) {
 	if (!failed) print "compare.sh: " msg >"/dev/stderr"
 	failed = 1
 }
-# Square root and exp in awk's arithmetic alone, for the normal
-# approximation beyond MWU_EXACT runs (busybox awk may have neither).
-function msqrt(x,    g, h, k, i) {
-	if (x <= 0) return 0
-	k = 1
-	while (x >= 4) { x /= 4; k *= 2 }
-	while (x < 1) { x *= 4; k /= 2 }
-	g = 1.5
-	for (i = 0; i < 60; i++) {
-		h = (g + x / g) / 2
-		if (h == g) break
-		g = h
-	}
-	return g * k
-}
-function mexp(x,    k, r, t, s, i) {
-	if (x < -745) return 0
-	k = int(x / 0.6931471805599453 + (x >= 0 ? 0.5 : -0.5))
-	r = (x - k * 0.693147180369123816490) - k * 1.90821492927058770002e-10
-	s = t = 1
-	for (i = 1; i < 30; i++) {
-		t *= r / i
-		s += t
-		if (abs(t) < 1e-17 * s) break
-	}
-	for (; k > 0; k--) s *= 2
-	for (; k < 0; k++) s /= 2
-	return s
-}
-function erfc(x,    z, t, r) {
-	z = abs(x)
-	t = 1 / (1 + 0.5 * z)
-	r = t * mexp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
-	    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + \
-	    t * (-0.82215223 + t * 0.17087277)))))))))
-	return x >= 0 ? r : 2 - r
-}
-
-# mwu(n1, n2): the two-sided p of the Mann-Whitney U test of X[1..n2]
-# against the baseline's B[1..n1], as compare.awk's mwu(): exact (the
-# permutation distribution of the rank sum, ties at mid-ranks) up to
-# MWU_EXACT runs in all, else the normal approximation with the tie and
-# continuity corrections. "" with fewer than 2 runs on a side.
-function mwu(n1, n2,    N, i, j, x, g, r2, a, b, w2, t, T, e2, dev, c, s, smax, top, tot, hit, u, sig, K) {
-	if (n1 < 2 || n2 < 2) return ""
-	N = n1 + n2
-	for (i = 1; i <= N; i++) {
-		x = i <= n1 ? B[i] : X[i - n1]; g = i > n1
-		for (j = i - 1; j >= 1 && PV[j] > x; j--) { PV[j + 1] = PV[j]; PG[j + 1] = PG[j] }
-		PV[j + 1] = x; PG[j + 1] = g
-	}
-	w2 = 0; T = 0
-	for (a = 1; a <= N; a = b + 1) {
-		for (b = a; b < N && PV[b + 1] == PV[a]; b++) ;
-		t = b - a + 1; T += t * t * t - t
-		for (i = a; i <= b; i++) { R2[i] = a + b; if (PG[i]) w2 += a + b }
-	}
-	e2 = n2 * (N + 1)
-	dev = abs(w2 - e2)
-	if (N <= MWU_EXACT) {
-		split("", C); K = N * (N + 1) + 1; C[0] = 1; smax = 0
-		for (i = 1; i <= N; i++) {
-			r2 = R2[i]; top = i < n2 ? i : n2
-			for (j = top; j >= 1; j--)
-				for (s = smax; s >= 0; s--)
-					if (((j - 1) * K + s) in C) C[j * K + s + r2] += C[(j - 1) * K + s]
-			smax += r2
-		}
-		tot = hit = 0
-		for (s = 0; s <= smax; s++)
-			if ((n2 * K + s) in C) {
-				c = C[n2 * K + s]; tot += c
-				if (abs(s - e2) >= dev) hit += c
-			}
-		return hit / tot
-	}
-	sig = msqrt(n1 * n2 / 12 * ((N + 1) - T / (N * (N - 1))))
-	u = dev / 2 - 0.5
-	if (sig == 0 || u <= 0) return 1
-	return erfc(u / sig / msqrt(2))
-}
-
 # pvals(d, p): SP and MP, the p of d's per-run shares and per-run means of
 # path p against the baseline's (runs without a call on p have no mean).
 function pvals(d, p,    i, n1, n2) {
