@@ -213,24 +213,26 @@ load_module() {
 	_lm_rc=0
 	# insmod's stderr is read, its stdout left as it is
 	{ _lm_err=$("${_ok:-insmod}" "$_lm_dir/$_lm/$_lm.ko" "$@" 2>&1 >&3) || _lm_rc=$?; } 3>&1
+	_lm_why=""
 	case $_lm_rc:$_lm_err in
-	0:) return 0 ;;
-	0:*) printf '%s\n' "$_lm_err" >&2; return 0 ;;
+	0:*) ;;
 	*"Key was rejected by service"* | *"Required key not available"*)
-		log "$_lm.ko is not signed by a key this kernel trusts (Secure Boot or module.sig_enforce=1): sign it with make sign KEY=... CERT=..., or install it through DKMS with its enrolled key (docs/packaging.md)"
+		_lm_why="Secure Boot or module.sig_enforce=1"
 		;;
 	*"Operation not permitted"*)
 		# Lockdown without enforced signatures refuses an unsigned
 		# module with EPERM, as it does a user without the right.
-		if grep -q -E '\[(integrity|confidentiality)\]' \
-			"${IPISTORM_SYSROOT:-}/sys/kernel/security/lockdown" 2>/dev/null; then
-			log "$_lm.ko is not signed by a key this kernel trusts (kernel lockdown: $(cat "${IPISTORM_SYSROOT:-}/sys/kernel/security/lockdown")): sign it with make sign KEY=... CERT=..., or install it through DKMS with its enrolled key (docs/packaging.md)"
-		else
-			printf '%s\n' "$_lm_err" >&2
-		fi
+		_lm_lock=$(cat "${IPISTORM_SYSROOT:-}/sys/kernel/security/lockdown" 2>/dev/null) || _lm_lock=""
+		case $_lm_lock in
+		*"[integrity]"* | *"[confidentiality]"*) _lm_why="kernel lockdown: $_lm_lock" ;;
+		esac
 		;;
-	*) printf '%s\n' "$_lm_err" >&2 ;;
 	esac
+	if [ -n "$_lm_why" ]; then
+		log "$_lm.ko is not signed by a key this kernel trusts ($_lm_why): sign it with make sign KEY=... CERT=..., or install it through DKMS with its enrolled key (docs/packaging.md)"
+	elif [ -n "$_lm_err" ]; then
+		printf '%s\n' "$_lm_err" >&2
+	fi
 	return "$_lm_rc"
 }
 
