@@ -88,12 +88,20 @@ count() {
 # Each step writes the lines to count to $steps/NAME.tap and what to show
 # to $steps/NAME.txt (a "# === " heading first).
 
+# step_tap F HEADING CMD...: a step whose command prints TAP; a run
+# without a plan fails.
+step_tap() {
+	local f=$1
+	echo "# === $2"
+	shift 2
+	"$@" >"$f.tap" 2>&1 || true
+	sed "s/^/    /" "$f.tap"
+	grep -q '^1\.\.[1-9]' "$f.tap" || echo "not ok $(basename "$f"): no TAP plan" >>"$f.tap"
+}
+
 step_bats() {
-	echo "# === scripts and kselftest wrapper (bats)"
-	bats --tap "$TOP/scripts/tests" "$TOP/kselftest/tests" "$TOP/mmtests/tests" \
-		"$TOP/lkp/tests" "$TOP/vm/tests" >"$1.tap" 2>&1 || true
-	sed "s/^/    /" "$1.tap"
-	grep -q '^1\.\.[1-9]' "$1.tap" || echo "not ok bats did not run" >>"$1.tap"
+	step_tap "$1" "scripts and kselftest wrapper (bats)" bats --tap "$TOP/scripts/tests" \
+		"$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/lkp/tests" "$TOP/vm/tests"
 }
 
 step_build() { # KERNEL
@@ -109,11 +117,11 @@ step_build() { # KERNEL
 
 step_boot() { # KERNEL BOOT
 	local k=$2 boot=$3 opts args logf rc=0 d=$BUILD/$2
-	[ ! -f "$steps/build-$k.tap" ] || ! grep -q . "$steps/build-$k.tap" || {
+	if [ -s "$steps/build-$k.tap" ]; then
 		echo "# === $k/$boot: not booted, the build failed"
 		: >"$1.tap"
 		return 0
-	}
+	fi
 	IFS='|' read -r _ opts args <<<"$(printf '%s\n' "$BOOTS" | grep "^$boot|")"
 	echo "# === $k/$boot"
 	mkdir -p "$d"
@@ -154,10 +162,7 @@ step_demo() {
 }
 
 step_bisect() {
-	echo "# === bisect.sh on a tree of 6.1 and 6.12 commits"
-	"$VM_DIR/tests/bisect.sh" >"$1.tap" 2>&1 || true
-	sed "s/^/    /" "$1.tap"
-	grep -q '^1\.\.[1-9]' "$1.tap" || echo "not ok bisect tests did not run" >>"$1.tap"
+	step_tap "$1" "bisect.sh on a tree of 6.1 and 6.12 commits" "$VM_DIR/tests/bisect.sh"
 }
 
 # The suite under MMTests on 6.1 and 6.12, reported by MMTests' own
@@ -197,19 +202,25 @@ step_dkms() {
 # goes to $steps/NAME.txt.
 order=()
 declare -A weight=()
+# busy: BUSY, the slots the running steps take; a step that has ended is
+# forgotten.
 busy() {
-	local p n=0
+	local p
+	BUSY=0
 	for p in "${!weight[@]}"; do
-		if kill -0 "$p" 2>/dev/null; then n=$((n + weight[$p])); else unset "weight[$p]"; fi
+		if kill -0 "$p" 2>/dev/null; then BUSY=$((BUSY + weight[$p])); else unset "weight[$p]"; fi
 	done
-	echo "$n"
 }
 start() {
 	local name w=1
 	[ "$1" != -w ] || { w=$2; shift 2; }
 	name=$1
 	shift
-	while b=$(busy) && [ "$b" -gt 0 ] && [ $((b + w)) -gt "$slots" ]; do wait -n || true; done
+	busy
+	while [ "$BUSY" -gt 0 ] && [ $((BUSY + w)) -gt "$slots" ]; do
+		wait -n || true
+		busy
+	done
 	order+=("$name")
 	(
 		t0=$(date +%s) rc=0
@@ -235,19 +246,22 @@ for k in $kernels; do
 done
 for pid in "${builds[@]}"; do wait "$pid" || true; done
 
-# Then longest first (minutes on an idle 2-core host): functional 7, big
-# 6-7, demo 6-7, the test beds and bisect 3-5, poll 2, the rest under 1.
-for boot in functional big; do
+# Then longest first (minutes in CI, two at a time on 2 cores):
+# functional and big 8-10, bisect 6-7, MMTests, lkp-tests and the demo
+# 2-3, then the other boots of BOOTS in its order, 1-3 each.
+long="functional big"
+for boot in $long; do
 	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
 done
 if [ "$demo" = 1 ]; then
-	start demo step_demo
-	start mmtests step_mmtests
 	start bisect step_bisect
+	start mmtests step_mmtests
 	# (its two kernels' guests boot side by side)
 	start -w 2 lkp step_lkp
+	start demo step_demo
 fi
-for boot in poll icount published sigenforce lockdown; do
+for boot in $(printf '%s\n' "$BOOTS" | cut -d'|' -f1); do
+	case " $long " in *" $boot "*) continue ;; esac
 	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
 done
 command -v dkms >/dev/null && start dkms step_dkms
