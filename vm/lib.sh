@@ -93,6 +93,15 @@ unpack_block() {
 	sed -n "/^$1\$/,/^$2\$/p" "$3" | sed '1d;$d;s/^# //' | base64 -d >"$4"
 }
 
+# kernel_image REUSE NAME: build NAME's modules and its image of
+# mkinitramfs.sh, unless REUSE is 1 and there is one already.
+kernel_image() {
+	if [ "$1" != 1 ] || [ ! -f "$BUILD/$2/initramfs.gz" ]; then
+		"$VM_DIR/build-modules.sh" "$2" >/dev/null
+		"$VM_DIR/mkinitramfs.sh" "$2" >/dev/null
+	fi
+}
+
 # The fleet harnesses' test beds (mmtests/, lkp/) boot the test bed's
 # image with the harness added:
 #
@@ -106,10 +115,7 @@ bed_images() {
 	shift 3
 	(cd "$overlay" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/overlay.gz"
 	for k in "$@"; do
-		if [ "$reuse" != 1 ] || [ ! -f "$BUILD/$k/initramfs.gz" ]; then
-			"$VM_DIR/build-modules.sh" "$k" >/dev/null
-			"$VM_DIR/mkinitramfs.sh" "$k" >/dev/null
-		fi
+		kernel_image "$reuse" "$k"
 		mkdir -p "$out/build/$k"
 		cat "$BUILD/$k/initramfs.gz" "$out/overlay.gz" >"$out/build/$k/initramfs.gz"
 	done

@@ -31,10 +31,7 @@ dest=$2
 shift 2
 [ ! -e "$dest" ] || die "$dest exists: choose a new result directory"
 
-if [ "${IPISTORM_PREBUILT:-0}" != 1 ] || [ ! -f "$BUILD/$name/initramfs.gz" ]; then
-	"$VM_DIR/build-modules.sh" "$name" >/dev/null
-	"$VM_DIR/mkinitramfs.sh" "$name" >/dev/null
-fi
+kernel_image "${IPISTORM_PREBUILT:-0}" "$name"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
