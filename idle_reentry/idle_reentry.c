@@ -7,10 +7,13 @@
  * (flush_smp_call_function_queue()), called schedule_idle() and came back
  * to the top of do_idle() without running another task. Per CPU it times
  * the phases of each re-entry, counts how many called
- * pick_next_task_fair() and sched_balance_newidle() (SM_IDLE, Linux 6.12,
- * skips both when the runqueue is empty) and tells what pulled the CPU out
- * of idle: a call-function "IPI" taken by polling, a real IPI, a timer
- * interrupt or something else.
+ * pick_next_task_fair() and sched_balance_newidle() and how many made a
+ * pick at all, which ends in the idle class's pick on an empty runqueue
+ * whatever path the kernel took to it (the fair class's shortcut, core
+ * scheduling, sched_ext): SM_IDLE, Linux 6.12, skips the pick when the
+ * runqueue is empty. It also tells what pulled the CPU out of idle: a
+ * call-function "IPI" taken by polling, a real IPI, a timer interrupt or
+ * something else.
  *
  *   insmod idle_reentry.ko cpulist=16 duration=10   # measure 10 s, then report
  *   insmod idle_reentry.ko cpulist=16               # measure until stopped:
@@ -51,7 +54,7 @@
 #include "../common/result.h"
 #include "../common/session.h"
 
-#define IR_FORMAT		"idle_reentry/2"
+#define IR_FORMAT		"idle_reentry/3"
 #define MAX_DURATION_S		3600U
 #define CALIB_CALLS		20000
 
@@ -109,6 +112,8 @@ struct ir_count {
 	u64 switched_fair;	/* switched rounds that ran a fair task first */
 	u64 switched_pick;	/* switched rounds that hit the pick hook */
 	u64 reentry_pick_fair;
+	u64 reentry_pick_idle;	/* re-entries that reached the idle class's pick */
+	u64 reentry_picked;	/* re-entries that made any pick: not fast */
 	u64 reentry_newidle;
 	u64 woke[NR_WAKE];
 };
@@ -128,6 +133,7 @@ struct ir_cpu {
 	unsigned int phase;
 	unsigned int wake;
 	unsigned int pick_fair;
+	unsigned int pick_idle;
 	unsigned int newidle;
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	bool idle_ran;		/* the idle task ran here while measuring */
@@ -143,7 +149,8 @@ enum { PHASE_NONE, PHASE_TICK, PHASE_FLUSH, PHASE_SCHED };
 
 enum {
 	HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK, HOOK_NEWIDLE,
-	HOOK_WAKE_POLL, HOOK_WAKE_IPI, HOOK_WAKE_TIMER, HOOK_TICK, NR_HOOKS
+	HOOK_WAKE_POLL, HOOK_WAKE_IPI, HOOK_WAKE_TIMER, HOOK_TICK,
+	HOOK_PICK_IDLE, HOOK_PICK_IDLE_NEXT, NR_HOOKS
 };
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
@@ -185,6 +192,8 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
 	hist_add(&c->sched, now - c->t_sched);
 	hist_add(&c->total, now - c->t_tick);
 	n->reentry_pick_fair += !!c->pick_fair;
+	n->reentry_pick_idle += !!c->pick_idle;
+	n->reentry_picked += c->pick_fair || c->pick_idle;
 	n->reentry_newidle += !!c->newidle;
 	for (w = 0; w < WAKE_OTHER; w++)
 		if (c->wake & BIT(w))
@@ -209,6 +218,7 @@ static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 	c->phase = PHASE_NONE;
 	c->wake = 0;
 	c->pick_fair = 0;
+	c->pick_idle = 0;
 	c->newidle = 0;
 }
 
@@ -269,6 +279,37 @@ static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
 }
 
 DEFINE_HOOK(ir_pick_fair, struct ir_cpu, ir_this, ir_pick_fair_on);
+
+/*
+ * The idle class's pick: where every pick on an empty runqueue ends,
+ * through the fair class's shortcut (__pick_next_task()), the loop over
+ * the classes, core scheduling's pick_task() or with sched_ext enabled,
+ * none of which calls pick_next_task_fair(). It fires wherever a task
+ * leaves the CPU idle (its proof); counted in a re-entry like the fair
+ * pick. 6.12 has one, pick_task_idle(); 6.1 two: pick_next_task_idle()
+ * and pick_task_idle(), which only core scheduling calls.
+ */
+static __always_inline void ir_pick_idle_on(struct ir_cpu *c, unsigned int h)
+{
+	c->fired |= BIT(h);
+	if (c->phase == PHASE_SCHED && is_idle_task(current))
+		c->pick_idle++;
+}
+
+static __always_inline void ir_pick_task_idle_on(struct ir_cpu *c)
+{
+	ir_pick_idle_on(c, HOOK_PICK_IDLE);
+}
+
+DEFINE_HOOK(ir_pick_task_idle, struct ir_cpu, ir_this, ir_pick_task_idle_on);
+
+static __always_inline void ir_pick_next_task_idle_on(struct ir_cpu *c)
+{
+	ir_pick_idle_on(c, HOOK_PICK_IDLE_NEXT);
+}
+
+DEFINE_HOOK(ir_pick_next_task_idle, struct ir_cpu, ir_this,
+	    ir_pick_next_task_idle_on);
 
 static __always_inline void ir_newidle_on(struct ir_cpu *c)
 {
@@ -356,6 +397,11 @@ static struct hook ir_hooks[] = {
 	[HOOK_WAKE_TIMER] = { HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
 	/* Absent where the kernel has no NO_HZ: no tick phase then. */
 	[HOOK_TICK] = { HOOK_NAMES("tick_nohz_idle_exit"), ir_tick },
+	[HOOK_PICK_IDLE] = { HOOK_NAMES("pick_task_idle"), ir_pick_task_idle,
+			     true },
+	/* 6.1 only; 6.2 and later pick the idle task with pick_task_idle(). */
+	[HOOK_PICK_IDLE_NEXT] = { HOOK_NAMES("pick_next_task_idle"),
+				  ir_pick_next_task_idle },
 };
 
 static struct hook_set ir_hook_set = {
@@ -489,10 +535,13 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%sswitched_fair=%llu\n", pfx, n->switched_fair);
 	seq_buf_printf(sb, "%sswitched_pick=%llu\n", pfx, n->switched_pick);
 	seq_buf_printf(sb, "%spick_fair=%llu\n", pfx, n->reentry_pick_fair);
+	seq_buf_printf(sb, "%spick_idle=%llu\n", pfx, n->reentry_pick_idle);
 	seq_buf_printf(sb, "%snewidle=%llu\n", pfx, n->reentry_newidle);
 	result_pct(sb, pfx, "pick_fair_pct", n->reentry_pick_fair,
 		   n->reentries);
-	result_pct(sb, pfx, "fast_pct", n->reentries - n->reentry_pick_fair,
+	result_pct(sb, pfx, "pick_idle_pct", n->reentry_pick_idle,
+		   n->reentries);
+	result_pct(sb, pfx, "fast_pct", n->reentries - n->reentry_picked,
 		   n->reentries);
 	for (w = 0; w < NR_WAKE; w++)
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[w],
@@ -519,6 +568,8 @@ static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
 	sum->switched_fair += n->switched_fair;
 	sum->switched_pick += n->switched_pick;
 	sum->reentry_pick_fair += n->reentry_pick_fair;
+	sum->reentry_pick_idle += n->reentry_pick_idle;
+	sum->reentry_picked += n->reentry_picked;
 	sum->reentry_newidle += n->reentry_newidle;
 	for (w = 0; w < NR_WAKE; w++)
 		sum->woke[w] += n->woke[w];
@@ -572,6 +623,16 @@ static void ir_proofs(const struct ir_count *t, enum hook_proof *p)
 	p[HOOK_WAKE_IPI] = hook_prove(FIRED(HOOK_WAKE_IPI), false);
 	p[HOOK_WAKE_TIMER] = hook_prove(FIRED(HOOK_WAKE_TIMER), false);
 	p[HOOK_TICK] = hook_prove(FIRED(HOOK_TICK), t->rounds);
+	/*
+	 * A round that switched to a task came back to idle through a pick
+	 * (the idle class's, once the task left): 6.1's pick_task_idle()
+	 * only with core scheduling, fired or untested.
+	 */
+	p[HOOK_PICK_IDLE_NEXT] = hook_prove(FIRED(HOOK_PICK_IDLE_NEXT),
+					    t->switched);
+	p[HOOK_PICK_IDLE] = hook_prove(FIRED(HOOK_PICK_IDLE),
+				       t->switched &&
+				       !ir_hooks[HOOK_PICK_IDLE_NEXT].hooked);
 #undef FIRED
 }
 

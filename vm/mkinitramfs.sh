@@ -3,7 +3,7 @@
 # and the modules built for matrix kernel NAME (build/NAME) into
 # build/NAME/initramfs.gz, laid out as in the source tree under /suite, plus
 # the host's bash and trace-cmd with their libraries when installed (for
-# trace.sh). Prints the image's path.
+# trace.sh) and vm/core-cookie.c, built. Prints the image's path.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +43,8 @@ host_bin() {
 }
 host_bin bash
 host_bin trace-cmd
+# The test bed's core-scheduling aid, static (idle_reentry_core_sched).
+gcc -static -O2 -Wall -Werror -o "$root/bin/core-cookie" "$VM_DIR/core-cookie.c"
 for ko in "$out"/*/*.ko; do
 	[ -f "$ko" ] || die "no modules in $out: run build-modules.sh $name"
 	mod=$(basename "$(dirname "$ko")")

@@ -22,7 +22,7 @@ ir_stop() {
 
 # The checks every result must pass.
 check_ir() {
-	[ "$(val idle_reentry format)" = idle_reentry/2 ] || fail "unknown result format"
+	[ "$(val idle_reentry format)" = idle_reentry/3 ] || fail "unknown result format"
 	case $(val idle_reentry pick_hook) in
 	proven | untested) ;;
 	*) fail "pick_hook=$(val idle_reentry pick_hook), status=$(val idle_reentry status)" ;;
@@ -35,7 +35,7 @@ check_ir() {
 		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/idle_reentry" | tr '\n' ' ')"
 	fi
 	hooked=$(val idle_reentry hooked)
-	for f in sched_switch do_idle tick_nohz_idle_exit flush_smp_call_function_queue schedule_idle pick_; do
+	for f in sched_switch do_idle tick_nohz_idle_exit flush_smp_call_function_queue schedule_idle pick_ pick_task_idle; do
 		case ",$hooked," in *",$f"*) ;; *) fail "$f was not hooked" ;; esac
 	done
 	for c in $(sed -n 's/^cpu\([0-9]*\)\.rounds=.*/\1/p' "$TMP/idle_reentry") total; do
@@ -50,6 +50,7 @@ check_ir() {
 		done
 		check "$w == $r" "$p: wake reasons sum to $w, not $r re-entries"
 		check "$(val idle_reentry "${p}pick_fair") <= $r" "$p: more pick_next_task_fair re-entries than re-entries"
+		check "$(val idle_reentry "${p}pick_idle") <= $r" "$p: more idle-pick re-entries than re-entries"
 		for k in switched_fair switched_pick; do
 			check "$(val idle_reentry "$p$k") <= $(val idle_reentry "${p}switched")" \
 				"$p: $k above switched"
@@ -100,11 +101,51 @@ test_idle_reentry_fast_path() {
 	check "$r >= $polled * 0.5" "$r re-entries for $polled polled callbacks"
 	check "$(val idle_reentry total.wake_poll) >= $polled * 0.5" \
 		"the polling wakes were not seen"
+	check_fast "$pf"
+}
+
+# check_fast FAIR_PCT: the fast-path share the kernel's SM_IDLE implies:
+# nearly no re-entry picks without it, nearly every one with it; no
+# re-entry skips the idle class's pick but by the fast path.
+check_fast() {
+	_fast=$(val idle_reentry total.fast_pct)
+	_pi=$(val idle_reentry total.pick_idle_pct)
+	check "$_fast + $_pi <= 100.1 && $_fast + $_pi >= 99.9" \
+		"fast_pct $_fast and pick_idle_pct $_pi do not make 100"
 	case ${IPISTORM_SM_IDLE:-} in
-	0) check "$pf >= 95" "without SM_IDLE, only $pf % of re-entries called pick_next_task_fair" ;;
-	1) check "$pf <= 5" "with SM_IDLE, $pf % of re-entries still called pick_next_task_fair" ;;
-	*) note "IPISTORM_SM_IDLE unset: $pf % of re-entries called pick_next_task_fair" ;;
+	0) check "$_fast <= 5" "without SM_IDLE, $_fast % of re-entries took the fast path (fair pick in $1 %)" ;;
+	1) check "$_fast >= 95" "with SM_IDLE, only $_fast % of re-entries took the fast path (fair pick in $1 %)" ;;
+	*) note "IPISTORM_SM_IDLE unset: fast path in $_fast % of re-entries" ;;
 	esac
+}
+
+# With core scheduling in use (a task holds a cookie), the kernel picks
+# through pick_task(), which never calls pick_next_task_fair(): the fast
+# path is told by the idle class's pick, which every pick on an empty
+# runqueue ends in. Needs a kernel with CONFIG_SCHED_CORE (none of the
+# Debian kernels of the test bed; vm/enforcing-kernel.sh builds one) and
+# the test bed's core-cookie (vm/core-cookie.c).
+test_idle_reentry_core_sched() {
+	need_cpus 2
+	cmdline_has idle=poll || skip "boot with idle=poll"
+	command -v core-cookie >/dev/null 2>&1 || skip "no core-cookie program (vm/core-cookie.c)"
+	core-cookie true 2>/dev/null || skip "no core scheduling in this kernel (CONFIG_SCHED_CORE)"
+	a=$(cpu 0) t=$(cpu 1)
+	unload idle_reentry
+	# A cookie held while the storm runs keeps core scheduling on.
+	core-cookie sleep 600 &
+	cookie_pid=$!
+	insmod "$(ko idle_reentry)" cpulist="$t" || fail "insmod idle_reentry failed"
+	storm numipi=20000 pairs="$a:$t" wait=1
+	ir_stop
+	kill "$cookie_pid" 2>/dev/null || true
+	wait "$cookie_pid" 2>/dev/null || true
+	check_ir
+	pf=$(val idle_reentry total.pick_fair_pct)
+	note "core scheduling on: re-entries $(val idle_reentry total.reentries)," \
+		"fair pick in $pf %, idle pick in $(val idle_reentry total.pick_idle_pct) %," \
+		"fast path $(val idle_reentry total.fast_pct) %"
+	check_fast "$pf"
 }
 
 # Passive: whatever an idle machine does for 2 s, with sane counts.
@@ -368,7 +409,11 @@ test_idle_reentry_hook_proof() {
 	unload idle_reentry
 	check_ir
 	note "$(grep -E '^(proof|symbol)\.' "$TMP/idle_reentry" | tr '\n' ' ')"
-	for h in do_idle flush_smp_call_function_queue schedule_idle; do
+	# The idle class's pick: 6.1's pick_next_task_idle(), or later
+	# kernels' pick_task_idle().
+	ip=pick_task_idle
+	case ",$(val idle_reentry hooked)," in *,pick_next_task_idle,*) ip=pick_next_task_idle ;; esac
+	for h in do_idle flush_smp_call_function_queue schedule_idle $ip; do
 		[ "$(val idle_reentry "proof.$h")" = proven ] ||
 			fail "proof.$h=$(val idle_reentry "proof.$h")"
 	done
