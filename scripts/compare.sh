@@ -18,7 +18,9 @@
 #     -x  strict: any difference of the machine state is fatal (exit 2)
 #     -d  ipistorm with per-path figures (witness=1 timing=1): the
 #         shift-share decomposition of the mean latency per call instead
-#         (scripts/shift_share.awk; csv and json are ipistorm-shift-share/1)
+#         (scripts/shift_share.awk; csv and json are ipistorm-shift-share/2);
+#         of idle_reentry's directories run beside such a storm (run.sh -s,
+#         its storm-iter-*.txt), with the re-entry phases' change next to it
 #
 # The metrics, their directions and the primary one are those of the
 # bench's declaration (BENCH/bench.conf, docs/bench.md). Every directory
@@ -251,11 +253,38 @@ done
 
 out=$tmp/out
 rc=0
-# -d: the decomposition alone, no verdict (exit 0, or 2 on bad input).
+# -d: the decomposition alone, no verdict (exit 0, or 2 on bad input), of
+# ipistorm's results, or of the storm's beside idle_reentry's (run.sh -s
+# keeps them as storm-iter-NNN.txt), its phases then next to it.
 if [ "$decompose" = 1 ]; then
-	[ "$bench" = ipistorm ] || bad "-d: decomposes ipistorm results, not $bench"
+	if [ "$bench" != ipistorm ]; then
+		[ "$(bench_get "$top" "$bench" storm)" = ipistorm ] ||
+			bad "-d: decomposes ipistorm results, or idle_reentry's beside an ipistorm storm (run.sh -s), not $bench"
+		[ -n "$(meta "$base" storm)" ] ||
+			bad "-d: $bench ran without a storm ($base/meta.txt: storm= is empty): no storm results to decompose"
+		set --
+		i=0
+		while IFS= read -r d; do
+			set -- "$@" "d=$i" src=storm
+			while IFS= read -r f; do
+				s=${f%/*}/storm-${f##*/}
+				[ -f "$s" ] ||
+					bad "$s: no storm result beside ${f#./} (run.sh kept none before it kept the storm's)"
+				set -- "$@" "$s"
+			done <"$tmp/files.$i"
+			# and no storm result without its idle_reentry one
+			for s in "$d"/storm-iter-[0-9]*.txt; do
+				[ -e "$s" ] || continue
+				f=${s%/*}/${s##*/storm-}
+				[ -f "$f" ] || bad "$s: a storm result without its ${f##*/}"
+			done
+			set -- "$@" src=phase
+			while IFS= read -r f; do set -- "$@" "$f"; done <"$tmp/files.$i"
+			i=$((i + 1))
+		done <"$tmp/dirs"
+	fi
 	CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
-		awk -v fmt="$fmt" -v alpha="$alpha" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/shift_share.awk" "$@" >"$out" || rc=$?
+		awk -v fmt="$fmt" -v alpha="$alpha" -v bench="$bench" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/shift_share.awk" "$@" >"$out" || rc=$?
 	[ "$rc" -ne 0 ] || cat "$out"
 	exit "$rc"
 fi

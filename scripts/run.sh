@@ -29,9 +29,12 @@
 #
 # One run.sh at a time: /run/ipistorm/lock (the owner's pid) makes a second
 # one refuse. Writes DIR/iter-NNN.txt (the module's debugfs result, raw),
-# per iteration DIR/irq-iter-NNN.txt (ipistorm-irq/1: /proc/interrupts
-# deltas of the measured CPUs) and DIR/meta.txt (format ipistorm-run/2, see
-# README.md). Exit status: 0 every run completed, 1 a run failed or was
+# with -s DIR/storm-iter-NNN.txt (the storm module's debugfs result, raw,
+# read before its rmmod), per iteration DIR/irq-iter-NNN.txt
+# (ipistorm-irq/1: /proc/interrupts deltas of the measured CPUs) and
+# DIR/meta.txt (format ipistorm-run/2, see README.md); warm-ups likewise as
+# warmup-NNN.txt, storm-warmup-NNN.txt, irq-warmup-NNN.txt. Both results
+# of an iteration must say status=complete, or the run fails. Exit status: 0 every run completed, 1 a run failed or was
 # interrupted, or the machine could not be prepared or restored, 2 usage.
 #
 # For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot and /run,
@@ -677,6 +680,8 @@ run_iterations() {
 	dbg=$SYS/kernel/debug
 	# the declared summary keys, an extended regex
 	summary=$(bench_get "$TOP" "$bench" summary | sed 's/\./\\./g; s/ /|/g')
+	ssummary=""
+	[ -z "$storm" ] || ssummary=$(bench_get "$TOP" "$stormmod" summary | sed 's/\./\\./g; s/ /|/g')
 	i=$((1 - warmup))
 	while [ "$i" -le "$n" ]; do
 		if [ "$i" -le 0 ]; then
@@ -693,6 +698,10 @@ run_iterations() {
 			load "$stormmod" $storm || failed "insmod $stormmod $storm failed (root? see dmesg)"
 			set +f
 			module_info "$stormmod"
+			# the storm's own result, read before its rmmod drops it
+			sf=$out/storm-${f##*/}
+			cat "$dbg/$stormmod/result" >"$sf" 2>/dev/null ||
+				failed "no $dbg/$stormmod/result (is debugfs mounted?)"
 			unload "$stormmod" || failed "rmmod $stormmod failed"
 			echo stop >"$dbg/$bench/control" ||
 				failed "cannot stop $bench through $dbg/$bench/control"
@@ -715,7 +724,12 @@ run_iterations() {
 		fi
 		st=$(sed -n 's/^status=//p' "$f")
 		[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
+		if [ -n "$storm" ]; then
+			st=$(sed -n 's/^status=//p' "$sf")
+			[ "$st" = complete ] || failed "storm result status=${st:-missing}, see $sf"
+		fi
 		echo "run.sh: $f: $(grep -E "^($summary)=" "$f" | join_lines ' ')" >&2
+		[ -z "$storm" ] || echo "run.sh: $sf: $(grep -E "^($ssummary)=" "$sf" | join_lines ' ')" >&2
 		i=$((i + 1))
 	done
 }

@@ -89,7 +89,7 @@ race_demo() {
 	echo "deterministic (they follow the host's load), the shares of calls that"
 	echo "found the target polling (no_ipi) are the figure."
 	# Every SM_IDLE kernel: a higher no-IPI share, significant. Columns by
-	# their header names (ipistorm-shift-share/1).
+	# their header names (ipistorm-shift-share/2).
 	verdict=0 checked=0
 	while IFS=, read -r label share base p; do
 		[ "$(sm_idle "$label")" = 1 ] || continue

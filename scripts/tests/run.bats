@@ -17,8 +17,9 @@ setup() {
 	done
 	mkdir -p "$T/bin"
 	# fake insmod: log, snapshot C-state 3 and the governor, publish
-	# fixtures/ipistorm-6.1/iter-001.txt, fixtures/nohz_csd-6.1/iter-001.txt
-	# (with STATUS as its status, if set) or an idle_reentry result; with
+	# fixtures/ipistorm-6.1/iter-001.txt (with STORM_STATUS as its status,
+	# if set), fixtures/nohz_csd-6.1/iter-001.txt (with STATUS as its
+	# status, if set) or an idle_reentry result; with
 	# HANG_INSMOD it then writes $R/hang and waits for $R/go (60 s at
 	# most); CHANGE_DURING="FILE VALUE" writes VALUE to $R/FILE (another
 	# program at work); GOV_RESET resets the schedutil tunables, as a
@@ -37,7 +38,7 @@ setup() {
 	echo ABCDEF0123 >"$R/sys/module/$m/srcversion"
 	echo 1.0 >"$R/sys/module/$m/version"
 	case $m in
-	ipistorm) cp "$F/ipistorm-6.1/iter-001.txt" "$R/sys/kernel/debug/$m/result" ;;
+	ipistorm) sed "s/^status=.*/status=${STORM_STATUS:-complete}/" "$F/ipistorm-6.1/iter-001.txt" >"$R/sys/kernel/debug/$m/result" ;;
 	nohz_csd) sed "s/^status=.*/status=${STATUS:-complete}/" "$F/nohz_csd-6.1/iter-001.txt" >"$R/sys/kernel/debug/$m/result" ;;
 	*) printf 'format=idle_reentry/1\nstatus=complete\ntotal.total_mean_ns=700\n' >"$R/sys/kernel/debug/$m/result" ;;
 	esac
@@ -498,6 +499,37 @@ control: stop
 rmmod idle_reentry" ]
 	grep -qx "storm=pairs=0:1 numipi=20000" "$T/out/meta.txt"
 	grep -qx "total.total_mean_ns=700" "$T/out/iter-001.txt"
+}
+
+@test "run: with a storm, each iteration keeps the storm's result beside idle_reentry's" {
+	run busybox sh "$S/run.sh" -n 2 -w 1 -o "$T/out" -m "$T/mods" -s "pairs=0:1 numipi=20000" idle_reentry cpulist=1
+	[ "$status" -eq 0 ]
+	for f in storm-warmup-001.txt storm-iter-001.txt storm-iter-002.txt; do
+		cmp "$T/out/$f" "$F/ipistorm-6.1/iter-001.txt"
+	done
+	[ "$(cd "$T/out" && echo storm-*)" = "storm-iter-001.txt storm-iter-002.txt storm-warmup-001.txt" ]
+	grep -qx "total.total_mean_ns=700" "$T/out/iter-002.txt"
+	[[ $output == *"run.sh: $T/out/storm-iter-002.txt: runtime_ns=24462938"* ]]
+	# meta.txt means what it meant: the same format
+	grep -qx format=ipistorm-run/2 "$T/out/meta.txt"
+	# without -s, no storm file
+	run busybox sh "$S/run.sh" -n 1 -w 0 -o "$T/out2" -m "$T/mods" idle_reentry cpulist=1 duration=2
+	[ "$status" -eq 0 ]
+	[ "$(cd "$T/out2" && echo storm-*)" = "storm-*" ]
+}
+
+@test "run: a storm result that is not complete fails the run, and both modules go" {
+	STORM_STATUS=errors run busybox sh "$S/run.sh" -n 2 -w 0 -o "$T/out" -m "$T/mods" -s "pairs=0:1 numipi=20000" idle_reentry cpulist=1
+	[ "$status" -eq 1 ]
+	[[ $output == *"iteration 1: storm result status=errors, see $T/out/storm-iter-001.txt"* ]]
+	grep -qx status=failed "$T/out/meta.txt"
+	grep -qx status=errors "$T/out/storm-iter-001.txt"
+	[ ! -e "$T/out/storm-iter-002.txt" ]
+	[ "$(sed 's|/[^ ]*/||' "$R/calls")" = "insmod idle_reentry.ko cpulist=1
+insmod ipistorm.ko pairs=0:1 numipi=20000
+rmmod ipistorm
+control: stop
+rmmod idle_reentry" ]
 }
 
 @test "run: nohz_csd, and a result that is not complete fails the run" {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # compare.sh -d, the shift-share decomposition (scripts/shift_share.awk),
-# on made-up directories with per-path figures.
+# on made-up directories with per-path figures, and on real runs of
+# idle_reentry beside a storm (fixtures/idle_reentry-race-*).
 
 bats_require_minimum_version 1.5.0
 
 setup() {
 	S=$BATS_TEST_DIRNAME/..
+	F=$BATS_TEST_DIRNAME/fixtures
 	T=$BATS_TEST_TMPDIR
 }
 
@@ -127,4 +129,177 @@ PY
 	done
 	run -2 "$S/compare.sh" -d "$T/a" "$T/b"
 	[[ $output == *"-d: decomposes ipistorm results"* ]]
+}
+
+# The real runs of fixtures/idle_reentry-race-*: idle_reentry on CPU1
+# beside a witness=1 storm CPU0 -> CPU1 (fixtures/README).
+@test "compare.sh -d: beside idle_reentry the storms decompose as ipistorm directories would" {
+	local k
+	for k in 6.1 6.12; do
+		mkdir -p "$T/$k"
+		sed 's/^bench=.*/bench=ipistorm/' "$F/idle_reentry-race-$k/meta.txt" >"$T/$k/meta.txt"
+		for f in "$F/idle_reentry-race-$k"/storm-iter-*.txt; do
+			cp "$f" "$T/$k/${f##*/storm-}"
+		done
+	done
+	for fmt in text csv json; do
+		run -0 "$S/compare.sh" -d -f "$fmt" -l a,b "$T/6.1" "$T/6.12"
+		printf '%s\n' "$output" >"$T/storm.$fmt"
+		run -0 "$S/compare.sh" -d -f "$fmt" -l a,b "$F/idle_reentry-race-6.1" "$F/idle_reentry-race-6.12"
+		printf '%s\n' "$output" >"$T/ir.$fmt"
+	done
+	# the same paths, parts and p's; the directories' names aside
+	python3 - "$T/storm.json" "$T/ir.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert a["format"] == b["format"] == "ipistorm-shift-share/2", (a["format"], b["format"])
+assert a["bench"] == "ipistorm" and b["bench"] == "idle_reentry"
+assert a["baseline"]["phases"] == [] and a["comparisons"][0]["phases"] == []
+for x, y in ((a["baseline"], b["baseline"]), (a["comparisons"][0], b["comparisons"][0])):
+    for k in x:
+        if k not in ("dir", "phases"):
+            assert x[k] == y[k], (k, x[k], y[k])
+assert b["comparisons"][0]["change_ns"] != 0
+print("ok")
+PY
+	diff <(grep -v '^[^,]*,phase,' "$T/ir.csv" | sed 's/"[^"]*idle_reentry-race-[^"]*"/D/') \
+		<(sed 's/"[^"]*\/6\.12*"/D/' "$T/storm.csv")
+	[ "$(grep -c '^[^,]*,phase,' "$T/storm.csv")" -eq 0 ]
+	[ "$(grep -c '^[^,]*,phase,' "$T/ir.csv")" -eq 4 ]
+}
+
+@test "compare.sh -d: idle_reentry's phases beside the decomposition, checked independently" {
+	run -0 "$S/compare.sh" -d -f json "$F/idle_reentry-race-6.1" "$F/idle_reentry-race-6.12"
+	printf '%s\n' "$output" >"$T/out.json"
+	run -0 "$S/compare.sh" -d -f csv "$F/idle_reentry-race-6.1" "$F/idle_reentry-race-6.12"
+	printf '%s\n' "$output" >"$T/out.csv"
+	python3 - "$T/out.json" "$T/out.csv" "$F/idle_reentry-race-6.1" "$F/idle_reentry-race-6.12" <<'PY'
+import csv, glob, itertools, json, sys
+d = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+def runs(dr):
+    out = []
+    for f in sorted(glob.glob(dr + "/iter-*.txt")):
+        kv = dict(l.rstrip("\n").split("=", 1) for l in open(f) if "=" in l)
+        assert kv["format"] == "idle_reentry/2" and kv["status"] == "complete"
+        out.append(kv)
+    return out
+def phase(rs, q):
+    n = [int(r["total.%s_n" % q]) for r in rs]
+    m = [int(r["total.%s_mean_ns" % q]) for r in rs]
+    return sum(n), sum(a * b for a, b in zip(n, m)) / sum(n), [b for a, b in zip(n, m) if a]
+def mwu(x, y):
+    # exact two-sided p over every way to draw y's runs from the pooled
+    # ones, mid-ranks for ties
+    pool = sorted(x + y)
+    rank = {v: (pool.index(v) + 1 + len(pool) - pool[::-1].index(v)) / 2 for v in pool}
+    r = [rank[v] for v in pool]
+    e = len(y) * (len(pool) + 1) / 2
+    w = sum(rank[v] for v in y)
+    ws = [sum(c) for c in itertools.combinations(r, len(y))]
+    return sum(abs(s - e) >= abs(w - e) - 1e-9 for s in ws) / len(ws)
+a, b = runs(sys.argv[3]), runs(sys.argv[4])
+assert len(a) == len(b) == 5
+base = {p["phase"]: p for p in d["baseline"]["phases"]}
+cmp = {p["phase"]: p for p in d["comparisons"][0]["phases"]}
+crow = {r["phase"]: r for r in rows if r["record"] == "phase"}
+assert list(base) == list(cmp) == ["tick", "flush", "sched", "total"]
+for q in base:
+    n0, m0, x0 = phase(a, q); n1, m1, x1 = phase(b, q)
+    assert base[q]["reentries"] == n0 and cmp[q]["reentries"] == n1, q
+    assert base[q]["runs"] == cmp[q]["runs"] == 5
+    assert abs(base[q]["mean_ns"] - m0) < 1e-5 and abs(cmp[q]["mean_ns"] - m1) < 1e-5, q
+    assert abs(cmp[q]["base_mean_ns"] - m0) < 1e-5, q
+    assert abs(cmp[q]["change_ns"] - (m1 - m0)) < 1e-5, q
+    assert abs(cmp[q]["change_pct"] - 100 * (m1 - m0) / m0) < 1e-5, q
+    p = mwu(x0, x1)
+    assert abs(cmp[q]["mwu_p"] - p) <= 5e-4 * p, (q, cmp[q]["mwu_p"], p)
+    c = crow[q]
+    assert int(c["calls"]) == n1 and int(c["base_calls"]) == n0 and c["runs"] == "5", q
+    assert abs(float(c["mean_ns"]) - m1) < 1e-5 and abs(float(c["base_mean_ns"]) - m0) < 1e-5, q
+    assert abs(float(c["change_ns"]) - (m1 - m0)) < 1e-5, q
+    assert c["mean_mwu_p"] == "%.4g" % cmp[q]["mwu_p"] and c["path"] == c["shift_ns"] == c["share"] == "", q
+# the phases add up to the total per re-entry: the means within rounding
+for ph in (base, cmp):
+    s = sum(ph[q]["mean_ns"] for q in ("tick", "flush", "sched"))
+    assert abs(s - ph["total"]["mean_ns"]) < 1.5, (s, ph["total"]["mean_ns"])
+print("ok")
+PY
+}
+
+@test "compare.sh -d: text shows the phases next to the decomposition" {
+	run -0 "$S/compare.sh" -d -l 6.1,6.12 "$F/idle_reentry-race-6.1" "$F/idle_reentry-race-6.12"
+	[[ $output == *"change "*" ns = shift "*" ns + cost "*" ns"* ]]
+	[[ $output == *"idle_reentry beside the storm: "*" re-entries, mean ns per re-entry"* ]]
+	for q in tick flush sched total; do
+		grep -Eq "^  $q +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[-+][0-9]+\.[0-9] +[-+][0-9]+\.[0-9]{2} +(0|1|0\.[0-9]+)$" <<<"$output" ||
+			{ echo "no $q row"; false; }
+	done
+	[[ $output == *"6.1: 5 runs, "*"idle_reentry: "*" re-entries, mean per re-entry tick "* ]]
+}
+
+@test "compare.sh -d: idle_reentry results need their storm results, one for one" {
+	cp -r "$F/idle_reentry-race-6.1" "$T/a"
+	cp -r "$F/idle_reentry-race-6.12" "$T/b"
+	rm "$T/b/storm-iter-003.txt"
+	run -2 "$S/compare.sh" -d "$T/a" "$T/b"
+	[[ $output == *"$T/b/storm-iter-003.txt: no storm result beside"* ]]
+	cp "$F/idle_reentry-race-6.12/storm-iter-003.txt" "$T/b/"
+	cp "$T/b/storm-iter-005.txt" "$T/b/storm-iter-006.txt"
+	run -2 "$S/compare.sh" -d "$T/a" "$T/b"
+	[[ $output == *"storm-iter-006.txt: a storm result without its iter-006.txt"* ]]
+	rm "$T/b/storm-iter-006.txt"
+	run -0 "$S/compare.sh" -d "$T/a" "$T/b"
+	# idle_reentry without a storm: nothing to decompose
+	run -2 "$S/compare.sh" -d "$F/idle_reentry-6.1" "$F/idle_reentry-6.12"
+	[[ $output == *"ran without a storm"* ]] || [[ $output == *"no storm result beside"* ]]
+}
+
+@test "compare.sh -d: a phase some run lacks is undefined; idle_reentry/1 and /2 are not compared" {
+	cp -r "$F/idle_reentry-race-6.1" "$T/a"
+	cp -r "$F/idle_reentry-race-6.12" "$T/b"
+	sed -i '/^total\.tick_/d' "$T/b/iter-002.txt"
+	run -0 "$S/compare.sh" -d -f json "$T/a" "$T/b"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+t = d["comparisons"][0]["phases"][0]
+assert t["phase"] == "tick" and t["reentries"] is None and t["mean_ns"] is None, t
+assert t["change_ns"] is None and t["change_pct"] is None and t["base_mean_ns"] is not None, t
+assert d["comparisons"][0]["phases"][1]["change_ns"] is not None
+' "$output"
+	run -0 "$S/compare.sh" -d "$T/a" "$T/b"
+	grep -Eq '^  tick +[0-9]+\.[0-9] +n/a +n/a +n/a ' <<<"$output"
+	sed -i 's|^format=idle_reentry/2$|format=idle_reentry/1|' "$T/b/iter-001.txt"
+	run -2 "$S/compare.sh" -d "$T/a" "$T/b"
+	[[ $output == *"idle_reentry/1"*"idle_reentry/2: their total_* phases start at different points"* ]]
+}
+
+# busybox alone on the measured machine: the same bytes as the host's awk.
+@test "compare.sh -d: busybox sh and awk compute the same" {
+	command -v busybox >/dev/null || skip "no busybox"
+	mkdir "$T/bin"
+	for t in sh awk sed sort uniq tr wc head cat mktemp rm dirname; do
+		ln -s "$(command -v busybox)" "$T/bin/$t"
+	done
+	for fmt in text csv json; do
+		run --separate-stderr "$S/compare.sh" -d -f "$fmt" "$F/idle_reentry-race-6.1" "$F/idle_reentry-race-6.12"
+		[ "$status" -eq 0 ]
+		want=$output
+		PATH=$T/bin run --separate-stderr "$T/bin/sh" "$S/compare.sh" -d -f "$fmt" "$F/idle_reentry-race-6.1" "$F/idle_reentry-race-6.12"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$want" ] || { diff <(echo "$want") <(echo "$output"); false; }
+	done
+}
+
+@test "compare.sh -d: docs/compare.md's example beside idle_reentry is what it prints" {
+	want=$(awk '/^    \$ \.\.\/\.\.\/compare\.sh -d -l 6\.1,6\.12 idle_reentry-race/ { on = 1; next }
+		on && /^    / { sub(/^    /, ""); print; next }
+		on && /^$/ { print; next }
+		on { exit }' "$S/../docs/compare.md")
+	cd "$F"
+	run -0 ../../compare.sh -d -l 6.1,6.12 idle_reentry-race-6.1 idle_reentry-race-6.12
+	# $(...) dropped the blank line after the example
+	[ "$output" = "$want" ] ||
+		{ diff <(printf '%s\n' "$want") <(printf '%s\n' "$output"); false; }
 }
