@@ -99,8 +99,10 @@ src == "phase" {
 	k = substr($0, 1, eq - 1)
 	v = substr($0, eq + 1)
 	if (k == "format") {
+		# Format 1's total_* starts at the queue flush, later ones at
+		# leaving the polling loop (format 3 changed fast_pct only).
 		if (pfmt == "") { pfmt = v; pfmtfile = FILENAME }
-		else if (v != pfmt)
+		else if ((v == "idle_reentry/1") != (pfmt == "idle_reentry/1"))
 			err(FILENAME " is " v ", " pfmtfile " " pfmt ": their total_* phases start at different points")
 		next
 	}
