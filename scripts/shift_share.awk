@@ -2,9 +2,9 @@
 # see, and docs/compare.md): the change of the mean latency per call
 # between a baseline and each other directory, split into the part from
 # the shift between delivery paths and the part from each path's own cost.
-# Input: ipistorm/2 iteration files with per-path figures (witness=1
-# timing=1), each group preceded by the assignment d=INDEX (0: the
-# baseline); every file name is a path, never an assignment. Variables:
+# Input: ipistorm/2 or ipistorm/3 iteration files with per-path figures
+# (witness=1 timing=1), each group preceded by the assignment d=INDEX (0:
+# the baseline); every file name is a path, never an assignment. Variables:
 # fmt (text, csv or json), alpha. From the environment: CMP_LABELS and
 # CMP_DIRS, one per line in the order of d. Exit 2 on bad input (error on
 # stderr, nothing on stdout), else 0: a decomposition is no verdict.
@@ -85,7 +85,7 @@ END {
 			for (p = 1; p <= NP; p++) {
 				k = "total.lat_" PATH[p] "_n"
 				if (!((e, r, k) in seen)) {
-					err(file[e, r] ": no " k " (per-path figures need ipistorm/2 with witness=1 timing=1)")
+					err(file[e, r] ": no " k " (per-path figures need ipistorm/2 or later with witness=1 timing=1)")
 					exit 2
 				}
 				if (rn[e, r, p] > 0 && !((e, r, "total.lat_" PATH[p] "_mean_ns") in seen)) {
