@@ -85,7 +85,7 @@ stop_mid_storm() {
 # shellcheck disable=SC2154 # vals sets the variables
 check_run() {
 	_f=$TMP/ipistorm
-	[ "$(val ipistorm format)" = ipistorm/2 ] || fail "unknown result format"
+	[ "$(val ipistorm format)" = ipistorm/3 ] || fail "unknown result format"
 	_n=$(val ipistorm senders)
 	_i=0
 	while [ "$_i" -lt "$_n" ]; do
