@@ -422,11 +422,20 @@ static __always_inline int ipistorm_fire(int target, smp_call_func_t fn,
 
 	if (!many)
 		return smp_call_function_single(target, fn, info, w) ?: 1;
-	/* Preemption off keeps the online mask from losing CPUs. */
+	/*
+	 * smp_call_function_many() reads the live online mask: preemption
+	 * off only keeps CPUs from going offline (stop_machine() waits for
+	 * it), a CPU can still come online between the count and the call.
+	 * The hotplug lock's read side, a per-CPU counter while no hotplug
+	 * is pending, keeps the mask whole; it may sleep, so it is taken
+	 * first.
+	 */
+	cpus_read_lock();
 	preempt_disable();
 	n = num_online_cpus() - 1;
 	smp_call_function_many(cpu_online_mask, fn, info, w);
 	preempt_enable();
+	cpus_read_unlock();
 	return n;
 }
 
@@ -835,9 +844,10 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "clock=%s\n", clock_tsc ? "tsc" : "sched_clock");
 	seq_buf_printf(sb, "witness=%d\n", witness);
 	if (!single)
-		seq_buf_printf(sb, "%s%s\n",
-			       "note=single=0: smp_call_function_many() notifies ",
-			       "more than one target by real IPIs, not the polling path");
+		seq_buf_printf(sb, "%s%s%s\n",
+			       "note=single=0: smp_call_function_many() notifies two or more targets by real IPIs; ",
+			       "one alone (one other online CPU, or the one empty queue of the call) as smp_call_function_single() does, ",
+			       "through the polling path when it polls");
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
 }
