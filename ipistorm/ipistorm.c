@@ -2,10 +2,10 @@
 /*
  * ipistorm - smp_call_function storms, timed per call, with the way each
  * call reached its target CPU seen from both ends:
- *  - the sender's: what the kernel decided when it queued the call (set
- *    TIF_NEED_RESCHED on a target idling with TIF_POLLING_NRFLAG instead
- *    of sending an IPI, send an IPI, or neither because the target's queue
- *    already held a call whose notification covers this one);
+ *  - the sender's: how the kernel notified the target when it queued the
+ *    call (set TIF_NEED_RESCHED on a target idling with TIF_POLLING_NRFLAG
+ *    instead of sending an IPI, sent an IPI, or neither because the
+ *    target's queue already held a call whose notification covers it);
  *  - the target's: in which context the callback ran (the idle task
  *    outside hard IRQ: the polling path; hard IRQ: a real IPI; other).
  *
@@ -48,7 +48,7 @@
 #include "../common/result.h"
 #include "../common/thread.h"
 
-#define IPISTORM_FORMAT		"ipistorm/2"
+#define IPISTORM_FORMAT		"ipistorm/3"
 #define MAX_NUMIPI		1000000000UL
 #define MAX_TIMEOUT_S		3600U
 #define DEFAULT_TIME_CAP_S	600U
@@ -144,8 +144,8 @@ module_param(timing, int, 0444);
 MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the storm only, for the least overhead (default 1)");
 
 /*
- * The sender's view of delivery costs a tracepoint and a hook per call:
- * about 10 % more instructions per call under QEMU, so it is asked for.
+ * The sender's view of delivery costs a tracepoint probe per polled call
+ * and an ftrace hook per real IPI, so it is asked for.
  */
 static int witness;
 module_param(witness, int, 0444);
@@ -194,8 +194,8 @@ struct sender {
 
 	/* Written on the sender's CPU on every call, by it or its probes. */
 	u64 no_ipi ____cacheline_aligned_in_smp;
-	u64 decided;
-	bool deciding;	/* a decision for @target counted, its outcome not */
+	u64 ipi;
+	bool in_call;	/* inside one of the storm's calls (witness=1) */
 	struct hist lat;
 	struct hist *path_lat;	/* [NR_PATHS], witness=1 timing=1 only */
 };
@@ -259,43 +259,60 @@ static void clock_scale(u32 *mul, u32 *div)
 /* ---- the sender's witness ---------------------------------------------- */
 
 /*
- * The kernel notifies a CPU of a queued call only when its queue was empty:
- * call_function_single_prep_ipi(cpu) (send_call_function_single_ipi(cpu)
- * before 6.2) then decides, and sched_wake_idle_without_ipi fires inside it
- * when it set TIF_NEED_RESCHED on a polling idle target instead of sending
- * an IPI. Both counters take one filter: in the sender's task, for its
- * target, and the tracepoint only as the outcome of a decision counted
- * (resched_curr() and wake_up_idle_cpu() fire it too): so sent_no_ipi never
- * exceeds the decisions.
+ * The kernel notifies a CPU of a queued call only when its queue was empty,
+ * from send_call_function_single_ipi() (smp_call_function_many() too, when
+ * it notified one CPU alone): it sets TIF_NEED_RESCHED on a polling idle
+ * target instead of an IPI, and fires sched_wake_idle_without_ipi, or it
+ * sends an IPI, through arch_send_call_function_single_ipi(), which is
+ * native_send_call_func_single_ipi() on x86 (smp_ops, unless a hypervisor
+ * replaced it: witness_start() checks) and an out-of-line function of its
+ * own elsewhere. A call notified neither way was queued behind one whose
+ * notification covers it. Hooking the IPI itself, not the decision, keeps
+ * the ftrace trampoline off the polled calls: they cost the tracepoint
+ * probe only.
+ *
+ * Both counters take one filter: the sender's task, in task context (an
+ * interrupt on the sender's CPU runs with its current), for its target,
+ * during one of the storm's calls (resched_curr(), wake_up_idle_cpu() and
+ * a wakeup queued on the target's wake list notify it too). A call is
+ * notified at most once, so the two never exceed the calls.
  */
-static notrace void witness_decide(unsigned long ip, unsigned long parent_ip,
-				   struct ftrace_ops *op,
-				   struct ftrace_regs *fregs)
+static __always_inline struct sender *witness_match(int cpu)
 {
 	struct sender *s = this_cpu_read(witness_sender);
 
-	if (s && in_task() && current == s->task &&
-	    (int)hook_arg0(fregs) == s->target) {
-		s->decided++;
-		s->deciding = true;
-	}
+	if (s && READ_ONCE(s->in_call) && in_task() && current == s->task &&
+	    cpu == s->target)
+		return s;
+	return NULL;
+}
+
+static notrace void witness_ipi(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *op,
+				struct ftrace_regs *fregs)
+{
+	struct sender *s = witness_match((int)hook_arg0(fregs));
+
+	if (s)
+		s->ipi++;
 }
 
 static void witness_no_ipi(void *data, int cpu)
 {
-	struct sender *s = this_cpu_read(witness_sender);
+	struct sender *s = witness_match(cpu);
 
-	if (s && in_task() && current == s->task && cpu == s->target &&
-	    s->deciding) {
+	if (s)
 		s->no_ipi++;
-		s->deciding = false;
-	}
 }
 
+#ifdef CONFIG_X86
+#define WITNESS_IPI_FN		"native_send_call_func_single_ipi"
+#else
+#define WITNESS_IPI_FN		"arch_send_call_function_single_ipi"
+#endif
+
 static struct hook witness_hooks[] = {
-	{ .names = HOOK_NAMES("call_function_single_prep_ipi",
-			      "send_call_function_single_ipi"),
-	  .required = true },
+	{ .names = HOOK_NAMES(WITNESS_IPI_FN), .required = true },
 };
 
 /*
@@ -304,17 +321,17 @@ static struct hook witness_hooks[] = {
  * ftrace_ops_get_func() then routes every call through
  * ftrace_ops_assist_func(), which takes the recursion lock and disables
  * preemption around our callback (on 6.1, 6.12 and 7.3 alike; so does
- * FTRACE_OPS_FL_RCU, which the callback does not need: it runs in the
- * sender's task, where RCU watches, and reads no RCU-protected data).
- * Neither is needed: witness_decide() is notrace and calls nothing
+ * FTRACE_OPS_FL_RCU, which the callback does not need: what it counts runs
+ * in the sender's task, where RCU watches, and it reads no RCU-protected
+ * data). Neither is needed: witness_ipi() is notrace and calls nothing
  * traceable (this_cpu_read(), in_task(), current and hook_arg0() are
  * inline), so it cannot recurse into itself; and the hooked function is
- * only called with preemption already disabled (its callers queue a call
- * on a CPU they hold: smp_call_function_single()'s get_cpu() for ours).
+ * only called with preemption disabled (its callers queue a call on a CPU
+ * they hold: smp_call_function_single()'s get_cpu() for ours).
  */
 static struct hook_set witness_set = {
 	.hooks = witness_hooks, .n = ARRAY_SIZE(witness_hooks),
-	.func = witness_decide,
+	.func = witness_ipi,
 };
 
 static struct tracepoint *witness_tp;
@@ -323,6 +340,26 @@ static void __init witness_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_wake_idle_without_ipi"))
 		witness_tp = tp;
+}
+
+/*
+ * x86 sends the IPI through smp_ops, which Xen (for one) points elsewhere:
+ * the hook would then see no IPI and every IPI would read as queued.
+ */
+static int __init witness_check_ipi_fn(void)
+{
+#ifdef CONFIG_X86
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol_no_offset(sym,
+				(unsigned long)smp_ops.send_call_func_single_ipi);
+	if (!hook_name_is(sym, WITNESS_IPI_FN)) {
+		pr_err("witness=1: this kernel sends call-function IPIs through %s, not %s (witness=0 runs without)\n",
+		       sym, WITNESS_IPI_FN);
+		return -ENOENT;
+	}
+#endif
+	return 0;
 }
 
 static int __init witness_start(void)
@@ -334,9 +371,12 @@ static int __init witness_start(void)
 		pr_err("witness=1: no sched_wake_idle_without_ipi tracepoint (witness=0 runs without)\n");
 		return -ENOENT;
 	}
+	ret = witness_check_ipi_fn();
+	if (ret)
+		return ret;
 	ret = hooks_register(&witness_set);
 	if (ret) {
-		pr_err("witness=1: the kernel's IPI decision cannot be hooked (witness=0 runs without)\n");
+		pr_err("witness=1: the kernel's IPI send cannot be hooked (witness=0 runs without)\n");
 		return ret;
 	}
 	ret = tracepoint_probe_register(witness_tp, witness_no_ipi, NULL);
@@ -382,11 +422,20 @@ static __always_inline int ipistorm_fire(int target, smp_call_func_t fn,
 
 	if (!many)
 		return smp_call_function_single(target, fn, info, w) ?: 1;
-	/* Preemption off keeps the online mask from losing CPUs. */
+	/*
+	 * smp_call_function_many() reads the live online mask: preemption
+	 * off only keeps CPUs from going offline (stop_machine() waits for
+	 * it), a CPU can still come online between the count and the call.
+	 * The hotplug lock's read side, a per-CPU counter while no hotplug
+	 * is pending, keeps the mask whole; it may sleep, so it is taken
+	 * first.
+	 */
+	cpus_read_lock();
 	preempt_disable();
 	n = num_online_cpus() - 1;
 	smp_call_function_many(cpu_online_mask, fn, info, w);
 	preempt_enable();
+	cpus_read_unlock();
 	return n;
 }
 
@@ -406,19 +455,18 @@ static void ipistorm_drain(struct sender *s)
 }
 
 /*
- * The path of the call just made, from what the witness counted during it
- * (on this CPU, in this task): an outcome without IPI, else a decision
- * (an IPI), else neither (queued).
+ * The path of the call just made, from what the witness counted during it:
+ * a notification without IPI, else an IPI, else neither (queued).
  */
 static __always_inline enum ipistorm_path
-ipistorm_path_of(const struct sender *s, u64 *no_ipi, u64 *decided)
+ipistorm_path_of(const struct sender *s, u64 *no_ipi, u64 *ipi)
 {
-	u64 n = READ_ONCE(s->no_ipi), d = READ_ONCE(s->decided);
+	u64 n = READ_ONCE(s->no_ipi), i = READ_ONCE(s->ipi);
 	enum ipistorm_path p = n != *no_ipi ? PATH_NO_IPI :
-		      d != *decided ? PATH_IPI : PATH_QUEUED;
+		      i != *ipi ? PATH_IPI : PATH_QUEUED;
 
 	*no_ipi = n;
-	*decided = d;
+	*ipi = i;
 	return p;
 }
 
@@ -428,21 +476,25 @@ ipistorm_path_of(const struct sender *s, u64 *no_ipi, u64 *decided)
  * nothing else: ended by a count, or by storm.stop (the deadline, the time
  * cap or a signal), or by a sender that finds itself off its CPU (which
  * went offline): ENXIO. What the loop reads of @s and the parameters is
- * copied to locals first: the calls would force reloads of memory.
+ * copied to locals first: the calls would force reloads of memory. With
+ * @wit (witness=1) the witness counts during the call only (@s->in_call);
+ * the stores stay outside the timed part, and as @s is the call's
+ * argument the compiler cannot move them across the call.
  */
 static __always_inline int ipistorm_loop(struct sender *s, bool timed,
-					 bool many, bool tsc, bool paths)
+					 bool many, bool tsc, bool wit,
+					 bool paths)
 {
 	const u64 limit = numipi ?: U64_MAX;
 	const unsigned int pause = delay;
 	const int cpu = s->cpu, target = s->target, w = wait;
 	struct hist *lat = &s->lat, *path_lat = s->path_lat;
-	u64 sent = 0, expected = 0, t0 = 0, dt, no_ipi = 0, decided = 0;
+	u64 sent = 0, expected = 0, t0 = 0, dt, no_ipi = 0, ipi = 0;
 	int ret = 0;
 
 	if (paths) {
 		no_ipi = READ_ONCE(s->no_ipi);
-		decided = READ_ONCE(s->decided);
+		ipi = READ_ONCE(s->ipi);
 	}
 
 	while (sent < limit && !READ_ONCE(storm.stop)) {
@@ -450,20 +502,25 @@ static __always_inline int ipistorm_loop(struct sender *s, bool timed,
 			ret = -ENXIO;
 			break;
 		}
+		if (wit)
+			WRITE_ONCE(s->in_call, true);
 		if (timed)
 			t0 = clock_read(tsc);
 		if (many)
 			ret = ipistorm_fire(target, ipistorm_cb, s, w, true);
 		else
 			ret = smp_call_function_single(target, ipistorm_cb, s, w);
-		if (timed) {
+		if (timed)
 			dt = clock_read(tsc) - t0;
-			/* A failed call made no decision: in no path. */
+		if (wit)
+			WRITE_ONCE(s->in_call, false);
+		if (timed) {
+			/* A failed call notified no one: in no path. */
 			if (!paths)
 				hist_add(lat, dt);
 			else if (likely(ret >= 0))
 				hist_add(&path_lat[ipistorm_path_of(s, &no_ipi,
-								    &decided)],
+								    &ipi)],
 					 dt);
 		}
 		if (unlikely(ret < 0))
@@ -485,18 +542,23 @@ static int ipistorm_storm(struct sender *s)
 {
 	bool many = s->target == TARGET_ALL;
 
-	if (!timing)
-		return many ? ipistorm_loop(s, false, true, false, false) :
-			      ipistorm_loop(s, false, false, false, false);
-	/* witness=1 needs single=1: no paths with many. */
+	/* witness=1 needs single=1: no witness, no paths with many. */
+	if (!timing) {
+		if (many)
+			return ipistorm_loop(s, false, true, false, false, false);
+		return witness ?
+			ipistorm_loop(s, false, false, false, true, false) :
+			ipistorm_loop(s, false, false, false, false, false);
+	}
 	if (s->path_lat)
-		return clock_tsc ? ipistorm_loop(s, true, false, true, true) :
-				   ipistorm_loop(s, true, false, false, true);
+		return clock_tsc ?
+			ipistorm_loop(s, true, false, true, true, true) :
+			ipistorm_loop(s, true, false, false, true, true);
 	if (clock_tsc)
-		return many ? ipistorm_loop(s, true, true, true, false) :
-			      ipistorm_loop(s, true, false, true, false);
-	return many ? ipistorm_loop(s, true, true, false, false) :
-		      ipistorm_loop(s, true, false, false, false);
+		return many ? ipistorm_loop(s, true, true, true, false, false) :
+			      ipistorm_loop(s, true, false, true, false, false);
+	return many ? ipistorm_loop(s, true, true, false, false, false) :
+		      ipistorm_loop(s, true, false, false, false, false);
 }
 
 static int ipistorm_thread(void *arg)
@@ -605,11 +667,10 @@ static int __init ipistorm_wait(void)
 /* ---- the report -------------------------------------------------------- */
 
 /*
- * The sender's view: derived by differences, each of which the kernel's
- * rules keep from going negative (a decision only for a call of ours that
- * found the queue empty, an outcome only for a decision). A count that
- * would go negative makes the view invalid: not printed, a warning and
- * status=invalid instead.
+ * The sender's view: two counts and the calls notified neither way, a
+ * difference the kernel's rules keep from going negative (one
+ * notification at most per call). Should the two exceed the calls, the
+ * view is invalid: not printed, a warning and status=invalid instead.
  */
 struct witness_view {
 	u64 no_ipi, ipi, queued;
@@ -618,10 +679,10 @@ struct witness_view {
 
 static void witness_view(const struct sender *s, struct witness_view *w)
 {
-	w->valid = s->decided >= s->no_ipi && s->sent >= s->decided;
+	w->valid = s->no_ipi <= s->sent && s->ipi <= s->sent - s->no_ipi;
 	w->no_ipi = s->no_ipi;
-	w->ipi = w->valid ? s->decided - s->no_ipi : 0;
-	w->queued = w->valid ? s->sent - s->decided : 0;
+	w->ipi = s->ipi;
+	w->queued = w->valid ? s->sent - s->no_ipi - s->ipi : 0;
 }
 
 struct totals {
@@ -783,9 +844,10 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "clock=%s\n", clock_tsc ? "tsc" : "sched_clock");
 	seq_buf_printf(sb, "witness=%d\n", witness);
 	if (!single)
-		seq_buf_printf(sb, "%s%s\n",
-			       "note=single=0: smp_call_function_many() notifies ",
-			       "more than one target by real IPIs, not the polling path");
+		seq_buf_printf(sb, "%s%s%s\n",
+			       "note=single=0: smp_call_function_many() notifies two or more targets by real IPIs; ",
+			       "one alone (one other online CPU, or the one empty queue of the call) as smp_call_function_single() does, ",
+			       "through the polling path when it polls");
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
 }
@@ -807,7 +869,7 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	if (t.witness_invalid)
 		seq_buf_printf(sb, "%s%llu%s\n", "warning=witness: ",
 			       t.witness_invalid,
-			       " senders counted more decisions than calls or outcomes than decisions: no sender-side counts");
+			       " senders counted more notifications (sent_no_ipi + sent_ipi) than calls: no sender-side counts");
 	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
 		       result_rate(t.sent, t.runtime));
 	result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);

@@ -5,7 +5,7 @@
 # and, where idle_reentry measured beside the storm, the change of its
 # re-entry phases next to it.
 # Input: per directory the assignment d=INDEX (0: the baseline), then
-# src=storm and ipistorm/2 iteration files with per-path figures
+# src=storm and ipistorm/2 or ipistorm/3 iteration files with per-path figures
 # (witness=1 timing=1), then, beside a storm, src=phase and idle_reentry's
 # iteration files of the same runs; every file name is a path, never an
 # assignment. Variables: fmt (text, csv or json), alpha, bench (the
@@ -142,7 +142,7 @@ END {
 			for (p = 1; p <= NP; p++) {
 				k = "total.lat_" PATH[p] "_n"
 				if (!((e, r, k) in seen)) {
-					err(file[e, r] ": no " k " (per-path figures need ipistorm/2 with witness=1 timing=1)")
+					err(file[e, r] ": no " k " (per-path figures need ipistorm/2 or later with witness=1 timing=1)")
 					exit 2
 				}
 				if (rn[e, r, p] > 0 && !((e, r, "total.lat_" PATH[p] "_mean_ns") in seen)) {
