@@ -196,7 +196,7 @@ hostile() {
 tests=""
 for f in "$SUITE"/*/tests/*.sh; do
 	# A test file is sourced; an executable there is a program of its
-	# own (vm/tests/bisect.sh drives the test bed from the host).
+	# own (lkp/tests/make-fixtures.sh remakes fixtures).
 	[ -f "$f" ] || continue
 	[ ! -x "$f" ] || continue
 	# shellcheck disable=SC1090 # test files are found at run time

@@ -1,14 +1,15 @@
 #!/bin/bash
 # test.sh [-j N] [KERNEL...]: the suite's tests. The bats tests of the
-# scripts, the kselftest wrapper and vm/bisect.sh (a fake measurement) on
-# the host; for each kernel of the matrix (default: all), fetch it, build
+# scripts, the kselftest wrapper and scripts/bisect.sh (a fake measurement)
+# on the host; for each kernel of the matrix (default: all), fetch it, build
 # the modules, and boot it under QEMU in each configuration below, running
 # the suite's runner inside; when 6.1 and 6.12 are both tested, the demo
 # (vm/demo.sh), whose verdict must hold, the suite under MMTests
 # (mmtests/vm/testbed.sh), whose compare-kernels.sh report must show the
 # same, the suite as lkp-tests jobs (lkp/vm/testbed.sh), whose ncompare
-# must too, and vm/bisect.sh's tests (vm/tests/bisect.sh); DKMS builds
-# against the downloaded headers.
+# must too, and scripts/bisect.sh's tests on real boots
+# (scripts/tests/testbed/bisect.sh); DKMS builds against the downloaded
+# headers.
 #
 # First every kernel's modules and initramfs are built, once; then the
 # steps run N at a time (-j, default 2 or the CPU count when smaller),
@@ -103,7 +104,7 @@ step_tap() {
 
 step_bats() {
 	step_tap "$1" "scripts and kselftest wrapper (bats)" bats --tap "$TOP/scripts/tests" \
-		"$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/lkp/tests" "$TOP/vm/tests"
+		"$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/lkp/tests"
 }
 
 step_build() { # KERNEL
@@ -164,7 +165,7 @@ step_demo() {
 }
 
 step_bisect() {
-	step_tap "$1" "bisect.sh on a tree of 6.1 and 6.12 commits" "$VM_DIR/tests/bisect.sh"
+	step_tap "$1" "bisect.sh on a tree of 6.1 and 6.12 commits" "$TOP/scripts/tests/testbed/bisect.sh"
 }
 
 # The suite under MMTests on 6.1 and 6.12, reported by MMTests' own
