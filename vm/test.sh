@@ -5,8 +5,8 @@
 # the modules, and boot it under QEMU in each configuration below, running
 # the suite's runner inside; when 6.1 and 6.12 are both tested, the demo
 # (vm/demo.sh), whose verdict must hold, the suite under MMTests
-# (mmtests/vm/testbed.sh), whose compare-kernels.sh report must show the
-# same, the suite as lkp-tests jobs (lkp/vm/testbed.sh), whose ncompare
+# (mmtests/tests/testbed/testbed.sh), whose compare-kernels.sh report must show the
+# same, the suite as lkp-tests jobs (lkp/tests/testbed/testbed.sh), whose ncompare
 # must too, and scripts/bisect.sh's tests on real boots
 # (scripts/tests/testbed/bisect.sh); DKMS builds against the downloaded
 # headers.
@@ -174,12 +174,12 @@ step_bisect() {
 step_mmtests() {
 	rm -rf "$BUILD/mmtests-test"
 	step_verdict "$1" mmtests "compare-kernels.sh shows 6.12 faster and the fast path" \
-		"$TOP/mmtests/vm/testbed.sh" -b -o "$BUILD/mmtests-test" 6.1 6.12
+		"$TOP/mmtests/tests/testbed/testbed.sh" -b -o "$BUILD/mmtests-test" 6.1 6.12
 }
 step_lkp() {
 	rm -rf "$BUILD/lkp-test"
 	step_verdict "$1" lkp "ncompare shows 6.12 faster and the fast path" \
-		"$TOP/lkp/vm/testbed.sh" -b -o "$BUILD/lkp-test" 6.1 6.12
+		"$TOP/lkp/tests/testbed/testbed.sh" -b -o "$BUILD/lkp-test" 6.1 6.12
 }
 
 # DKMS builds against the downloaded headers of the host-built kernels
