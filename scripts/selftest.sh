@@ -10,8 +10,10 @@
 #         caused it and every later one)
 #     PATTERN  shell patterns on test names (default: every test)
 #
-# Tests live beside what they test, in <module>/tests/*.sh, as functions
-# named test_<name>. A test fails through fail(), skips through skip(), and
+# Tests live beside what they test, in <module>/tests/*.sh (and the
+# scripts' own on a running kernel in scripts/tests/live/*.sh), as
+# functions named test_<name>; those folders hold nothing else
+# (docs/testbed.md#the-tests-folders). A test fails through fail(), skips through skip(), and
 # also fails when the kernel log gains a WARNING, BUG, Oops, panic,
 # lockup, stall, hung-task, sanitizer or lockdep report while it runs
 # (SPLAT of lib.sh, the pattern the test bed scans the console with).
@@ -194,11 +196,8 @@ hostile() {
 # ---- the runner ------------------------------------------------------------
 
 tests=""
-for f in "$SUITE"/*/tests/*.sh; do
-	# A test file is sourced; an executable there is a program of its
-	# own (vm/tests/bisect.sh drives the test bed from the host).
+for f in "$SUITE"/*/tests/*.sh "$SUITE"/*/tests/live/*.sh; do
 	[ -f "$f" ] || continue
-	[ ! -x "$f" ] || continue
 	# shellcheck disable=SC1090 # test files are found at run time
 	. "$f"
 	tests="$tests $(sed -n "s/^${kind}_\\([A-Za-z0-9_]*\\)().*/\\1/p" "$f")"

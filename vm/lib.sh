@@ -102,8 +102,9 @@ kernel_image() {
 	fi
 }
 
-# The fleet harnesses' test beds (mmtests/, lkp/) boot the test bed's
-# image with the harness added:
+# A test bed of a harness above the test bed (one that drives a fleet's
+# benchmark harness in the guest) boots the test bed's image with the
+# harness added:
 #
 # bed_images REUSE OVERLAY OUT KERNEL...: pack the directory OVERLAY into
 # OUT/overlay.gz, a second archive the kernel unpacks over the image, and

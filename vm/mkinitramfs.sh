@@ -27,8 +27,8 @@ for mod in $(suite_modules "$TOP"); do
 	cp "$TOP/$mod/bench.conf" "$root/suite/$mod/"
 done
 cp "$TOP"/scripts/*.sh "$TOP"/scripts/*.awk "$root/suite/scripts/"
-mkdir -p "$root/suite/scripts/tests"
-cp "$TOP"/scripts/tests/*.sh "$root/suite/scripts/tests/"
+mkdir -p "$root/suite/scripts/tests/live"
+cp "$TOP"/scripts/tests/live/*.sh "$root/suite/scripts/tests/live/"
 
 # host_bin PROGRAM: copy a dynamically linked host program and the shared
 # libraries it needs, at their paths (bash and trace-cmd, for trace.sh).

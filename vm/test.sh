@@ -1,14 +1,13 @@
 #!/bin/bash
-# test.sh [-j N] [KERNEL...]: the suite's tests. The bats tests of the
-# scripts, the kselftest wrapper and vm/bisect.sh (a fake measurement) on
-# the host; for each kernel of the matrix (default: all), fetch it, build
-# the modules, and boot it under QEMU in each configuration below, running
-# the suite's runner inside; when 6.1 and 6.12 are both tested, the demo
-# (vm/demo.sh), whose verdict must hold, the suite under MMTests
-# (mmtests/vm/testbed.sh), whose compare-kernels.sh report must show the
-# same, the suite as lkp-tests jobs (lkp/vm/testbed.sh), whose ncompare
-# must too, and vm/bisect.sh's tests (vm/tests/bisect.sh); DKMS builds
-# against the downloaded headers.
+# test.sh [-j N] [-S STEPS] [KERNEL...]: the suite's tests. The bats
+# tests on the host: every tests/ folder of the tree that holds *.bats;
+# for each kernel of the matrix (default: all), fetch it, build the
+# modules, and boot it under QEMU in each configuration below, running the
+# suite's runner inside; the steps of the list STEPS (default testbed.steps
+# at the top of the tree, format ipistorm-steps/1: the tests that drive the
+# test bed from above it, which the test bed does not name) whose kernels
+# are all tested; when 6.1 and 6.12 are both tested, the demo (vm/demo.sh),
+# whose verdict must hold; DKMS builds against the downloaded headers.
 #
 # First every kernel's modules and initramfs are built, once; then the
 # steps run N at a time (-j, default 2 or the CPU count when smaller),
@@ -49,7 +48,7 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-j N] [KERNEL...]"
+USAGE="$PROG [-j N] [-S STEPS] [KERNEL...]"
 
 BOOTS="
 functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000|
@@ -63,9 +62,11 @@ lockdown|-c 2 -a lockdown=integrity|sign_*
 
 slots=$(nproc 2>/dev/null || echo 1)
 [ "$slots" -le 2 ] || slots=2
-while getopts j:h opt; do
+steplist=$TOP/testbed.steps
+while getopts j:S:h opt; do
 	case $opt in
 	j) slots=$OPTARG ;;
+	S) steplist=$OPTARG ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
@@ -73,15 +74,41 @@ shift $((OPTIND - 1))
 case $slots in '' | *[!0-9]* | 0) usage_error "-j takes a positive number, not '$slots'" ;; esac
 kernels=${*:-$KERNELS_DEFAULT}
 for k in $kernels; do matrix_field "$k" 1 >/dev/null 2>&1 || usage_error "unknown kernel '$k' (known: $KERNELS_DEFAULT)"; done
+
+# The list's steps, checked before anything runs: "NAME|SLOTS|KIND|
+# KERNELS|TEXT|COMMAND" lines after the format line, COMMAND's program
+# relative to the top of the tree and executable.
+[ -f "$steplist" ] || usage_error "-S: no steps list $steplist"
+[ "$(grep -v '^#' "$steplist" | head -n 1)" = format=ipistorm-steps/1 ] ||
+	die "$steplist: not format ipistorm-steps/1 (its first line but comments)"
+listed=()
+declare -A listed_line=()
+while IFS='|' read -r name w kind needs text cmd rest; do
+	case $name in '#'* | format=* | '') continue ;; esac
+	where="$steplist: step '$name'"
+	if [ -n "$rest" ] || [ -z "$cmd" ]; then die "$where: not NAME|SLOTS|KIND|KERNELS|TEXT|COMMAND"; fi
+	case $name in *[!A-Za-z0-9_-]*) die "$where: a name is letters, digits, _ and -" ;; esac
+	[ -z "${listed_line[$name]:-}" ] || die "$where: listed twice"
+	case $w in '' | *[!0-9]* | 0) die "$where: SLOTS is a positive number, not '$w'" ;; esac
+	case $kind in tap | verdict) ;; *) die "$where: KIND is tap or verdict, not '$kind'" ;; esac
+	for k in $needs; do
+		matrix_field "$k" 1 >/dev/null 2>&1 || die "$where: unknown kernel '$k'"
+	done
+	read -r prog _ <<<"$cmd"
+	[ -x "$TOP/$prog" ] || die "$where: $prog is not an executable of the tree"
+	listed+=("$name")
+	listed_line[$name]="$w|$kind|$needs|$text|$cmd"
+done <"$steplist"
 pass=0 failed=0 skipped=0
 t_start=$(date +%s)
 steps=$BUILD/steps
 rm -rf "$steps"
 mkdir -p "$steps"
 
-# count FILE: add FILE's TAP results to the totals.
+# count FILE: add FILE's TAP results to the totals; a skip (bats writes
+# "# skip", KTAP "# SKIP", either with a reason after it) is no pass.
 count() {
-	p=$(grep -c '^ok .*[^P]$' "$1" || true)
+	p=$(grep '^ok ' "$1" | grep -vc '# [Ss][Kk][Ii][Pp]' || true)
 	s=$(grep -c '^ok .*# [Ss][Kk][Ii][Pp]' "$1" || true)
 	f=$(grep -c '^not ok ' "$1" || true)
 	pass=$((pass + p)) skipped=$((skipped + s)) failed=$((failed + f))
@@ -101,9 +128,13 @@ step_tap() {
 	grep -q '^1\.\.[1-9]' "$f.tap" || echo "not ok $(basename "$f"): no TAP plan" >>"$f.tap"
 }
 
+# Every tests/ folder holding bats files (docs/testbed.md#the-tests-folders).
 step_bats() {
-	step_tap "$1" "scripts and kselftest wrapper (bats)" bats --tap "$TOP/scripts/tests" \
-		"$TOP/kselftest/tests" "$TOP/mmtests/tests" "$TOP/lkp/tests" "$TOP/vm/tests"
+	local d dirs=()
+	for d in "$TOP"/*/tests; do
+		! compgen -G "$d/*.bats" >/dev/null || dirs+=("$d")
+	done
+	step_tap "$1" "scripts and kselftest wrapper (bats)" bats --tap "${dirs[@]}"
 }
 
 step_build() { # KERNEL
@@ -163,22 +194,19 @@ step_demo() {
 		step_verdict "$1" "demo" "SM_IDLE reproduced on 6.12 against 6.1" "$VM_DIR/demo.sh"
 }
 
-step_bisect() {
-	step_tap "$1" "bisect.sh on a tree of 6.1 and 6.12 commits" "$VM_DIR/tests/bisect.sh"
-}
-
-# The suite under MMTests on 6.1 and 6.12, reported by MMTests' own
-# compare-kernels.sh, whose tables must show the demo's result; the suite
-# as lkp-tests jobs, 3 runs each, compared by lkp's own ncompare.
-step_mmtests() {
-	rm -rf "$BUILD/mmtests-test"
-	step_verdict "$1" mmtests "compare-kernels.sh shows 6.12 faster and the fast path" \
-		"$TOP/mmtests/vm/testbed.sh" -b -o "$BUILD/mmtests-test" 6.1 6.12
-}
-step_lkp() {
-	rm -rf "$BUILD/lkp-test"
-	step_verdict "$1" lkp "ncompare shows 6.12 faster and the fast path" \
-		"$TOP/lkp/vm/testbed.sh" -b -o "$BUILD/lkp-test" 6.1 6.12
+# step_listed F NAME: a step of the list, run from the top of the tree; a
+# tap step is headed by its TEXT, a verdict step by its NAME, TEXT what its
+# success says; @OUT@ in its command is BUILD/NAME-test, removed first.
+step_listed() {
+	local f=$1 name=$2 kind text cmd words=() w
+	IFS='|' read -r _ kind _ text cmd <<<"${listed_line[$name]}"
+	case $cmd in *@OUT@*) rm -rf "$BUILD/$name-test" ;; esac
+	for w in $cmd; do words+=("${w//@OUT@/$BUILD/$name-test}"); done
+	words[0]=$TOP/${words[0]}
+	case $kind in
+	tap) step_tap "$f" "$text" "${words[@]}" ;;
+	verdict) step_verdict "$f" "$name" "$text" "${words[@]}" ;;
+	esac
 }
 
 # DKMS builds against the downloaded headers of the host-built kernels
@@ -249,19 +277,20 @@ done
 for pid in "${builds[@]}"; do wait "$pid" || true; done
 
 # Then longest first (minutes in CI, two at a time on 2 cores):
-# functional and big 8-10, bisect 6-7, MMTests, lkp-tests and the demo
-# 2-3, then the other boots of BOOTS in its order, 1-3 each.
+# functional and big 8-10, the listed steps in their order (2-7 each
+# today) and the demo 2-3, then the other boots of BOOTS in its order,
+# 1-3 each.
 long="functional big"
 for boot in $long; do
 	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
 done
-if [ "$demo" = 1 ]; then
-	start bisect step_bisect
-	start mmtests step_mmtests
-	# (its two kernels' guests boot side by side)
-	start -w 2 lkp step_lkp
-	start demo step_demo
-fi
+for name in "${listed[@]}"; do
+	IFS='|' read -r w _ needs _ <<<"${listed_line[$name]}"
+	tested=1
+	for k in $needs; do case " $kernels " in *" $k "*) ;; *) tested=0 ;; esac; done
+	[ "$tested" = 0 ] || start -w "$w" "$name" step_listed "$name"
+done
+[ "$demo" = 0 ] || start demo step_demo
 for boot in $(printf '%s\n' "$BOOTS" | cut -d'|' -f1); do
 	case " $long " in *" $boot "*) continue ;; esac
 	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done

@@ -193,7 +193,7 @@ params() {
 
 @test "parse: the fixtures are current, each iteration's stats are its result's" {
 	need_ruby
-	"$L/tests/make-fixtures.sh" "$T/stats"
+	"$L/tests/fixtures/make-fixtures.sh" "$T/stats"
 	diff -r "$L/spec/fixtures/stats" "$T/stats"
 	s=$L/spec/fixtures/stats
 	grep -h '^runtime_ns=' "$F"/ipistorm-6.1/iter-*.txt | sed 's/=/: /' | diff - <(grep '^runtime_ns:' "$s/ipistorm/qemu-6.1.yaml")

@@ -10,7 +10,7 @@ setup() {
 }
 
 # The folders whose paths the documents name.
-DIRS='common|ipistorm|idle_reentry|nohz_csd|kselftest|scripts|vm|mmtests|docs|\.ci'
+DIRS='common|ipistorm|idle_reentry|nohz_csd|kselftest|scripts|vm|mmtests|lkp|docs|\.ci'
 
 # doc_problems ROOT: one line per link or path of ROOT's documents that
 # does not resolve, "FILE: ..."; nothing when all do.

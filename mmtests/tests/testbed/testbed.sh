@@ -9,8 +9,8 @@
 # vm/demo.sh does: ipistorm under instruction counting
 # (config-ipistorm-cross-socket), idle_reentry alongside a storm in real
 # time (config-ipistorm-fastpath), both with the test bed's sizes
-# (mmtests/vm/config-testbed). Each boot runs the configs through
-# mmtests/vm/guest-run.sh; the logs come back into DIR/mmtests/work/log/
+# (mmtests/tests/testbed/config-testbed). Each boot runs the configs through
+# mmtests/tests/testbed/guest-run.sh; the logs come back into DIR/mmtests/work/log/
 # KERNEL, where MMTests' compare-kernels.sh reads them:
 # DIR/compare.text and DIR/compare.html.
 #   -b      reuse the kernels' images of vm/mkinitramfs.sh when built
@@ -25,8 +25,8 @@
 # Exit: 0 the report shows that, 1 it does not or a step failed, 4 no snapshot
 # (skipped, the reason on stderr), 2 usage.
 set -euo pipefail
-# shellcheck source=../../vm/lib.sh
-. "$(dirname "$0")/../../vm/lib.sh"
+# shellcheck source=../../../vm/lib.sh
+. "$(dirname "$0")/../../../vm/lib.sh"
 
 # shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
 USAGE="$PROG [-b] [-o DIR] [-C REPORT] [BASELINE OTHER]"
@@ -107,8 +107,8 @@ cp -a "$mm/." "$overlay/mmtests/"
 rm -rf "$overlay/mmtests/.git" "$overlay/mmtests/docs"
 mkdir -p "$overlay/mmtests/work/sources"
 ln -s /suite "$overlay/mmtests/work/sources/ipistorm-$version-installed"
-cp "$TOP/mmtests/vm/guest-run.sh" "$TOP/mmtests/vm/config-testbed" "$overlay/mmtests/"
-cp "$TOP/mmtests/vm/guest-test.sh" "$overlay/suite/mmtests/tests/mmtests.sh"
+cp "$TOP/mmtests/tests/testbed/guest-run.sh" "$TOP/mmtests/tests/testbed/config-testbed" "$overlay/mmtests/"
+cp "$TOP/mmtests/tests/testbed/guest-test.sh" "$overlay/suite/mmtests/tests/mmtests.sh"
 bed_images "$reuse" "$overlay" "$out" "${kernels[@]}"
 
 # NAME|boot.sh options|configs (the bed's sizes last), per boot.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bisect-benches.sh [BENCH...]: vm/bisect.sh -b BENCH on real boots,
+# tests/testbed/bisect-benches.sh [BENCH...]: scripts/bisect.sh -b BENCH on real boots,
 # each over a synthetic 16-commit tree whose commits select a test bed
 # kernel through a build hook (commits 1-10 the old kernel, 11-16 the new
 # one); the bisect must name commit 11. BENCH (default both):
@@ -13,8 +13,8 @@
 # Real-time TCG, about 7 boots a bench: 10 to 30 minutes on a shared
 # 2-core host, so not part of vm/test.sh.
 set -euo pipefail
-# shellcheck source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
+# shellcheck source=../../../vm/lib.sh
+. "$(dirname "$0")/../../../vm/lib.sh"
 
 # shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
 USAGE="$PROG [-h] [idle_reentry|nohz_csd...]"
@@ -63,7 +63,7 @@ for b in $benches; do
 	hook='sed -n "s/^vmlinuz=//p; s/^kdir=//p" "'"$CACHE"'/kernels/$(cat kernel)/kernel.env"'
 	t0=$(date +%s)
 	rc=0
-	"$VM_DIR/bisect.sh" -b "$b" -d "$t/state" -B "$t/kbuild" -H "$hook" \
+	"$TOP/scripts/bisect.sh" -b "$b" -d "$t/state" -B "$t/kbuild" -H "$hook" \
 		"$t/tree" "$(git -C "$t/tree" rev-parse HEAD~15)" "$(git -C "$t/tree" rev-parse HEAD)" \
 		>"$t/out" 2>&1 || rc=$?
 	wall=$(($(date +%s) - t0))

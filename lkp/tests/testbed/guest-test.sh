@@ -1,7 +1,7 @@
 # shellcheck shell=dash
 # The test bed's lkp-tests run, a test of the suite's runner (selftest.sh):
 # the test bed's image holds it as lkp/tests/lkp.sh beside a copy of
-# lkp-tests at /lkp with the integration installed (lkp/vm/testbed.sh).
+# lkp-tests at /lkp with the integration installed (lkp/tests/testbed/testbed.sh).
 # The kernel command line names the program, the number of runs and the
 # file of the job's parameters (NAME=VALUE lines from the split atom):
 #   LKP_PROGRAM=NAME LKP_RUNS=N LKP_PARAMS=/lkp/PARAMS

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# vm/bisect.sh's decisions with a fake measurement: a copy of the tree whose
-# vm/run-in-vm.sh is tests/fake-run-in-vm.sh, over synthetic 16-commit
+# scripts/bisect.sh's decisions with a fake measurement: a copy of the tree
+# whose vm/run-in-vm.sh is fixtures/fake-run-in-vm.sh, over synthetic 16-commit
 # trees whose commits carry the value runtime_ns measures at them; a build
 # hook copies it into the build directory as the "kernel image". No boot;
 # seconds per test.
@@ -18,7 +18,7 @@ mkrepo() {
 	local top=$BATS_TEST_DIRNAME/../..
 	mkdir -p "$1"
 	tar -C "$top" --exclude=./.git --exclude=./build -cf - . | tar -C "$1" -xf -
-	cp "$top/vm/tests/fake-run-in-vm.sh" "$1/vm/run-in-vm.sh"
+	cp "$top/scripts/tests/fixtures/fake-run-in-vm.sh" "$1/vm/run-in-vm.sh"
 }
 
 setup() {
@@ -81,7 +81,7 @@ first_step() {
 
 # bisect ARGS...: bisect.sh of the copy, state and build directory in $T.
 bisect() {
-	"$R/vm/bisect.sh" -d "$T/state" -B "$T/kbuild" -H "$HOOK" "$@"
+	"$R/scripts/bisect.sh" -d "$T/state" -B "$T/kbuild" -H "$HOOK" "$@"
 }
 
 @test "a step change is named, exit 0" {
@@ -125,7 +125,7 @@ bisect() {
 	echo 0.0001 >"$FAKE/jitter"
 	first_step "$T/tree" >"$FAKE/fill-at"
 	rc=0
-	"$R/vm/bisect.sh" -d "$T/small/state" -B "$T/kbuild" -H "$HOOK" \
+	"$R/scripts/bisect.sh" -d "$T/small/state" -B "$T/kbuild" -H "$HOOK" \
 		"$T/tree" "$(c "$T/tree" 1)" "$(c "$T/tree" 16)" >"$T/out" 2>&1 || rc=$?
 	cat "$T/out"
 	umount "$T/small"
@@ -175,9 +175,9 @@ bisect() {
 	a=$!
 	for _ in $(seq 100); do [ -d "$FAKE/blocked" ] && break; sleep 0.1; done
 	rc1=0 rc2=0
-	timeout 60 "$R/vm/bisect.sh" -d "$T/state2" -B "$T/kbuild2" -H "$HOOK" \
+	timeout 60 "$R/scripts/bisect.sh" -d "$T/state2" -B "$T/kbuild2" -H "$HOOK" \
 		"$T/tree" "$c1" "$c16" >"$T/b.out" 2>&1 || rc1=$?
-	timeout 60 "$R/vm/bisect.sh" -d "$T/state3" -B "$T/kbuild" -H "$HOOK" \
+	timeout 60 "$R/scripts/bisect.sh" -d "$T/state3" -B "$T/kbuild" -H "$HOOK" \
 		"$T/tree2" "$c1" "$c16" >"$T/c.out" 2>&1 || rc2=$?
 	rm -f "$FAKE/block"
 	rca=0

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bisect.sh: vm/bisect.sh on a synthetic kernel tree, with real boots
+# tests/testbed/bisect.sh: scripts/bisect.sh on a synthetic kernel tree, with real boots
 # under instruction counting. Its 16 commits select the test bed's Debian
 # 6.1 kernel (commits 1-10) or 6.12 (11-16) through a build hook that
 # prints the cached image and headers; commit 8 does not build. Every
@@ -7,8 +7,8 @@
 # boots. Prints TAP; exits 1 when a test failed. Needs the 6.1 and 6.12
 # kernels fetched (vm/fetch-kernel.sh). About 9 boots.
 set -euo pipefail
-# shellcheck source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
+# shellcheck source=../../../vm/lib.sh
+. "$(dirname "$0")/../../../vm/lib.sh"
 
 # shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
 USAGE="$PROG [-h]"
@@ -49,7 +49,7 @@ hook='echo "$BISECT_COMMIT" >>'"$tmp/builds"' && test ! -f broken &&
 	sed -n "s/^vmlinuz=//p; s/^kdir=//p" "'"$CACHE"'/kernels/$(cat kernel)/kernel.env"'
 state=$tmp/state
 bisect() {
-	"$VM_DIR/bisect.sh" -d "$state" -H "$hook" -n 2 \
+	"$TOP/scripts/bisect.sh" -d "$state" -H "$hook" -n 2 \
 		-P "numipi=5000 single=1 offset=1 cpulist=0 wait=1" "$@"
 }
 boots() { wc -l <"$tmp/boots"; }
@@ -71,8 +71,8 @@ run() {
 }
 
 bad_opt=0
-"$VM_DIR/bisect.sh" -Q "$tree" "$(c 1)" "$(c 16)" >/dev/null 2>&1 || bad_opt=$?
-if "$VM_DIR/bisect.sh" -h >/dev/null && [ "$bad_opt" = 2 ]; then
+"$TOP/scripts/bisect.sh" -Q "$tree" "$(c 1)" "$(c 16)" >/dev/null 2>&1 || bad_opt=$?
+if "$TOP/scripts/bisect.sh" -h >/dev/null && [ "$bad_opt" = 2 ]; then
 	ok "usage: -h exits 0, an unknown option 2"
 else
 	nok "usage: -h exits 0, an unknown option 2 (got $bad_opt)"

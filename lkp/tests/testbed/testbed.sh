@@ -11,7 +11,7 @@
 # idle=poll, the two kernels' guests side by side: ipistorm under
 # instruction counting (exact figures, whatever else the host runs),
 # idle_reentry in real time (its fast-path share is a count). Each boot
-# runs the job's run side RUNS times (lkp/vm/guest-test.sh: lkp's
+# runs the job's run side RUNS times (lkp/tests/testbed/guest-test.sh: lkp's
 # bin/run-test and programs/NAME/run), each run a result root. On the host
 # lkp's stats pipeline builds them (programs/NAME/parse | sbin/dump-stat,
 # bin/create-stats-matrix, sbin/unite-stats) into DIR/result/NAME/KERNEL,
@@ -34,8 +34,8 @@
 # Exit: 0 the report shows that, 1 it does not or a step failed, 4 no
 # snapshot or no ruby (skipped, the reason on stderr), 2 usage.
 set -euo pipefail
-# shellcheck source=../../vm/lib.sh
-. "$(dirname "$0")/../../vm/lib.sh"
+# shellcheck source=../../../vm/lib.sh
+. "$(dirname "$0")/../../../vm/lib.sh"
 
 # shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
 USAGE="$PROG [-b] [-o DIR] [-r RUNS] [-C REPORT] [BASELINE OTHER]"
@@ -163,7 +163,7 @@ mkdir -p "$overlay/lkp"
 cp -a "$lkp/." "$overlay/lkp/"
 rm -rf "$overlay/lkp/.git" "$overlay/lkp/spec" "$overlay/lkp/doc"
 cp "$out/atoms/ipistorm.params" "$out/atoms/idle_reentry.params" "$overlay/lkp/"
-cp "$TOP/lkp/vm/guest-test.sh" "$overlay/suite/lkp/tests/lkp.sh"
+cp "$TOP/lkp/tests/testbed/guest-test.sh" "$overlay/suite/lkp/tests/lkp.sh"
 bed_images "$reuse" "$overlay" "$out" "${kernels[@]}"
 
 # NAME|boot.sh options, per boot; each runs RUNS runs of program NAME.
@@ -206,7 +206,7 @@ done <<<"$boots"
 # server does, then runs lib/compare.rb as sbin/ncompare does.
 step "ncompare ${kernels[0]} ${kernels[1]}"
 mkdir -p "$out/data"
-ruby "$TOP/lkp/vm/ncompare.rb" "$out/data" "$out"/result/*/"${kernels[0]}" \
+ruby "$TOP/lkp/tests/testbed/ncompare.rb" "$out/data" "$out"/result/*/"${kernels[0]}" \
 	"$out"/result/*/"${kernels[1]}" -- -a "${kernels[0]}" "${kernels[1]}" \
 	>"$out/ncompare.txt" 2>"$out/ncompare.err" ||
 	{ grep -v 'WARN -- skip non-executable' "$out/ncompare.err" >&2; die "ncompare failed"; }

@@ -72,8 +72,10 @@
 # more than one candidate, interrupted, or an error; 2 usage; 3 stopped by
 # -x.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# The test bed's helpers (and through them scripts/lib.sh's): this tool
+# drives the test bed, vm/.
+# shellcheck source=../vm/lib.sh
+. "$(dirname "$0")/../vm/lib.sh"
 
 USAGE="$PROG [options] SRC OLD NEW (-h: help)"
 
@@ -550,7 +552,7 @@ run_bisect() {
 	git -C "$src" bisect start --term-old=old --term-new=new "$new" "$old" >/dev/null
 	set +e
 	trap - ERR
-	(cd "$src" && git bisect run "$VM_DIR/bisect.sh" _step "$state") 2>&1 |
+	(cd "$src" && git bisect run "$TOP/scripts/bisect.sh" _step "$state") 2>&1 |
 		tee "$state/bisect-run.log" |
 		grep --line-buffered -v -e '^running ' -e '^Bisecting:' -e '^\[[0-9a-f]\{40\}\]' \
 			-e 'bisect run failed' >&2

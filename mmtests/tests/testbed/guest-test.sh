@@ -2,7 +2,7 @@
 # The test bed's MMTests run, a test of the suite's runner (selftest.sh):
 # the test bed's image holds it as mmtests/tests/mmtests.sh beside a copy
 # of MMTests at /mmtests with the integration installed and the suite's
-# modules as its installed build (mmtests/vm/testbed.sh). The kernel
+# modules as its installed build (mmtests/tests/testbed/testbed.sh). The kernel
 # command line names the run and its configs:
 #   MMTESTS_RUN=NAME MMTESTS_CONFIGS=CONFIG[,CONFIG...]
 # The run's log directory, work/log/NAME, comes back as a gzipped tar in

@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# vm/test.sh's pool with every step a stub: a copy of the tree whose
+# builds, boots, demo, DKMS check, bats and listed steps log when they
+# start and end and print fixed TAP. Every step must run once, in the
+# pool's order, no more of them at once than the slots allow, and the
+# report must count every result. No guest; seconds.
+
+bats_require_minimum_version 1.5.0
+
+# The copy: vm/ and scripts/lib.sh, which test.sh sources, one bats
+# folder beside vm/tests and a tests/ folder of no bats file.
+setup_file() {
+	R=$BATS_FILE_TMPDIR/repo
+	mkdir -p "$R/scripts/tests" "$R/other/tests"
+	cp -r "$BATS_TEST_DIRNAME/.." "$R/vm"
+	cp "$BATS_TEST_DIRNAME/../../scripts/lib.sh" "$R/scripts/"
+	: >"$R/scripts/tests/a.bats"
+	: >"$R/other/tests/a.sh"
+	export R
+}
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	mkdir -p "$T/bin"
+	LOG=$T/log
+	: >"$LOG"
+	export LOG IPISTORM_BUILD=$T/build IPISTORM_CACHE=$T/cache PATH="$T/bin:$PATH"
+	# stub FILE WHAT [EXIT [TAP]]: FILE logs "start WHAT ARGS" and "end
+	# WHAT" around a short sleep and prints TAP (default: one ok).
+	stub "$R/vm/build-modules.sh" build
+	stub "$R/vm/mkinitramfs.sh" image
+	stub "$R/vm/boot.sh" boot 0 'KTAP version 1\n1..2\nok 1 a\nok 2 b # SKIP\n'
+	stub "$R/vm/demo.sh" demo
+	stub "$R/vm/dkms-check.sh" dkms
+	stub "$T/bin/bats" bats 0 '1..3\nok 1 x\nnot ok 2 y\nok 3 z # skip\n'
+	stub "$T/bin/dkms" dkms-tool
+}
+
+stub() {
+	# shellcheck disable=SC2016 # expanded by the stub
+	printf '#!/bin/sh\necho "start %s $*" >>"$LOG"\nsleep 0.1\nprintf "%s"\necho "end %s" >>"$LOG"\nexit %s\n' \
+		"$2" "${4:-1..1\\nok 1 $2\\n}" "$2" "${3:-0}" >"$1"
+	chmod +x "$1"
+}
+
+# most_at_once: the most steps the log shows running at once, builds and
+# images aside (they run inside one build step), a boot counted once.
+most_at_once() {
+	awk '$2 == "build" || $2 == "image" || $2 == "dkms-tool" { next }
+		$1 == "start" { n++; if (n > m) m = n } $1 == "end" { n-- } END { print m }' "$LOG"
+}
+
+@test "test.sh: the list's steps run with the test bed's, each once, in order, within the slots" {
+	mkdir -p "$R/fake"
+	stub "$R/fake/tap.sh" tap 0 '1..2\nok 1 p\nok 2 q\n'
+	stub "$R/fake/good.sh" good 0 'compare ok\n'
+	stub "$R/fake/wide.sh" wide 4 'skip: no snapshot\n'
+	printf '%s\n' '# steps' format=ipistorm-steps/1 \
+		'tap|1|tap|6.1 6.12|a tap step|fake/tap.sh' \
+		'good|1|verdict|6.1 6.12|it held|fake/good.sh -b -o @OUT@ 6.1 6.12' \
+		'wide|2|verdict|6.1 6.12|it held too|fake/wide.sh -o @OUT@' >"$T/steps"
+	run "$R/vm/test.sh" -j 2 -S "$T/steps" 6.1 6.12
+	echo "$output"
+	[ "$status" = 1 ]
+	local total=${lines[-1]}
+	# the steps' reports, in the pool's order: bats, builds, the long
+	# boots, the listed steps in their order, the demo, the other boots,
+	# DKMS
+	run grep '^# === ' <<<"$output"
+	[ "$output" = "# === scripts and kselftest wrapper (bats)
+# === kernel 6.1: build
+# === kernel 6.12: build
+# === 6.1/functional
+# === 6.12/functional
+# === 6.1/big
+# === 6.12/big
+# === a tap step
+# === good
+# === wide
+# === demo
+# === 6.1/poll
+# === 6.12/poll
+# === 6.1/icount
+# === 6.12/icount
+# === 6.1/published
+# === 6.12/published
+# === 6.1/sigenforce
+# === 6.12/sigenforce
+# === 6.1/lockdown
+# === 6.12/lockdown
+# === DKMS" ]
+	# 14 boots of 2 results (1 skipped), bats 1 of 3 failed and 1
+	# skipped, the tap step 2, good 1, wide skipped, demo 1, DKMS 2
+	[ "$total" = "total: 21 passed, 1 failed, 16 skipped" ]
+	grep -qx "start good -b -o $T/build/good-test 6.1 6.12" "$LOG"
+	grep -qx "start wide -o $T/build/wide-test" "$LOG"
+	# the bats step takes every tests/ folder holding bats files
+	grep -qx "start bats --tap $R/scripts/tests $R/vm/tests" "$LOG"
+	[ "$(most_at_once)" -le 2 ]
+	# wide takes two slots: it runs alone
+	awk '$1 == "start" && $2 == "wide" { on = 1; next } on && $1 == "start" { exit 1 }
+		$1 == "end" && $2 == "wide" { exit }' "$LOG"
+}
+
+@test "test.sh: a step is listed only with the kernels it needs; -j 1 runs one at a time" {
+	printf '%s\n' '# a comment' 'format=ipistorm-steps/1' \
+		'one|1|verdict|6.12|it holds|vm/demo.sh @OUT@' \
+		'two|1|tap|6.1 6.12|two kernels|vm/demo.sh' >"$T/steps"
+	run "$R/vm/test.sh" -j 1 -S "$T/steps" 6.12
+	echo "$output"
+	[[ $output == *"ok 1 one: it holds"* ]]
+	[[ $output != *"two kernels"* ]]
+	grep -qx "start demo $T/build/one-test" "$LOG"
+	[ "$(most_at_once)" = 1 ]
+}
+
+@test "test.sh: a malformed steps list is refused before anything runs" {
+	local bad
+	for bad in 'one|1|tap|6.1|t' 'one|0|tap|6.1|t|vm/demo.sh' 'one|1|both|6.1|t|vm/demo.sh' \
+		'one|1|tap|9.9|t|vm/demo.sh' 'one|1|tap|6.1|t|vm/none.sh' 'o/ne|1|tap|6.1|t|vm/demo.sh'; do
+		printf '%s\n' format=ipistorm-steps/1 "$bad" >"$T/steps"
+		run "$R/vm/test.sh" -S "$T/steps" 6.1
+		[ "$status" = 1 ] || { echo "accepted: $bad"; false; }
+	done
+	printf '%s\n' format=ipistorm-steps/9 >"$T/steps"
+	run "$R/vm/test.sh" -S "$T/steps" 6.1
+	[ "$status" = 1 ]
+	[[ $output == *"not format ipistorm-steps/1"* ]]
+	[ ! -s "$LOG" ]
+}
