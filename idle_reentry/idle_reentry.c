@@ -150,7 +150,7 @@ enum { PHASE_NONE, PHASE_TICK, PHASE_FLUSH, PHASE_SCHED };
 enum {
 	HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK, HOOK_NEWIDLE,
 	HOOK_WAKE_POLL, HOOK_WAKE_IPI, HOOK_WAKE_TIMER, HOOK_TICK,
-	HOOK_PICK_IDLE, HOOK_PICK_IDLE_NEXT, NR_HOOKS
+	HOOK_PICK_IDLE, HOOK_PICK_IDLE_NEXT, HOOK_PICK_CORE, NR_HOOKS
 };
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
@@ -281,6 +281,20 @@ static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
 DEFINE_HOOK(ir_pick_fair, struct ir_cpu, ir_this, ir_pick_fair_on);
 
 /*
+ * Core scheduling picks through the class's pick_task(), the fair class's
+ * pick_task_fair(), never through pick_next_task_fair(): counted as the
+ * fair pick, where the fair pick's hook is on pick_next_task_fair().
+ */
+static __always_inline void ir_pick_core_on(struct ir_cpu *c)
+{
+	c->fired |= BIT(HOOK_PICK_CORE);
+	if (c->phase == PHASE_SCHED && is_idle_task(current))
+		c->pick_fair++;
+}
+
+DEFINE_HOOK(ir_pick_core, struct ir_cpu, ir_this, ir_pick_core_on);
+
+/*
  * The idle class's pick: where every pick on an empty runqueue ends,
  * through the fair class's shortcut (__pick_next_task()), the loop over
  * the classes, core scheduling's pick_task() or with sched_ext enabled,
@@ -402,6 +416,8 @@ static struct hook ir_hooks[] = {
 	/* 6.1 only; 6.2 and later pick the idle task with pick_task_idle(). */
 	[HOOK_PICK_IDLE_NEXT] = { HOOK_NAMES("pick_next_task_idle"),
 				  ir_pick_next_task_idle },
+	/* Absent without CONFIG_SCHED_CORE before 6.12. */
+	[HOOK_PICK_CORE] = { HOOK_NAMES("pick_task_fair"), ir_pick_core },
 };
 
 static struct hook_set ir_hook_set = {
@@ -446,11 +462,23 @@ static int ir_hook(void)
 		return ret;
 	}
 	ir_hooks[HOOK_PICK].skip = !pick_hook;
+	ir_hooks[HOOK_PICK_CORE].skip = !pick_hook;
 	ir_hook_set.misname = test_misname;
 	ret = hooks_register(&ir_hook_set);
-	if (ret)
+	if (ret) {
 		ir_unhook();
-	return ret;
+		return ret;
+	}
+	/*
+	 * Where the fair pick's hook is on pick_task_fair() already (7.x),
+	 * its call sites are that hook's: the second one is not in place.
+	 */
+	if (ir_hooks[HOOK_PICK].hooked && ir_hooks[HOOK_PICK_CORE].hooked &&
+	    !strcmp(ir_hooks[HOOK_PICK].hooked, ir_hooks[HOOK_PICK_CORE].hooked)) {
+		ir_hooks[HOOK_PICK_CORE].hooked = NULL;
+		ir_hooks[HOOK_PICK_CORE].skip = true;
+	}
+	return 0;
 }
 
 /*
@@ -630,6 +658,7 @@ static void ir_proofs(const struct ir_count *t, enum hook_proof *p)
 	 */
 	p[HOOK_PICK_IDLE_NEXT] = hook_prove(FIRED(HOOK_PICK_IDLE_NEXT),
 					    t->switched);
+	p[HOOK_PICK_CORE] = hook_prove(FIRED(HOOK_PICK_CORE), false);
 	p[HOOK_PICK_IDLE] = hook_prove(FIRED(HOOK_PICK_IDLE),
 				       t->switched &&
 				       !ir_hooks[HOOK_PICK_IDLE_NEXT].hooked);

@@ -33,6 +33,8 @@
 #   bench_unit TOP BENCH METRIC  its declared unit, else from its suffix
 #                         (_ns ns, _pct pct), else count
 #   SPLAT                 extended regex of a kernel report that fails a test
+#   SPLAT_BENIGN          the one line SPLAT takes that does not (x86's
+#                         idle=poll with SMT note)
 #   load_module MODDIR MODULE [PARAMS...]  insmod MODDIR/MODULE/MODULE.ko;
 #                         a module the kernel refuses unsigned is one
 #                         message saying how to sign it
@@ -189,6 +191,10 @@ bench_unit() {
 # sanitizer or lockdep report.
 # shellcheck disable=SC2034 # used by the scripts that source this
 SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than|general protection fault|UBSAN:|KASAN:|circular locking|recursive locking'
+# The one line SPLAT takes that reports nothing wrong: x86's note at boot
+# that idle=poll meets SMT siblings (vm/boot.sh -p -t 2).
+# shellcheck disable=SC2034 # used by the scripts that source this
+SPLAT_BENIGN='WARNING: polling idle and HT enabled, performance may degrade'
 
 # old_knob OLD NEW VALUE_OF_OLD VALUE_OF_NEW: NEW's value, else OLD's, with
 # a warning (once a shell) that OLD is deprecated.

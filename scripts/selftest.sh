@@ -235,7 +235,7 @@ for n in $selected; do
 	rc=$?
 	set -e
 	sed 's/^\([^#]\)/# \1/' "$TMP/out"
-	if dmesg_since "$mark" | grep -E "$SPLAT" >"$TMP/splat"; then
+	if dmesg_since "$mark" | grep -E "$SPLAT" | grep -v -F "$SPLAT_BENIGN" >"$TMP/splat"; then
 		sed 's/^/# kernel: /' "$TMP/splat"
 		rc=1
 		[ "$keep" = 1 ] || splatted=1

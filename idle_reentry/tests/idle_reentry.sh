@@ -123,13 +123,19 @@ check_fast() {
 # through pick_task(), which never calls pick_next_task_fair(): the fast
 # path is told by the idle class's pick, which every pick on an empty
 # runqueue ends in. Needs a kernel with CONFIG_SCHED_CORE (none of the
-# Debian kernels of the test bed; vm/enforcing-kernel.sh builds one) and
-# the test bed's core-cookie (vm/core-cookie.c).
+# Debian kernels of the test bed; vm/enforcing-kernel.sh builds one), SMT
+# siblings, which core scheduling needs (vm/boot.sh -t 2), and the test
+# bed's core-cookie (vm/core-cookie.c).
 test_idle_reentry_core_sched() {
 	need_cpus 2
 	cmdline_has idle=poll || skip "boot with idle=poll"
 	command -v core-cookie >/dev/null 2>&1 || skip "no core-cookie program (vm/core-cookie.c)"
-	core-cookie true 2>/dev/null || skip "no core scheduling in this kernel (CONFIG_SCHED_CORE)"
+	# ENODEV: core scheduling built in, but no CPU has an SMT sibling.
+	case $(core-cookie true 2>&1) in
+	'') ;;
+	*"No such device"*) skip "core scheduling needs SMT siblings (vm/boot.sh -t 2)" ;;
+	*) skip "no core scheduling in this kernel (CONFIG_SCHED_CORE)" ;;
+	esac
 	a=$(cpu 0) t=$(cpu 1)
 	unload idle_reentry
 	# A cookie held while the storm runs keeps core scheduling on.

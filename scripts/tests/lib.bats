@@ -37,6 +37,15 @@ lib() {
 	[ "$status" -eq 1 ]
 }
 
+@test "lib: SPLAT_BENIGN lets through x86's idle=poll with SMT note only" {
+	run lib "printf '%s\n' '[    0.0] process: WARNING: polling idle and HT enabled, performance may degrade' |
+		grep -E \"\$SPLAT\" | grep -v -F \"\$SPLAT_BENIGN\""
+	[ "$status" -eq 1 ]
+	run lib "printf '%s\n' '[   12.3] WARNING: CPU: 1 PID: 80 at kernel/smp.c:912 f+0x1/0x2' |
+		grep -E \"\$SPLAT\" | grep -v -F \"\$SPLAT_BENIGN\""
+	[ "$status" -eq 0 ]
+}
+
 @test "lib: key reads the first KEY=value line, exactly, from any path" {
 	mkdir "$T/k=1"
 	printf 'a.b=1\naxb=2\na.b=3\nc=x=y\n' >"$T/k=1/f"
