@@ -6,6 +6,9 @@
 #   -s  sparse (C=1) where the kernel's headers can run it: the kernels the
 #       host builds for (the matrix's builder "host")
 #   -l  list the matrix's kernels and exit
+# On a kernel of one's own that enforces module signatures with its build
+# key (vm/enforcing-kernel.sh), the modules are signed with that key
+# (make sign), unless IPISTORM_UNSIGNED=1.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -60,5 +63,13 @@ fi
 if grep -v 'Skipping BTF generation' "$out/build.log" |
 	grep -E -i 'warning|error:' >&2; then
 	die "$name: the build is not warning-free (see $out/build.log)"
+fi
+# A kernel of one's own that enforces signatures and trusts the key its
+# build made (vm/enforcing-kernel.sh) gets the modules signed with it, by
+# make sign, unless IPISTORM_UNSIGNED=1 (to see them refused).
+if grep -qx CONFIG_MODULE_SIG_FORCE=y "$kdir/.config" 2>/dev/null &&
+	[ -f "$kdir/certs/signing_key.pem" ] && [ "${IPISTORM_UNSIGNED:-0}" != 1 ]; then
+	make -s -C "$out" -f "$TOP/Makefile" sign KDIR="$kdir" \
+		KEY="$kdir/certs/signing_key.pem" CERT="$kdir/certs/signing_key.x509" >&2
 fi
 printf '%s\n' "$out"

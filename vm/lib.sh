@@ -84,6 +84,27 @@ register_own_kernel() {
 		"vmlinuz=$(realpath "$2")" "kdir=$(realpath "$3")" >"$dir/kernel.env"
 }
 
+# linux_source VERSION OUT: Debian's linux-source-6.12 of VERSION (from
+# bookworm-backports, the .deb kept in the cache) unpacked into
+# OUT/linux-source-6.12, unless it is there already.
+linux_source() {
+	local deb
+	[ -d "$2/linux-source-6.12/kernel/sched" ] && return 0
+	"$VM_DIR/apt-suites.sh"
+	mkdir -p "$CACHE/src" "$2"
+	deb=$(find "$CACHE/src" -name "linux-source-6.12_${1}_all.deb" | head -n 1)
+	if [ -z "$deb" ]; then
+		(cd "$CACHE/src" && apt-get download -q -t bookworm-backports \
+			"linux-source-6.12=$1") >&2
+		deb=$(find "$CACHE/src" -name "linux-source-6.12_*_all.deb" | head -n 1)
+	fi
+	log "unpacking $deb"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$2" --wildcards '*.tar.xz' \
+		--strip-components 3
+	tar -xJf "$2/linux-source-6.12.tar.xz" -C "$2"
+	rm -f "$2/linux-source-6.12.tar.xz"
+}
+
 # unpack_block BEGIN END FILE OUT: print FILE on stderr but for the block
 # from the line BEGIN to the line END, and decode the base64 between them
 # (a "# " before each line, as KTAP diagnostics carry, removed) into OUT.

@@ -26,21 +26,7 @@ out=${1:-$CACHE/prefix-6.12}
 src=$out/linux-source-6.12
 mkdir -p "$out"
 
-if [ ! -d "$src/kernel/sched" ]; then
-	"$VM_DIR/apt-suites.sh"
-	mkdir -p "$CACHE/src"
-	deb=$(find "$CACHE/src" -name "linux-source-6.12_${version}_all.deb" 2>/dev/null | head -n 1)
-	if [ -z "$deb" ]; then
-		(cd "$CACHE/src" && apt-get download -q -t bookworm-backports \
-			"linux-source-6.12=$version") >&2
-		deb=$(find "$CACHE/src" -name "linux-source-6.12_*_all.deb" | head -n 1)
-	fi
-	log "unpacking $deb"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out" --wildcards '*.tar.xz' \
-		--strip-components 3
-	tar -xJf "$out/linux-source-6.12.tar.xz" -C "$out"
-	rm -f "$out/linux-source-6.12.tar.xz"
-fi
+linux_source "$version" "$out"
 
 core=$src/kernel/sched/core.c
 [ -f "$core.orig" ] || cp "$core" "$core.orig"
