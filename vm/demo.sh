@@ -17,7 +17,7 @@
 # is expected to take the fast path. Results go to build/demo-<date>/.
 #
 # RACE=1: the vCPUs in parallel (multi-threaded TCG, 2 vCPUs, idle=poll),
-# N (default 6) runs per kernel of numipi=20000 pairs=0:1 single=1 wait=1
+# N (default 12) runs per kernel of numipi=20000 pairs=0:1 single=1 wait=1
 # witness=1, so that the sender's next call races the target's idle
 # re-entry, and idle_reentry on CPU1 beside the same storm 3 times: prints
 # compare.sh's tables, its shift-share decomposition (compare.sh -d) and
@@ -38,7 +38,7 @@ only_help "$@"
 
 race=${RACE:-0}
 case $race in 0 | 1) ;; *) usage_error "RACE=$race: 0 or 1" ;; esac
-N=${N:-$([ "$race" = 1 ] && echo 6 || echo 5)}
+N=${N:-$([ "$race" = 1 ] && echo 12 || echo 5)}
 read -r -a kernels <<<"${KERNELS:-6.1 6.12}"
 [ ${#kernels[@]} -ge 2 ] || die "KERNELS needs a baseline and at least one other kernel"
 out=$BUILD/demo$([ "$race" = 0 ] || echo -race)-$(date +%Y%m%d-%H%M%S)
