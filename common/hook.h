@@ -156,10 +156,24 @@ static void hook_set_func(unsigned long ip, unsigned long parent_ip,
 		h->func(ip, parent_ip, op, fregs);
 }
 
+/* Whether a hook of @set before the @n-th holds the function @name. */
+static inline bool hook_held(const struct hook_set *set, unsigned int n,
+			     const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (set->hooks[i].hooked && !strcmp(set->hooks[i].hooked, name))
+			return true;
+	return false;
+}
+
 /*
  * Find the first traceable candidate of every hook not skipped and put
  * them all in place at once; 0 also when optional ones are absent (and
- * no ftrace_ops when every hook is: an empty filter would trace all).
+ * no ftrace_ops when every hook is: an empty filter would trace all). A
+ * hook whose first traceable candidate an earlier hook holds already is
+ * skipped: its call sites resolve to the earlier one (hook_resolve()).
  */
 static inline int hooks_register(struct hook_set *set)
 {
@@ -193,6 +207,10 @@ static inline int hooks_register(struct hook_set *set)
 		for (name = h->names; *name; name++) {
 			unsigned char buf[64];
 
+			if (hook_held(set, i, *name)) {
+				h->skip = true;
+				break;
+			}
 			/* The filter parser may write into its buffer. */
 			strscpy(buf, *name, sizeof(buf));
 			if (!ftrace_set_filter(&set->ops, buf, strlen(buf), 0)) {

@@ -416,7 +416,10 @@ static struct hook ir_hooks[] = {
 	/* 6.1 only; 6.2 and later pick the idle task with pick_task_idle(). */
 	[HOOK_PICK_IDLE_NEXT] = { HOOK_NAMES("pick_next_task_idle"),
 				  ir_pick_next_task_idle },
-	/* Absent without CONFIG_SCHED_CORE before 6.12. */
+	/*
+	 * Absent without CONFIG_SCHED_CORE before 6.12; on 7.x the fair
+	 * pick's own hook, which then keeps it (hooks_register()).
+	 */
 	[HOOK_PICK_CORE] = { HOOK_NAMES("pick_task_fair"), ir_pick_core },
 };
 
@@ -465,20 +468,9 @@ static int ir_hook(void)
 	ir_hooks[HOOK_PICK_CORE].skip = !pick_hook;
 	ir_hook_set.misname = test_misname;
 	ret = hooks_register(&ir_hook_set);
-	if (ret) {
+	if (ret)
 		ir_unhook();
-		return ret;
-	}
-	/*
-	 * Where the fair pick's hook is on pick_task_fair() already (7.x),
-	 * its call sites are that hook's: the second one is not in place.
-	 */
-	if (ir_hooks[HOOK_PICK].hooked && ir_hooks[HOOK_PICK_CORE].hooked &&
-	    !strcmp(ir_hooks[HOOK_PICK].hooked, ir_hooks[HOOK_PICK_CORE].hooked)) {
-		ir_hooks[HOOK_PICK_CORE].hooked = NULL;
-		ir_hooks[HOOK_PICK_CORE].skip = true;
-	}
-	return 0;
+	return ret;
 }
 
 /*
