@@ -2,9 +2,9 @@
 /*
  * Log-linear histogram shared by the suite's modules.
  *
- * Values below HIST_SUB are counted exactly. Above, every power of two is
- * split into HIST_SUB buckets, so a bucket spans at most 1/HIST_SUB (6.25 %)
- * of its lower bound. Values of 2^HIST_MAX_BITS and more share the last
+ * Values below IPS_HIST_SUB are counted exactly. Above, every power of two is
+ * split into IPS_HIST_SUB buckets, so a bucket spans at most 1/IPS_HIST_SUB (6.25 %)
+ * of its lower bound. Values of 2^IPS_HIST_MAX_BITS and more share the last
  * bucket; the exact minimum and maximum are kept beside the buckets.
  * Recording a value costs one fls64(), a shift and four stores.
  */
@@ -17,58 +17,58 @@
 #include <linux/seq_buf.h>
 #include <linux/types.h>
 
-#define HIST_SUB_BITS	4
-#define HIST_SUB	BIT(HIST_SUB_BITS)
-#define HIST_MAX_BITS	40
-#define HIST_BUCKETS	((HIST_MAX_BITS - HIST_SUB_BITS + 1) * HIST_SUB)
+#define IPS_HIST_SUB_BITS	4
+#define IPS_HIST_SUB	BIT(IPS_HIST_SUB_BITS)
+#define IPS_HIST_MAX_BITS	40
+#define IPS_HIST_BUCKETS	((IPS_HIST_MAX_BITS - IPS_HIST_SUB_BITS + 1) * IPS_HIST_SUB)
 
-struct hist {
+struct ips_hist {
 	u64 n;
 	u64 sum;
 	u64 min;
 	u64 max;
-	u64 count[HIST_BUCKETS];
+	u64 count[IPS_HIST_BUCKETS];
 };
 
-static inline void hist_init(struct hist *h)
+static inline void ips_hist_init(struct ips_hist *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->min = U64_MAX;
 }
 
-static inline unsigned int hist_index(u64 v)
+static inline unsigned int ips_hist_index(u64 v)
 {
 	unsigned int msb;
 
-	if (v < HIST_SUB)
+	if (v < IPS_HIST_SUB)
 		return v;
 	msb = __fls(v);		/* v > 0: no test for zero */
-	if (msb >= HIST_MAX_BITS)
-		return HIST_BUCKETS - 1;
-	return (msb - HIST_SUB_BITS + 1) * HIST_SUB +
-	       ((v >> (msb - HIST_SUB_BITS)) & (HIST_SUB - 1));
+	if (msb >= IPS_HIST_MAX_BITS)
+		return IPS_HIST_BUCKETS - 1;
+	return (msb - IPS_HIST_SUB_BITS + 1) * IPS_HIST_SUB +
+	       ((v >> (msb - IPS_HIST_SUB_BITS)) & (IPS_HIST_SUB - 1));
 }
 
 /* Lowest value that lands in bucket @i. */
-static inline u64 hist_lower(unsigned int i)
+static inline u64 ips_hist_lower(unsigned int i)
 {
-	unsigned int group = i / HIST_SUB;
+	unsigned int group = i / IPS_HIST_SUB;
 
 	if (!group)
 		return i;
-	return (u64)(HIST_SUB + i % HIST_SUB) << (group - 1);
+	return (u64)(IPS_HIST_SUB + i % IPS_HIST_SUB) << (group - 1);
 }
 
-static inline u64 hist_width(unsigned int i)
+static inline u64 ips_hist_width(unsigned int i)
 {
-	unsigned int group = i / HIST_SUB;
+	unsigned int group = i / IPS_HIST_SUB;
 
 	return group ? 1ULL << (group - 1) : 1;
 }
 
-static inline void hist_add(struct hist *h, u64 v)
+static inline void ips_hist_add(struct ips_hist *h, u64 v)
 {
-	h->count[hist_index(v)]++;
+	h->count[ips_hist_index(v)]++;
 	h->n++;
 	h->sum += v;
 	if (v < h->min)
@@ -77,11 +77,11 @@ static inline void hist_add(struct hist *h, u64 v)
 		h->max = v;
 }
 
-static inline void hist_merge(struct hist *dst, const struct hist *src)
+static inline void ips_hist_merge(struct ips_hist *dst, const struct ips_hist *src)
 {
 	unsigned int i;
 
-	for (i = 0; i < HIST_BUCKETS; i++)
+	for (i = 0; i < IPS_HIST_BUCKETS; i++)
 		dst->count[i] += src->count[i];
 	dst->n += src->n;
 	dst->sum += src->sum;
@@ -93,7 +93,7 @@ static inline void hist_merge(struct hist *dst, const struct hist *src)
  * Value at quantile @q / 1000 (p99.9 is q = 999): the middle of the bucket
  * holding that rank, clamped to the exact minimum and maximum.
  */
-static inline u64 hist_quantile(const struct hist *h, unsigned int q)
+static inline u64 ips_hist_quantile(const struct ips_hist *h, unsigned int q)
 {
 	u64 rank, seen = 0, v;
 	unsigned int i;
@@ -103,22 +103,22 @@ static inline u64 hist_quantile(const struct hist *h, unsigned int q)
 	rank = div_u64(h->n * q + 999, 1000);
 	if (!rank)
 		rank = 1;
-	for (i = 0; i < HIST_BUCKETS; i++) {
+	for (i = 0; i < IPS_HIST_BUCKETS; i++) {
 		seen += h->count[i];
 		if (seen >= rank)
 			break;
 	}
-	if (i == HIST_BUCKETS)
+	if (i == IPS_HIST_BUCKETS)
 		return h->max;
-	v = hist_lower(i) + hist_width(i) / 2;
+	v = ips_hist_lower(i) + ips_hist_width(i) / 2;
 	return clamp(v, h->min, h->max);
 }
 
-static inline unsigned int hist_used(const struct hist *h)
+static inline unsigned int ips_hist_used(const struct ips_hist *h)
 {
 	unsigned int i, used = 0;
 
-	for (i = 0; i < HIST_BUCKETS; i++)
+	for (i = 0; i < IPS_HIST_BUCKETS; i++)
 		used += !!h->count[i];
 	return used;
 }
@@ -130,8 +130,8 @@ static inline unsigned int hist_used(const struct hist *h)
  * line per used bucket (buckets whose lower bounds convert to the same
  * nanosecond are merged).
  */
-static inline void hist_emit_scaled(struct seq_buf *s, const char *pfx,
-				    const char *name, const struct hist *h,
+static inline void ips_hist_emit_scaled(struct seq_buf *s, const char *pfx,
+					const char *name, const struct ips_hist *h,
 				    bool buckets, u32 mul, u32 div)
 {
 	static const struct { const char *key; unsigned int q; } qs[] = {
@@ -149,16 +149,16 @@ static inline void hist_emit_scaled(struct seq_buf *s, const char *pfx,
 		       mul_u64_u32_div(div64_u64(h->sum, h->n), mul, div));
 	for (i = 0; i < ARRAY_SIZE(qs); i++)
 		seq_buf_printf(s, "%s%s_%s_ns=%llu\n", pfx, name, qs[i].key,
-			       mul_u64_u32_div(hist_quantile(h, qs[i].q),
+			       mul_u64_u32_div(ips_hist_quantile(h, qs[i].q),
 					       mul, div));
 	seq_buf_printf(s, "%s%s_max_ns=%llu\n", pfx, name,
 		       mul_u64_u32_div(h->max, mul, div));
 	if (!buckets)
 		return;
-	for (i = 0; i < HIST_BUCKETS; i++) {
+	for (i = 0; i < IPS_HIST_BUCKETS; i++) {
 		if (!h->count[i])
 			continue;
-		lower = mul_u64_u32_div(hist_lower(i), mul, div);
+		lower = mul_u64_u32_div(ips_hist_lower(i), mul, div);
 		if (count && lower != prev) {
 			seq_buf_printf(s, "%s%s_hist_ns.%llu=%llu\n", pfx, name,
 				       prev, count);
@@ -170,11 +170,11 @@ static inline void hist_emit_scaled(struct seq_buf *s, const char *pfx,
 	seq_buf_printf(s, "%s%s_hist_ns.%llu=%llu\n", pfx, name, prev, count);
 }
 
-static inline void hist_emit(struct seq_buf *s, const char *pfx,
-			     const char *name, const struct hist *h,
+static inline void ips_hist_emit(struct seq_buf *s, const char *pfx,
+				 const char *name, const struct ips_hist *h,
 			     bool buckets)
 {
-	hist_emit_scaled(s, pfx, name, h, buckets, 1, 1);
+	ips_hist_emit_scaled(s, pfx, name, h, buckets, 1, 1);
 }
 
 #endif /* IPISTORM_HIST_H */

@@ -17,15 +17,15 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-#define HOOK_IPS	4	/* call sites per hook: clones a glob matched */
+#define IPS_HOOK_IPS	4	/* call sites per hook: clones a glob matched */
 
-struct hook {
+struct ips_hook {
 	const char * const *names;	/* candidates, the first found is hooked */
 	ftrace_func_t func;
 	bool required;			/* insmod fails without it */
 	bool skip;			/* not hooked in this run */
 	const char *hooked;		/* the candidate that matched */
-	unsigned long ips[HOOK_IPS];	/* its call sites, as they are hit */
+	unsigned long ips[IPS_HOOK_IPS];	/* its call sites, as they are hit */
 };
 
 /*
@@ -35,8 +35,8 @@ struct hook {
  * the hook by the call site; @func, when set, is the callback instead (a
  * set of one hook, which needs no lookup).
  */
-struct hook_set {
-	struct hook *hooks;
+struct ips_hook_set {
+	struct ips_hook *hooks;
 	unsigned int n;
 	ftrace_func_t func;
 	/*
@@ -52,7 +52,7 @@ struct hook_set {
 	struct work_struct unhook;
 };
 
-#define HOOK_NAMES(...) ((const char * const []){ __VA_ARGS__, NULL })
+#define IPS_HOOK_NAMES(...) ((const char * const []){ __VA_ARGS__, NULL })
 
 /*
  * DEFINE_HOOK(name, type, lookup, body): define the ftrace callback @name.
@@ -77,7 +77,7 @@ static void name(unsigned long ip, unsigned long parent_ip,		\
 }
 
 /* The first argument of the hooked function, at its entry. */
-static __always_inline unsigned long hook_arg0(struct ftrace_regs *fregs)
+static __always_inline unsigned long ips_hook_arg0(struct ftrace_regs *fregs)
 {
 #ifdef ftrace_regs_get_argument
 	return ftrace_regs_get_argument(fregs, 0);
@@ -91,7 +91,7 @@ static __always_inline unsigned long hook_arg0(struct ftrace_regs *fregs)
  * Whether @sym, a symbol as sprint_symbol_no_offset() prints it, with any
  * suffix (".isra.0") or module (" [mod]"), is @name's symbol.
  */
-static inline bool hook_name_is(const char *sym, const char *name)
+static inline bool ips_hook_name_is(const char *sym, const char *name)
 {
 	size_t len = strcspn(name, ".*");
 
@@ -103,19 +103,19 @@ static inline bool hook_name_is(const char *sym, const char *name)
  * The first hit of a call site: find its hook by the symbol it lies in
  * and keep it among the hook's call sites. Once per call site and run.
  */
-static noinline struct hook *hook_resolve(struct hook_set *set,
-					  unsigned long ip)
+static noinline struct ips_hook *ips_hook_resolve(struct ips_hook_set *set,
+						  unsigned long ip)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned int i, j;
 
 	sprint_symbol_no_offset(sym, ip);
 	for (i = 0; i < set->n; i++) {
-		struct hook *h = &set->hooks[i];
+		struct ips_hook *h = &set->hooks[i];
 
-		if (!h->hooked || !hook_name_is(sym, h->hooked))
+		if (!h->hooked || !ips_hook_name_is(sym, h->hooked))
 			continue;
-		for (j = 0; j < HOOK_IPS; j++) {
+		for (j = 0; j < IPS_HOOK_IPS; j++) {
 			unsigned long old = cmpxchg(&h->ips[j], 0UL, ip);
 
 			if (!old || old == ip)
@@ -126,14 +126,14 @@ static noinline struct hook *hook_resolve(struct hook_set *set,
 	return NULL;
 }
 
-static __always_inline struct hook *hook_find(struct hook_set *set,
-					      unsigned long ip)
+static __always_inline struct ips_hook *ips_hook_find(struct ips_hook_set *set,
+						      unsigned long ip)
 {
 	unsigned int i, j;
 
 	for (i = 0; i < set->n; i++) {
 		/* Call sites fill a hook's slots in order. */
-		for (j = 0; j < HOOK_IPS; j++) {
+		for (j = 0; j < IPS_HOOK_IPS; j++) {
 			unsigned long v = READ_ONCE(set->hooks[i].ips[j]);
 
 			if (v == ip)
@@ -142,23 +142,23 @@ static __always_inline struct hook *hook_find(struct hook_set *set,
 				break;
 		}
 	}
-	return hook_resolve(set, ip);
+	return ips_hook_resolve(set, ip);
 }
 
 /* The callback of a set of several hooks: the hook of the call site hit. */
-static void hook_set_func(unsigned long ip, unsigned long parent_ip,
-			  struct ftrace_ops *op, struct ftrace_regs *fregs)
+static void ips_hook_set_func(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	struct hook_set *set = container_of(op, struct hook_set, ops);
-	struct hook *h = hook_find(set, ip);
+	struct ips_hook_set *set = container_of(op, struct ips_hook_set, ops);
+	struct ips_hook *h = ips_hook_find(set, ip);
 
 	if (h)
 		h->func(ip, parent_ip, op, fregs);
 }
 
 /* Whether a hook of @set before the @n-th holds the function @name. */
-static inline bool hook_held(const struct hook_set *set, unsigned int n,
-			     const char *name)
+static inline bool ips_hook_held(const struct ips_hook_set *set, unsigned int n,
+				 const char *name)
 {
 	unsigned int i;
 
@@ -173,18 +173,18 @@ static inline bool hook_held(const struct hook_set *set, unsigned int n,
  * them all in place at once; 0 also when optional ones are absent (and
  * no ftrace_ops when every hook is: an empty filter would trace all). A
  * hook whose first traceable candidate an earlier hook holds already is
- * skipped: its call sites resolve to the earlier one (hook_resolve()).
+ * skipped: its call sites resolve to the earlier one (ips_hook_resolve()).
  */
-static inline int hooks_register(struct hook_set *set)
+static inline int ips_hooks_register(struct ips_hook_set *set)
 {
 	unsigned int i, found = 0;
 	int ret;
 
 	memset(&set->ops, 0, sizeof(set->ops));
-	set->ops.func = set->func ?: hook_set_func;
+	set->ops.func = set->func ?: ips_hook_set_func;
 	set->ops.flags = set->flags;
 	for (i = 0; i < set->n; i++) {
-		struct hook *h = &set->hooks[i];
+		struct ips_hook *h = &set->hooks[i];
 		const char * const *name;
 
 		h->hooked = NULL;
@@ -207,7 +207,7 @@ static inline int hooks_register(struct hook_set *set)
 		for (name = h->names; *name; name++) {
 			unsigned char buf[64];
 
-			if (hook_held(set, i, *name)) {
+			if (ips_hook_held(set, i, *name)) {
 				h->skip = true;
 				break;
 			}
@@ -241,9 +241,9 @@ err:
 	return ret;
 }
 
-static inline void hooks_unhook_work(struct work_struct *work)
+static inline void ips_hooks_unhook_work(struct work_struct *work)
 {
-	struct hook_set *set = container_of(work, struct hook_set, unhook);
+	struct ips_hook_set *set = container_of(work, struct ips_hook_set, unhook);
 
 	unregister_ftrace_function(&set->ops);
 }
@@ -251,19 +251,19 @@ static inline void hooks_unhook_work(struct work_struct *work)
 /*
  * Start removing every hook: a worker waits for ftrace's grace periods
  * while the caller removes its other probes, whose grace periods then run
- * at the same time. hooks_unregister_wait() returns once no CPU is inside
+ * at the same time. ips_hooks_unregister_wait() returns once no CPU is inside
  * any of the hooks.
  */
-static inline void hooks_unregister_start(struct hook_set *set)
+static inline void ips_hooks_unregister_start(struct ips_hook_set *set)
 {
 	if (!set->registered)
 		return;
-	INIT_WORK(&set->unhook, hooks_unhook_work);
+	INIT_WORK(&set->unhook, ips_hooks_unhook_work);
 	/* Not system_unbound_wq, which 7.x warns of as deprecated. */
 	schedule_work(&set->unhook);
 }
 
-static inline void hooks_unregister_wait(struct hook_set *set)
+static inline void ips_hooks_unregister_wait(struct ips_hook_set *set)
 {
 	if (!set->registered)
 		return;
@@ -273,10 +273,10 @@ static inline void hooks_unregister_wait(struct hook_set *set)
 }
 
 /* Remove every hook; returns once no CPU is inside any of them. */
-static inline void hooks_unregister(struct hook_set *set)
+static inline void ips_hooks_unregister(struct ips_hook_set *set)
 {
-	hooks_unregister_start(set);
-	hooks_unregister_wait(set);
+	ips_hooks_unregister_start(set);
+	ips_hooks_unregister_wait(set);
 }
 
 /*
@@ -286,13 +286,13 @@ static inline void hooks_unregister(struct hook_set *set)
  * the one called, e.g. a call site the compiler inlined) or untested
  * (neither). An absent optional hook has no figure and no proof.
  */
-enum hook_proof { HOOK_UNTESTED, HOOK_PROVEN, HOOK_UNPROVEN };
+enum ips_hook_proof { IPS_HOOK_UNTESTED, IPS_HOOK_PROVEN, IPS_HOOK_UNPROVEN };
 
-static inline enum hook_proof hook_prove(bool fired, bool expected)
+static inline enum ips_hook_proof ips_hook_prove(bool fired, bool expected)
 {
 	if (fired)
-		return HOOK_PROVEN;
-	return expected ? HOOK_UNPROVEN : HOOK_UNTESTED;
+		return IPS_HOOK_PROVEN;
+	return expected ? IPS_HOOK_UNPROVEN : IPS_HOOK_UNTESTED;
 }
 
 /*
@@ -301,19 +301,19 @@ static inline enum hook_proof hook_prove(bool fired, bool expected)
  * call site hit lies in (the name on this kernel, clones' suffixes
  * included). Returns how many are unproven.
  */
-static inline unsigned int hooks_emit_proofs(struct seq_buf *sb,
-					     const struct hook_set *set,
-					     const enum hook_proof *proofs)
+static inline unsigned int ips_hooks_emit_proofs(struct seq_buf *sb,
+						 const struct ips_hook_set *set,
+					     const enum ips_hook_proof *proofs)
 {
 	static const char * const what[] = {
-		[HOOK_UNTESTED] = "untested",
-		[HOOK_PROVEN] = "proven",
-		[HOOK_UNPROVEN] = "unproven",
+		[IPS_HOOK_UNTESTED] = "untested",
+		[IPS_HOOK_PROVEN] = "proven",
+		[IPS_HOOK_UNPROVEN] = "unproven",
 	};
 	unsigned int i, unproven = 0;
 
 	for (i = 0; i < set->n; i++) {
-		const struct hook *h = &set->hooks[i];
+		const struct ips_hook *h = &set->hooks[i];
 		unsigned long ip = READ_ONCE(h->ips[0]);
 		char sym[KSYM_SYMBOL_LEN];
 
@@ -321,7 +321,7 @@ static inline unsigned int hooks_emit_proofs(struct seq_buf *sb,
 			continue;
 		seq_buf_printf(sb, "proof.%s=%s\n", h->names[0],
 			       what[proofs[i]]);
-		unproven += proofs[i] == HOOK_UNPROVEN;
+		unproven += proofs[i] == IPS_HOOK_UNPROVEN;
 		if (!ip)
 			continue;
 		sprint_symbol_no_offset(sym, ip);
@@ -334,10 +334,10 @@ static inline unsigned int hooks_emit_proofs(struct seq_buf *sb,
  * "hooked=" with @also (probes of other kinds, or "") and the names hooked,
  * then "missing=" with the optional hooks this kernel lacks.
  */
-static inline void hooks_emit(struct seq_buf *sb, const struct hook_set *set,
-			      const char *also)
+static inline void ips_hooks_emit(struct seq_buf *sb, const struct ips_hook_set *set,
+				  const char *also)
 {
-	const struct hook *hooks = set->hooks;
+	const struct ips_hook *hooks = set->hooks;
 	const char *sep = *also ? "," : "";
 	unsigned int i, n = set->n;
 

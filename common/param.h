@@ -15,21 +15,21 @@
 #include <linux/string.h>
 
 /* The longest cpulist= or load_cpus= taken: every CPU, one by one. */
-#define MAX_CPULIST_LEN		65536
+#define IPS_MAX_CPULIST_LEN		65536
 
 /*
  * A copy of the string given, of any length up to @max characters: the
  * stock charp parameter stops at 1024, short of listing every CPU of a
  * large machine one by one. @val is NULL while unset.
  */
-struct long_string {
+struct ips_long_string {
 	char *val;
 	size_t max;
 };
 
-static inline int long_string_set(const char *val, const struct kernel_param *kp)
+static inline int ips_long_string_set(const char *val, const struct kernel_param *kp)
 {
-	struct long_string *ls = kp->arg;
+	struct ips_long_string *ls = kp->arg;
 	size_t len = strnlen(val, ls->max + 1);
 	char *copy;
 
@@ -46,33 +46,33 @@ static inline int long_string_set(const char *val, const struct kernel_param *kp
 	return 0;
 }
 
-static inline int long_string_get(char *buf, const struct kernel_param *kp)
+static inline int ips_long_string_get(char *buf, const struct kernel_param *kp)
 {
-	const struct long_string *ls = kp->arg;
+	const struct ips_long_string *ls = kp->arg;
 
 	return scnprintf(buf, PAGE_SIZE, "%s\n", ls->val ?: "(null)");
 }
 
-static inline void long_string_free(void *arg)
+static inline void ips_long_string_free(void *arg)
 {
-	struct long_string *ls = arg;
+	struct ips_long_string *ls = arg;
 
 	kfree(ls->val);
 	ls->val = NULL;
 }
 
-static const struct kernel_param_ops long_string_ops __maybe_unused = {
-	.set	= long_string_set,
-	.get	= long_string_get,
-	.free	= long_string_free,
+static const struct kernel_param_ops ips_long_string_ops __maybe_unused = {
+	.set	= ips_long_string_set,
+	.get	= ips_long_string_get,
+	.free	= ips_long_string_free,
 };
 
 /*
  * Parse @str, the value of the parameter @param, into @mask: a non-empty
  * list of online CPUs, or -EINVAL with an error naming the parameter.
  */
-static inline int cpus_parse_online(const char *param, const char *str,
-				    struct cpumask *mask)
+static inline int ips_cpus_parse_online(const char *param, const char *str,
+					struct cpumask *mask)
 {
 	int cpu;
 

@@ -25,16 +25,16 @@
 /* Version of the suite; every result names it as "suite=". */
 #define IPISTORM_SUITE_VERSION "1.0"
 
-struct result {
+struct ips_result {
 	char *buf;
 	size_t len;
 	struct dentry *dir;
 	struct dentry *control;
-	void (*stop)(struct result *r);
+	void (*stop)(struct ips_result *r);
 };
 
 /* Per-second rate of @n events in @ns nanoseconds, without overflow. */
-static inline u64 result_rate(u64 n, u64 ns)
+static inline u64 ips_result_rate(u64 n, u64 ns)
 {
 	if (!ns)
 		return 0;
@@ -44,8 +44,8 @@ static inline u64 result_rate(u64 n, u64 ns)
 }
 
 /* Print "<pfx><key>=" and @num/@den with one decimal: "1114.3". */
-static inline void result_ratio(struct seq_buf *s, const char *pfx,
-				const char *key, u64 num, u64 den)
+static inline void ips_result_ratio(struct seq_buf *s, const char *pfx,
+				    const char *key, u64 num, u64 den)
 {
 	u64 tenths = 0;
 
@@ -56,14 +56,14 @@ static inline void result_ratio(struct seq_buf *s, const char *pfx,
 }
 
 /* Print @part/@whole as a percentage with one decimal: "97.3". */
-static inline void result_pct(struct seq_buf *s, const char *pfx,
-			      const char *key, u64 part, u64 whole)
+static inline void ips_result_pct(struct seq_buf *s, const char *pfx,
+				  const char *key, u64 part, u64 whole)
 {
-	result_ratio(s, pfx, key, part * 100, whole);
+	ips_result_ratio(s, pfx, key, part * 100, whole);
 }
 
 /* Whether the result line @line holds per-CPU or per-sender detail. */
-static inline bool result_is_detail(const char *line)
+static inline bool ips_result_is_detail(const char *line)
 {
 	static const char * const pfx[] = { "cpu", "sender" };
 	unsigned int i;
@@ -77,27 +77,27 @@ static inline bool result_is_detail(const char *line)
 	return false;
 }
 
-#define RESULT_LOG_LINE	160
+#define IPS_RESULT_LOG_LINE	160
 
-/* Lines of at most RESULT_LOG_LINE bytes, filled word by word. */
-struct result_line {
-	char buf[RESULT_LOG_LINE];
+/* Lines of at most IPS_RESULT_LOG_LINE bytes, filled word by word. */
+struct ips_result_line {
+	char buf[IPS_RESULT_LOG_LINE];
 	size_t used;
 	const char *lead;	/* starts every line */
 };
 
-static inline void result_line_flush(struct result_line *l)
+static inline void ips_result_line_flush(struct ips_result_line *l)
 {
 	if (l->used)
 		pr_info("%s\n", l->buf);
 	l->used = 0;
 }
 
-static inline void result_line_add(struct result_line *l, const char *word,
-				   int n)
+static inline void ips_result_line_add(struct ips_result_line *l, const char *word,
+				       int n)
 {
 	if (l->used && l->used + 1 + n >= sizeof(l->buf))
-		result_line_flush(l);
+		ips_result_line_flush(l);
 	/* A word longer than a line gets a line of its own, whole. */
 	if (strlen(l->lead) + 1 + n >= sizeof(l->buf)) {
 		pr_info("%s%s%.*s\n", l->lead, *l->lead ? " " : "", n, word);
@@ -117,25 +117,25 @@ static inline void result_line_add(struct result_line *l, const char *word,
  * (the log of a 512-CPU server goes to a slow serial console, and a flood
  * of printk from atomic context can trip the lockup detectors).
  */
-static inline void result_log(const char *text, size_t len)
+static inline void ips_result_log(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len, *nl, *status = NULL;
-	struct result_line l = { .lead = "" };
+	struct ips_result_line l = { .lead = "" };
 	int n, status_len = 0;
 
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', end - p) ?: end;
 		n = nl - p;
-		if (!n || result_is_detail(p))
+		if (!n || ips_result_is_detail(p))
 			continue;
 		if (!strncmp(p, "status=", 7)) {
 			status = p;
 			status_len = n;
 			continue;
 		}
-		result_line_add(&l, p, n);
+		ips_result_line_add(&l, p, n);
 	}
-	result_line_flush(&l);
+	ips_result_line_flush(&l);
 	if (status)
 		pr_info("%.*s\n", status_len, status);
 }
@@ -145,15 +145,15 @@ static inline void result_log(const char *text, size_t len)
  * to a line (a long value is cut, the result has it whole), as the first
  * line(s) of a run in the kernel log.
  */
-static inline void result_log_params(const char *lead)
+static inline void ips_result_log_params(const char *lead)
 {
 	const struct module *mod = THIS_MODULE;
-	struct result_line l = { .lead = lead };
+	struct ips_result_line l = { .lead = lead };
 	char *val, *word;
 	unsigned int i;
 
 	val = (char *)__get_free_page(GFP_KERNEL);
-	word = kmalloc(RESULT_LOG_LINE, GFP_KERNEL);
+	word = kmalloc(IPS_RESULT_LOG_LINE, GFP_KERNEL);
 	if (!val || !word)
 		goto out;
 	kernel_param_lock(THIS_MODULE);
@@ -167,35 +167,35 @@ static inline void result_log_params(const char *lead)
 		if (n < 0)
 			continue;
 		n = strcspn(val, "\n");
-		cut = min(n, RESULT_LOG_LINE / 4);
-		n = scnprintf(word, RESULT_LOG_LINE / 2, "%s=%.*s%s", kp->name,
+		cut = min(n, IPS_RESULT_LOG_LINE / 4);
+		n = scnprintf(word, IPS_RESULT_LOG_LINE / 2, "%s=%.*s%s", kp->name,
 			      cut, val, n > cut ? "..." : "");
-		result_line_add(&l, word, n);
+		ips_result_line_add(&l, word, n);
 	}
 	kernel_param_unlock(THIS_MODULE);
-	result_line_flush(&l);
+	ips_result_line_flush(&l);
 out:
 	kfree(word);
 	free_page((unsigned long)val);
 }
 
-static ssize_t result_read(struct file *file, char __user *ubuf, size_t count,
-			   loff_t *ppos)
+static ssize_t ips_result_read(struct file *file, char __user *ubuf, size_t count,
+			       loff_t *ppos)
 {
-	const struct result *r = file->private_data;
+	const struct ips_result *r = file->private_data;
 
 	return simple_read_from_buffer(ubuf, count, ppos, r->buf, r->len);
 }
 
-static const struct file_operations result_fops = {
+static const struct file_operations ips_result_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
-	.read	= result_read,
+	.read	= ips_result_read,
 	.llseek	= default_llseek,
 };
 
 /* Create the module's debugfs folder, for files beside the result. */
-static inline struct dentry *result_dir(struct result *r, const char *dir)
+static inline struct dentry *ips_result_dir(struct ips_result *r, const char *dir)
 {
 	if (!r->dir)
 		r->dir = debugfs_create_dir(dir, NULL);
@@ -203,23 +203,23 @@ static inline struct dentry *result_dir(struct result *r, const char *dir)
 }
 
 /* Take ownership of @buf (vmalloc'ed) and expose it in debugfs. */
-static inline void result_publish(struct result *r, const char *dir,
-				  char *buf, size_t len)
+static inline void ips_result_publish(struct ips_result *r, const char *dir,
+				      char *buf, size_t len)
 {
 	r->buf = buf;
 	r->len = len;
-	debugfs_create_file("result", 0400, result_dir(r, dir), r,
-			    &result_fops);
+	debugfs_create_file("result", 0400, ips_result_dir(r, dir), r,
+			    &ips_result_fops);
 }
 
 /*
  * Build the result with @emit, histogram buckets included, then print its
- * summary to the kernel log (result_log()) and, unless the run was
+ * summary to the kernel log (ips_result_log()) and, unless the run was
  * @interrupted, publish it in debugfs in the folder @dir. @size must hold
  * the text.
  */
-static inline int result_report(struct result *r, const char *dir,
-				size_t size,
+static inline int ips_result_report(struct ips_result *r, const char *dir,
+				    size_t size,
 				void (*emit)(struct seq_buf *sb, bool interrupted),
 				bool interrupted)
 {
@@ -233,20 +233,20 @@ static inline int result_report(struct result *r, const char *dir,
 	emit(&sb, interrupted);
 	if (seq_buf_has_overflowed(&sb))
 		pr_warn("result truncated to %zu bytes\n", size);
-	result_log(buf, seq_buf_used(&sb));
+	ips_result_log(buf, seq_buf_used(&sb));
 	if (interrupted) {
 		vfree(buf);
 		return 0;
 	}
-	result_publish(r, dir, buf, seq_buf_used(&sb));
+	ips_result_publish(r, dir, buf, seq_buf_used(&sb));
 	return 0;
 }
 
-static ssize_t result_control_write(struct file *file,
-				    const char __user *ubuf, size_t count,
+static ssize_t ips_result_control_write(struct file *file,
+					const char __user *ubuf, size_t count,
 				    loff_t *ppos)
 {
-	struct result *r = file->private_data;
+	struct ips_result *r = file->private_data;
 	char cmd[8] = {};
 
 	if (copy_from_user(cmd, ubuf, min(count, sizeof(cmd) - 1)))
@@ -257,10 +257,10 @@ static ssize_t result_control_write(struct file *file,
 	return count;
 }
 
-static const struct file_operations result_control_fops = {
+static const struct file_operations ips_result_control_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
-	.write	= result_control_write,
+	.write	= ips_result_control_write,
 	.llseek	= noop_llseek,
 };
 
@@ -269,16 +269,16 @@ static const struct file_operations result_control_fops = {
  * @stop, which ends a measurement running in the background and publishes
  * its result.
  */
-static inline void result_control(struct result *r, const char *dir,
-				  void (*stop)(struct result *r))
+static inline void ips_result_control(struct ips_result *r, const char *dir,
+				      void (*stop)(struct ips_result *r))
 {
 	r->stop = stop;
-	r->control = debugfs_create_file("control", 0200, result_dir(r, dir),
-					 r, &result_control_fops);
+	r->control = debugfs_create_file("control", 0200, ips_result_dir(r, dir),
+					 r, &ips_result_control_fops);
 }
 
 /* Remove the control file, waiting for a write in progress to return. */
-static inline void result_control_remove(struct result *r)
+static inline void ips_result_control_remove(struct ips_result *r)
 {
 	debugfs_remove(r->control);
 	r->control = NULL;
@@ -288,7 +288,7 @@ static inline void result_control_remove(struct result *r)
  * Remove the debugfs folder, waiting for readers and writers of its files,
  * before freeing the text.
  */
-static inline void result_free(struct result *r)
+static inline void ips_result_free(struct ips_result *r)
 {
 	debugfs_remove_recursive(r->dir);
 	r->dir = NULL;

@@ -25,10 +25,10 @@
 #include "result.h"
 
 /* Where the session stands; changed under its lock. */
-enum { SESSION_IDLE, SESSION_RUNNING, SESSION_DONE };
+enum { IPS_SESSION_NOT_STARTED, IPS_SESSION_RUNNING, IPS_SESSION_DONE };
 
 /* What the module does at each step; each is called under the lock. */
-struct session_ops {
+struct ips_session_ops {
 	/*
 	 * Check the parameters (one pr_err naming a bad one) and set up the
 	 * state; on failure leave nothing allocated.
@@ -47,52 +47,52 @@ struct session_ops {
 	const char *start;
 };
 
-struct session {
+struct ips_session {
 	struct mutex lock;	/* guards run and the module's state */
 	int run;
 	bool measuring;		/* probes count only while set */
 	unsigned int duration;	/* seconds; 0: until stopped */
 	u64 start_ns;
 	u64 stop_ns;
-	const struct session_ops *ops;
-	struct result result;
+	const struct ips_session_ops *ops;
+	struct ips_result result;
 };
 
-#define SESSION_INIT(name) { .lock = __MUTEX_INITIALIZER(name.lock) }
+#define IPS_SESSION_INIT(name) { .lock = __MUTEX_INITIALIZER(name.lock) }
 
 /*
  * Whether probes count now. A probe that read it set may still be
- * counting when session_stop() returns to the module's finish(), whose
+ * counting when ips_session_stop() returns to the module's finish(), whose
  * removal of the probes waits for it: no grace period of its own here,
  * since every one counts against a stop's second.
  */
-static __always_inline bool session_measuring(const struct session *s)
+static __always_inline bool ips_session_measuring(const struct ips_session *s)
 {
 	return READ_ONCE(s->measuring);
 }
 
 /* End the measurement at one instant, then let the module finish. */
-static inline void session_stop(struct session *s, bool interrupted)
+static inline void ips_session_stop(struct ips_session *s, bool interrupted)
 {
 	lockdep_assert_held(&s->lock);
-	if (s->run != SESSION_RUNNING)
+	if (s->run != IPS_SESSION_RUNNING)
 		return;
 	WRITE_ONCE(s->measuring, false);
 	s->stop_ns = ktime_get_ns();
 	s->ops->finish(interrupted);
-	WRITE_ONCE(s->run, SESSION_DONE);
+	WRITE_ONCE(s->run, IPS_SESSION_DONE);
 }
 
-static inline void session_stop_request(struct session *s)
+static inline void ips_session_stop_request(struct ips_session *s)
 {
 	mutex_lock(&s->lock);
-	session_stop(s, false);
+	ips_session_stop(s, false);
 	mutex_unlock(&s->lock);
 }
 
-static inline void session_control_stop(struct result *r)
+static inline void ips_session_control_stop(struct ips_result *r)
 {
-	session_stop_request(container_of(r, struct session, result));
+	ips_session_stop_request(container_of(r, struct ips_session, result));
 }
 
 /*
@@ -101,10 +101,10 @@ static inline void session_control_stop(struct result *r)
  * lockdown). Reads 1 once the measurement has ended. A write can arrive
  * from the moment the parameter file exists until rmmod is done.
  */
-static inline int session_stop_set(const char *val,
-				   const struct kernel_param *kp)
+static inline int ips_session_stop_set(const char *val,
+				       const struct kernel_param *kp)
 {
-	struct session *s = kp->arg;
+	struct ips_session *s = kp->arg;
 	int len = strcspn(val, "\n");
 	unsigned int v;
 	int ret = 0;
@@ -115,31 +115,31 @@ static inline int session_stop_set(const char *val,
 		return -EINVAL;
 	}
 	mutex_lock(&s->lock);
-	if (s->run == SESSION_IDLE) {
+	if (s->run == IPS_SESSION_NOT_STARTED) {
 		pr_err("stop=1: no measurement to stop yet; write 1 to /sys/module/%s/parameters/stop while one runs\n",
 		       KBUILD_MODNAME);
 		ret = -EINVAL;
-	} else if (s->run == SESSION_RUNNING && s->duration) {
+	} else if (s->run == IPS_SESSION_RUNNING && s->duration) {
 		pr_err("stop=1: a timed measurement (duration=%u) ends by itself; a signal to insmod ends it early\n",
 		       s->duration);
 		ret = -EINVAL;
 	} else {
-		session_stop(s, false);
+		ips_session_stop(s, false);
 	}
 	mutex_unlock(&s->lock);
 	return ret;
 }
 
-static inline int session_stop_get(char *buf, const struct kernel_param *kp)
+static inline int ips_session_stop_get(char *buf, const struct kernel_param *kp)
 {
-	const struct session *s = kp->arg;
+	const struct ips_session *s = kp->arg;
 
-	return sysfs_emit(buf, "%d\n", READ_ONCE(s->run) == SESSION_DONE);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(s->run) == IPS_SESSION_DONE);
 }
 
-static const struct kernel_param_ops session_stop_ops = {
-	.set	= session_stop_set,
-	.get	= session_stop_get,
+static const struct kernel_param_ops ips_session_stop_ops = {
+	.set	= ips_session_stop_set,
+	.get	= ips_session_stop_get,
 };
 
 /*
@@ -151,8 +151,8 @@ static const struct kernel_param_ops session_stop_ops = {
  * its debugfs control file and returns at once. On failure the module's
  * state is freed.
  */
-static inline int session_run(struct session *s, const struct session_ops *ops,
-			      unsigned int duration)
+static inline int ips_session_run(struct ips_session *s, const struct ips_session_ops *ops,
+				  unsigned int duration)
 {
 	int ret;
 
@@ -170,42 +170,42 @@ static inline int session_run(struct session *s, const struct session_ops *ops,
 	}
 	s->start_ns = ktime_get_ns();
 	WRITE_ONCE(s->measuring, true);
-	WRITE_ONCE(s->run, SESSION_RUNNING);
+	WRITE_ONCE(s->run, IPS_SESSION_RUNNING);
 	mutex_unlock(&s->lock);
-	result_log_params(ops->start);
+	ips_result_log_params(ops->start);
 
 	if (!duration) {
-		result_control(&s->result, KBUILD_MODNAME,
-			       session_control_stop);
+		ips_result_control(&s->result, KBUILD_MODNAME,
+				   ips_session_control_stop);
 		return 0;
 	}
 	if (msleep_interruptible(duration * 1000)) {
 		mutex_lock(&s->lock);
-		session_stop(s, true);
+		ips_session_stop(s, true);
 		mutex_unlock(&s->lock);
-		result_free(&s->result);
+		ips_result_free(&s->result);
 		ops->free();
 		return -EINTR;
 	}
-	session_stop_request(s);
+	ips_session_stop_request(s);
 	return 0;
 }
 
 /* rmmod: stop what still runs, then free the result and the state. */
-static inline void session_exit(struct session *s)
+static inline void ips_session_exit(struct ips_session *s)
 {
 	/* No control write can be running once this returns. */
-	result_control_remove(&s->result);
-	session_stop_request(s);
-	result_free(&s->result);
+	ips_result_control_remove(&s->result);
+	ips_session_stop_request(s);
+	ips_result_free(&s->result);
 	mutex_lock(&s->lock);
 	/* A late write of the stop parameter finds nothing to stop. */
 	s->ops->free();
 	mutex_unlock(&s->lock);
 }
 
-/* Free what session_cpus_alloc() gave for @mask; NULL is nothing. */
-static inline void session_cpus_free(void **state, const struct cpumask *mask)
+/* Free what ips_session_cpus_alloc() gave for @mask; NULL is nothing. */
+static inline void ips_session_cpus_free(void **state, const struct cpumask *mask)
 {
 	int cpu;
 
@@ -222,7 +222,7 @@ static inline void session_cpus_free(void **state, const struct cpumask *mask)
  * no two watched CPUs share a cache line. NULL when out of memory, with
  * nothing left allocated.
  */
-static inline void **session_cpus_alloc(const struct cpumask *mask, size_t size)
+static inline void **ips_session_cpus_alloc(const struct cpumask *mask, size_t size)
 {
 	void **state;
 	int cpu;
@@ -233,7 +233,7 @@ static inline void **session_cpus_alloc(const struct cpumask *mask, size_t size)
 	for_each_cpu(cpu, mask) {
 		state[cpu] = kvzalloc_node(size, GFP_KERNEL, cpu_to_node(cpu));
 		if (!state[cpu]) {
-			session_cpus_free(state, mask);
+			ips_session_cpus_free(state, mask);
 			return NULL;
 		}
 	}

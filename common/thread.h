@@ -15,7 +15,7 @@
  * or only calls cond_resched(), would hold every stop, rmmod and witness
  * unhook of the suite until it ends.
  */
-static __always_inline void thread_pause(void)
+static __always_inline void ips_thread_pause(void)
 {
 	cond_resched_tasks_rcu_qs();
 }
@@ -25,7 +25,7 @@ static __always_inline void thread_pause(void)
  * rather than exiting, so its creator can always kthread_stop() it (the
  * task_struct stays valid) and no module code runs after that returns.
  */
-static inline void thread_wait_stop(void)
+static inline void ips_thread_wait_stop(void)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
 	while (!kthread_should_stop()) {

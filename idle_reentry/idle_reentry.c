@@ -61,12 +61,12 @@
 /* ---- parameters -------------------------------------------------------- */
 
 /*
- * The CPUs to measure, in a string of any length up to MAX_CPULIST_LEN:
+ * The CPUs to measure, in a string of any length up to IPS_MAX_CPULIST_LEN:
  * every CPU of a large machine, one by one, is longer than a charp's 1024
  * characters.
  */
-static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
-module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
+static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "CPUs to measure, kernel cpulist syntax such as 16 or 8-15 (required)");
 
 /* A fixed length for scripts; 0 measures whatever the user runs meanwhile. */
@@ -85,8 +85,8 @@ module_param(test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as schedule_idle) on one never called, to check that its proof reads unproven (default unset)");
 
 /* Ends an until-stopped measurement where debugfs refuses writes (lockdown). */
-static struct session ir_session __read_mostly = SESSION_INIT(ir_session);
-module_param_cb(stop, &session_stop_ops, &ir_session, 0644);
+static struct ips_session ir_session __read_mostly = IPS_SESSION_INIT(ir_session);
+module_param_cb(stop, &ips_session_stop_ops, &ir_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
 
 /* ---- state ------------------------------------------------------------- */
@@ -139,18 +139,18 @@ struct ir_cpu {
 	bool idle_ran;		/* the idle task ran here while measuring */
 
 	struct ir_count n;
-	struct hist tick;
-	struct hist flush;
-	struct hist sched;
-	struct hist total;
+	struct ips_hist tick;
+	struct ips_hist flush;
+	struct ips_hist sched;
+	struct ips_hist total;
 } ____cacheline_aligned_in_smp;
 
 enum { PHASE_NONE, PHASE_TICK, PHASE_FLUSH, PHASE_SCHED };
 
 enum {
-	HOOK_DO_IDLE, HOOK_FLUSH, HOOK_SCHEDULE_IDLE, HOOK_PICK, HOOK_NEWIDLE,
-	HOOK_WAKE_POLL, HOOK_WAKE_IPI, HOOK_WAKE_TIMER, HOOK_TICK,
-	HOOK_PICK_IDLE, HOOK_PICK_IDLE_NEXT, HOOK_PICK_CORE, NR_HOOKS
+	IR_HOOK_DO_IDLE, IR_HOOK_FLUSH, IR_HOOK_SCHEDULE_IDLE, IR_HOOK_PICK, IR_HOOK_NEWIDLE,
+	IR_HOOK_WAKE_POLL, IR_HOOK_WAKE_IPI, IR_HOOK_WAKE_TIMER, IR_HOOK_TICK,
+	IR_HOOK_PICK_IDLE, IR_HOOK_PICK_IDLE_NEXT, IR_HOOK_PICK_CORE, IR_NR_HOOKS
 };
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
@@ -187,10 +187,10 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
 		return;
 	}
 	n->reentries++;
-	hist_add(&c->tick, c->t_flush - c->t_tick);
-	hist_add(&c->flush, c->t_sched - c->t_flush);
-	hist_add(&c->sched, now - c->t_sched);
-	hist_add(&c->total, now - c->t_tick);
+	ips_hist_add(&c->tick, c->t_flush - c->t_tick);
+	ips_hist_add(&c->flush, c->t_sched - c->t_flush);
+	ips_hist_add(&c->sched, now - c->t_sched);
+	ips_hist_add(&c->total, now - c->t_tick);
 	n->reentry_pick_fair += !!c->pick_fair;
 	n->reentry_pick_idle += !!c->pick_idle;
 	n->reentry_picked += c->pick_fair || c->pick_idle;
@@ -208,9 +208,9 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
  */
 static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 {
-	bool measuring = session_measuring(&ir_session);
+	bool measuring = ips_session_measuring(&ir_session);
 
-	c->fired |= BIT(HOOK_DO_IDLE);
+	c->fired |= BIT(IR_HOOK_DO_IDLE);
 	if (measuring && c->armed)
 		ir_round_end(c, sched_clock());
 	c->armed = measuring;
@@ -231,7 +231,7 @@ DEFINE_HOOK(ir_do_idle, struct ir_cpu, ir_this, ir_do_idle_on);
  */
 static __always_inline void ir_tick_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_TICK);
+	c->fired |= BIT(IR_HOOK_TICK);
 	if (c->phase == PHASE_NONE && is_idle_task(current) && !in_hardirq()) {
 		c->t_tick = sched_clock();
 		c->phase = PHASE_TICK;
@@ -243,7 +243,7 @@ DEFINE_HOOK(ir_tick, struct ir_cpu, ir_this, ir_tick_on);
 /* Without the tick's hook (a kernel without NO_HZ) the round starts here. */
 static __always_inline void ir_flush_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_FLUSH);
+	c->fired |= BIT(IR_HOOK_FLUSH);
 	if (c->phase <= PHASE_TICK && is_idle_task(current) && !in_hardirq()) {
 		c->t_flush = sched_clock();
 		if (c->phase == PHASE_NONE)
@@ -256,7 +256,7 @@ DEFINE_HOOK(ir_flush, struct ir_cpu, ir_this, ir_flush_on);
 
 static __always_inline void ir_schedule_idle_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_SCHEDULE_IDLE);
+	c->fired |= BIT(IR_HOOK_SCHEDULE_IDLE);
 	if (c->phase == PHASE_FLUSH) {
 		c->t_sched = sched_clock();
 		c->nivcsw = current->nivcsw;
@@ -273,7 +273,7 @@ DEFINE_HOOK(ir_schedule_idle, struct ir_cpu, ir_this, ir_schedule_idle_on);
  */
 static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_PICK);
+	c->fired |= BIT(IR_HOOK_PICK);
 	if (c->phase == PHASE_SCHED && is_idle_task(current))
 		c->pick_fair++;
 }
@@ -287,7 +287,7 @@ DEFINE_HOOK(ir_pick_fair, struct ir_cpu, ir_this, ir_pick_fair_on);
  */
 static __always_inline void ir_pick_core_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_PICK_CORE);
+	c->fired |= BIT(IR_HOOK_PICK_CORE);
 	if (c->phase == PHASE_SCHED && is_idle_task(current))
 		c->pick_fair++;
 }
@@ -312,14 +312,14 @@ static __always_inline void ir_pick_idle_on(struct ir_cpu *c, unsigned int h)
 
 static __always_inline void ir_pick_task_idle_on(struct ir_cpu *c)
 {
-	ir_pick_idle_on(c, HOOK_PICK_IDLE);
+	ir_pick_idle_on(c, IR_HOOK_PICK_IDLE);
 }
 
 DEFINE_HOOK(ir_pick_task_idle, struct ir_cpu, ir_this, ir_pick_task_idle_on);
 
 static __always_inline void ir_pick_next_task_idle_on(struct ir_cpu *c)
 {
-	ir_pick_idle_on(c, HOOK_PICK_IDLE_NEXT);
+	ir_pick_idle_on(c, IR_HOOK_PICK_IDLE_NEXT);
 }
 
 DEFINE_HOOK(ir_pick_next_task_idle, struct ir_cpu, ir_this,
@@ -327,7 +327,7 @@ DEFINE_HOOK(ir_pick_next_task_idle, struct ir_cpu, ir_this,
 
 static __always_inline void ir_newidle_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_NEWIDLE);
+	c->fired |= BIT(IR_HOOK_NEWIDLE);
 	if (c->phase == PHASE_SCHED && is_idle_task(current))
 		c->newidle++;
 }
@@ -340,7 +340,7 @@ DEFINE_HOOK(ir_newidle, struct ir_cpu, ir_this, ir_newidle_on);
  */
 static __always_inline void ir_wake_poll_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_WAKE_POLL);
+	c->fired |= BIT(IR_HOOK_WAKE_POLL);
 	if (is_idle_task(current) && !in_hardirq())
 		c->wake |= BIT(WAKE_POLL);
 }
@@ -349,7 +349,7 @@ DEFINE_HOOK(ir_wake_poll, struct ir_cpu, ir_this, ir_wake_poll_on);
 
 static __always_inline void ir_wake_ipi_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_WAKE_IPI);
+	c->fired |= BIT(IR_HOOK_WAKE_IPI);
 	c->wake |= BIT(WAKE_IPI);
 }
 
@@ -357,7 +357,7 @@ DEFINE_HOOK(ir_wake_ipi, struct ir_cpu, ir_this, ir_wake_ipi_on);
 
 static __always_inline void ir_wake_timer_on(struct ir_cpu *c)
 {
-	c->fired |= BIT(HOOK_WAKE_TIMER);
+	c->fired |= BIT(IR_HOOK_WAKE_TIMER);
 	c->wake |= BIT(WAKE_TIMER);
 }
 
@@ -379,7 +379,7 @@ static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
 	c = ir_this();
 	if (!c)
 		return;
-	if (session_measuring(&ir_session))
+	if (ips_session_measuring(&ir_session))
 		c->idle_ran = true;
 	if (c->phase == PHASE_SCHED)
 		c->to_fair = next->prio >= MAX_RT_PRIO;
@@ -393,37 +393,37 @@ static void ir_find_tp(struct tracepoint *tp, void *priv)
 		ir_tp_switch = tp;
 }
 
-static struct hook ir_hooks[] = {
-	[HOOK_DO_IDLE] = { HOOK_NAMES("do_idle"), ir_do_idle, true },
-	[HOOK_FLUSH] = { HOOK_NAMES("flush_smp_call_function_queue"),
+static struct ips_hook ir_hooks[] = {
+	[IR_HOOK_DO_IDLE] = { IPS_HOOK_NAMES("do_idle"), ir_do_idle, true },
+	[IR_HOOK_FLUSH] = { IPS_HOOK_NAMES("flush_smp_call_function_queue"),
 			 ir_flush, true },
-	[HOOK_SCHEDULE_IDLE] = { HOOK_NAMES("schedule_idle"),
+	[IR_HOOK_SCHEDULE_IDLE] = { IPS_HOOK_NAMES("schedule_idle"),
 				 ir_schedule_idle, true },
 	/* 7.x inlines pick_next_task_fair(); the fair class's pick remains. */
-	[HOOK_PICK] = { HOOK_NAMES("pick_next_task_fair", "pick_task_fair"),
+	[IR_HOOK_PICK] = { IPS_HOOK_NAMES("pick_next_task_fair", "pick_task_fair"),
 			ir_pick_fair, true },
-	[HOOK_NEWIDLE] = { HOOK_NAMES("sched_balance_newidle", "newidle_balance"),
+	[IR_HOOK_NEWIDLE] = { IPS_HOOK_NAMES("sched_balance_newidle", "newidle_balance"),
 			   ir_newidle },
-	[HOOK_WAKE_POLL] = { HOOK_NAMES("__flush_smp_call_function_queue"),
+	[IR_HOOK_WAKE_POLL] = { IPS_HOOK_NAMES("__flush_smp_call_function_queue"),
 			     ir_wake_poll },
-	[HOOK_WAKE_IPI] = { HOOK_NAMES("generic_smp_call_function_single_interrupt"),
+	[IR_HOOK_WAKE_IPI] = { IPS_HOOK_NAMES("generic_smp_call_function_single_interrupt"),
 			    ir_wake_ipi },
-	[HOOK_WAKE_TIMER] = { HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
+	[IR_HOOK_WAKE_TIMER] = { IPS_HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
 	/* Absent where the kernel has no NO_HZ: no tick phase then. */
-	[HOOK_TICK] = { HOOK_NAMES("tick_nohz_idle_exit"), ir_tick },
-	[HOOK_PICK_IDLE] = { HOOK_NAMES("pick_task_idle"), ir_pick_task_idle,
+	[IR_HOOK_TICK] = { IPS_HOOK_NAMES("tick_nohz_idle_exit"), ir_tick },
+	[IR_HOOK_PICK_IDLE] = { IPS_HOOK_NAMES("pick_task_idle"), ir_pick_task_idle,
 			     true },
 	/* 6.1 only; 6.2 and later pick the idle task with pick_task_idle(). */
-	[HOOK_PICK_IDLE_NEXT] = { HOOK_NAMES("pick_next_task_idle"),
+	[IR_HOOK_PICK_IDLE_NEXT] = { IPS_HOOK_NAMES("pick_next_task_idle"),
 				  ir_pick_next_task_idle },
 	/*
 	 * Absent without CONFIG_SCHED_CORE before 6.12; on 7.x the fair
-	 * pick's own hook, which then keeps it (hooks_register()).
+	 * pick's own hook, which then keeps it (ips_hooks_register()).
 	 */
-	[HOOK_PICK_CORE] = { HOOK_NAMES("pick_task_fair"), ir_pick_core },
+	[IR_HOOK_PICK_CORE] = { IPS_HOOK_NAMES("pick_task_fair"), ir_pick_core },
 };
 
-static struct hook_set ir_hook_set = {
+static struct ips_hook_set ir_hook_set = {
 	.hooks = ir_hooks, .n = ARRAY_SIZE(ir_hooks),
 	.decoy = "ir_calib_target",
 };
@@ -434,14 +434,14 @@ static struct hook_set ir_hook_set = {
  */
 static void ir_unhook(void)
 {
-	hooks_unregister_start(&ir_hook_set);
+	ips_hooks_unregister_start(&ir_hook_set);
 	if (ir_tp_switch) {
 		tracepoint_probe_unregister(ir_tp_switch, (void *)ir_switch_probe,
 					    NULL);
 		tracepoint_synchronize_unregister();
 		ir_tp_switch = NULL;
 	}
-	hooks_unregister_wait(&ir_hook_set);
+	ips_hooks_unregister_wait(&ir_hook_set);
 }
 
 /*
@@ -464,10 +464,10 @@ static int ir_hook(void)
 		ir_tp_switch = NULL;
 		return ret;
 	}
-	ir_hooks[HOOK_PICK].skip = !pick_hook;
-	ir_hooks[HOOK_PICK_CORE].skip = !pick_hook;
+	ir_hooks[IR_HOOK_PICK].skip = !pick_hook;
+	ir_hooks[IR_HOOK_PICK_CORE].skip = !pick_hook;
 	ir_hook_set.misname = test_misname;
-	ret = hooks_register(&ir_hook_set);
+	ret = ips_hooks_register(&ir_hook_set);
 	if (ret)
 		ir_unhook();
 	return ret;
@@ -514,12 +514,12 @@ static u64 ir_calib_run(void)
 	return best;
 }
 
-static struct hook ir_calib_hooks[] = {
-	{ HOOK_NAMES("ir_calib_target"), ir_calib_hook, true },
+static struct ips_hook ir_calib_hooks[] = {
+	{ IPS_HOOK_NAMES("ir_calib_target"), ir_calib_hook, true },
 };
 
 /* Through a set, as the counting hooks: their lookup is in the cost. */
-static struct hook_set ir_calib_set = {
+static struct ips_hook_set ir_calib_set = {
 	.hooks = ir_calib_hooks, .n = ARRAY_SIZE(ir_calib_hooks),
 };
 
@@ -531,9 +531,9 @@ static void ir_calibrate(void)
 	if (!ir_calib_state)
 		return;
 	plain = ir_calib_run();
-	if (!hooks_register(&ir_calib_set) && ir_calib_set.registered) {
+	if (!ips_hooks_register(&ir_calib_set) && ir_calib_set.registered) {
 		hooked = ir_calib_run();
-		hooks_unregister(&ir_calib_set);
+		ips_hooks_unregister(&ir_calib_set);
 		if (hooked > plain)
 			ir_hook_ps = div_u64((hooked - plain) * 1000,
 					     CALIB_CALLS);
@@ -557,12 +557,12 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%spick_fair=%llu\n", pfx, n->reentry_pick_fair);
 	seq_buf_printf(sb, "%spick_idle=%llu\n", pfx, n->reentry_pick_idle);
 	seq_buf_printf(sb, "%snewidle=%llu\n", pfx, n->reentry_newidle);
-	result_pct(sb, pfx, "pick_fair_pct", n->reentry_pick_fair,
-		   n->reentries);
-	result_pct(sb, pfx, "pick_idle_pct", n->reentry_pick_idle,
-		   n->reentries);
-	result_pct(sb, pfx, "fast_pct", n->reentries - n->reentry_picked,
-		   n->reentries);
+	ips_result_pct(sb, pfx, "pick_fair_pct", n->reentry_pick_fair,
+		       n->reentries);
+	ips_result_pct(sb, pfx, "pick_idle_pct", n->reentry_pick_idle,
+		       n->reentries);
+	ips_result_pct(sb, pfx, "fast_pct", n->reentries - n->reentry_picked,
+		       n->reentries);
 	for (w = 0; w < NR_WAKE; w++)
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[w],
 			       n->woke[w]);
@@ -571,11 +571,11 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 static void ir_emit_hists(struct seq_buf *sb, const char *pfx,
 			  const struct ir_cpu *c, bool buckets)
 {
-	if (ir_hooks[HOOK_TICK].hooked)
-		hist_emit(sb, pfx, "tick", &c->tick, buckets);
-	hist_emit(sb, pfx, "flush", &c->flush, buckets);
-	hist_emit(sb, pfx, "sched", &c->sched, buckets);
-	hist_emit(sb, pfx, "total", &c->total, buckets);
+	if (ir_hooks[IR_HOOK_TICK].hooked)
+		ips_hist_emit(sb, pfx, "tick", &c->tick, buckets);
+	ips_hist_emit(sb, pfx, "flush", &c->flush, buckets);
+	ips_hist_emit(sb, pfx, "sched", &c->sched, buckets);
+	ips_hist_emit(sb, pfx, "total", &c->total, buckets);
 }
 
 static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
@@ -620,7 +620,7 @@ static const char *ir_pick_proof(const struct ir_count *t)
  * that handler calls. The fair pick keeps its own proof above; the
  * IPI and timer hooks have no such sign: fired or untested.
  */
-static void ir_proofs(const struct ir_count *t, enum hook_proof *p)
+static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 {
 	unsigned int fired = 0;
 	bool idle_ran = false;
@@ -631,42 +631,42 @@ static void ir_proofs(const struct ir_count *t, enum hook_proof *p)
 		idle_ran |= ir_state[cpu]->idle_ran;
 	}
 #define FIRED(h) (!!(fired & BIT(h)))
-	p[HOOK_DO_IDLE] = hook_prove(FIRED(HOOK_DO_IDLE), idle_ran);
-	p[HOOK_FLUSH] = hook_prove(FIRED(HOOK_FLUSH), t->rounds);
-	p[HOOK_SCHEDULE_IDLE] = hook_prove(FIRED(HOOK_SCHEDULE_IDLE), t->rounds);
-	p[HOOK_PICK] = !strcmp(ir_pick_proof(t), "proven") ? HOOK_PROVEN :
-		       !strcmp(ir_pick_proof(t), "unproven") ? HOOK_UNPROVEN :
-		       HOOK_UNTESTED;
-	p[HOOK_NEWIDLE] = hook_prove(FIRED(HOOK_NEWIDLE), t->reentry_pick_fair);
-	p[HOOK_WAKE_POLL] = hook_prove(FIRED(HOOK_WAKE_POLL),
-				       FIRED(HOOK_WAKE_IPI));
-	p[HOOK_WAKE_IPI] = hook_prove(FIRED(HOOK_WAKE_IPI), false);
-	p[HOOK_WAKE_TIMER] = hook_prove(FIRED(HOOK_WAKE_TIMER), false);
-	p[HOOK_TICK] = hook_prove(FIRED(HOOK_TICK), t->rounds);
+	p[IR_HOOK_DO_IDLE] = ips_hook_prove(FIRED(IR_HOOK_DO_IDLE), idle_ran);
+	p[IR_HOOK_FLUSH] = ips_hook_prove(FIRED(IR_HOOK_FLUSH), t->rounds);
+	p[IR_HOOK_SCHEDULE_IDLE] = ips_hook_prove(FIRED(IR_HOOK_SCHEDULE_IDLE), t->rounds);
+	p[IR_HOOK_PICK] = !strcmp(ir_pick_proof(t), "proven") ? IPS_HOOK_PROVEN :
+		       !strcmp(ir_pick_proof(t), "unproven") ? IPS_HOOK_UNPROVEN :
+		       IPS_HOOK_UNTESTED;
+	p[IR_HOOK_NEWIDLE] = ips_hook_prove(FIRED(IR_HOOK_NEWIDLE), t->reentry_pick_fair);
+	p[IR_HOOK_WAKE_POLL] = ips_hook_prove(FIRED(IR_HOOK_WAKE_POLL),
+					      FIRED(IR_HOOK_WAKE_IPI));
+	p[IR_HOOK_WAKE_IPI] = ips_hook_prove(FIRED(IR_HOOK_WAKE_IPI), false);
+	p[IR_HOOK_WAKE_TIMER] = ips_hook_prove(FIRED(IR_HOOK_WAKE_TIMER), false);
+	p[IR_HOOK_TICK] = ips_hook_prove(FIRED(IR_HOOK_TICK), t->rounds);
 	/*
 	 * A round that switched to a task came back to idle through a pick
 	 * (the idle class's, once the task left): 6.1's pick_task_idle()
 	 * only with core scheduling, fired or untested.
 	 */
-	p[HOOK_PICK_IDLE_NEXT] = hook_prove(FIRED(HOOK_PICK_IDLE_NEXT),
-					    t->switched);
-	p[HOOK_PICK_CORE] = hook_prove(FIRED(HOOK_PICK_CORE), false);
-	p[HOOK_PICK_IDLE] = hook_prove(FIRED(HOOK_PICK_IDLE),
-				       t->switched &&
-				       !ir_hooks[HOOK_PICK_IDLE_NEXT].hooked);
+	p[IR_HOOK_PICK_IDLE_NEXT] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE_NEXT),
+						   t->switched);
+	p[IR_HOOK_PICK_CORE] = ips_hook_prove(FIRED(IR_HOOK_PICK_CORE), false);
+	p[IR_HOOK_PICK_IDLE] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE),
+					      t->switched &&
+				       !ir_hooks[IR_HOOK_PICK_IDLE_NEXT].hooked);
 #undef FIRED
 }
 
 static unsigned int ir_unproven(const struct ir_count *t)
 {
-	enum hook_proof p[NR_HOOKS];
+	enum ips_hook_proof p[IR_NR_HOOKS];
 	unsigned int i, n = 0;
 
 	ir_proofs(t, p);
-	for (i = 0; i < NR_HOOKS; i++)
+	for (i = 0; i < IR_NR_HOOKS; i++)
 		/* Without the pick hook (pick_hook=0) fast_pct is unproven too. */
-		n += (ir_hooks[i].hooked || i == HOOK_PICK) &&
-		     p[i] == HOOK_UNPROVEN;
+		n += (ir_hooks[i].hooked || i == IR_HOOK_PICK) &&
+		     p[i] == IPS_HOOK_UNPROVEN;
 	return n;
 }
 
@@ -690,7 +690,7 @@ static void ir_total(struct ir_count *t)
 
 static void ir_emit(struct seq_buf *sb, bool interrupted)
 {
-	enum hook_proof proofs[NR_HOOKS];
+	enum ips_hook_proof proofs[IR_NR_HOOKS];
 	struct ir_count tot;
 	struct ir_cpu *all;
 	char pfx[24];
@@ -705,18 +705,18 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       ir_session.stop_ns - ir_session.start_ns);
-	hooks_emit(sb, &ir_hook_set, "sched_switch");
+	ips_hooks_emit(sb, &ir_hook_set, "sched_switch");
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	ir_proofs(&tot, proofs);
-	hooks_emit_proofs(sb, &ir_hook_set, proofs);
-	result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
+	ips_hooks_emit_proofs(sb, &ir_hook_set, proofs);
+	ips_result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
 
 	all = vzalloc(sizeof(*all));
 	if (all) {
-		hist_init(&all->tick);
-		hist_init(&all->flush);
-		hist_init(&all->sched);
-		hist_init(&all->total);
+		ips_hist_init(&all->tick);
+		ips_hist_init(&all->flush);
+		ips_hist_init(&all->sched);
+		ips_hist_init(&all->total);
 	}
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
@@ -726,10 +726,10 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 		ir_emit_hists(sb, pfx, c, true);
 		if (!all)
 			continue;
-		hist_merge(&all->tick, &c->tick);
-		hist_merge(&all->flush, &c->flush);
-		hist_merge(&all->sched, &c->sched);
-		hist_merge(&all->total, &c->total);
+		ips_hist_merge(&all->tick, &c->tick);
+		ips_hist_merge(&all->flush, &c->flush);
+		ips_hist_merge(&all->sched, &c->sched);
+		ips_hist_merge(&all->total, &c->total);
 	}
 	ir_emit_count(sb, "total.", &tot);
 	if (all)
@@ -745,10 +745,10 @@ static size_t ir_result_size(void)
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
 
-		size += 2048 + 64 * (hist_used(&c->tick) +
-				     hist_used(&c->flush) +
-				     hist_used(&c->sched) +
-				     hist_used(&c->total));
+		size += 2048 + 64 * (ips_hist_used(&c->tick) +
+				     ips_hist_used(&c->flush) +
+				     ips_hist_used(&c->sched) +
+				     ips_hist_used(&c->total));
 	}
 	return size;
 }
@@ -769,15 +769,15 @@ static void ir_finish(bool interrupted)
 	if (!interrupted && ir_unproven(&tot))
 		pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
 			ir_unproven(&tot));
-	result_report(&ir_session.result, KBUILD_MODNAME, ir_result_size(),
-		      ir_emit, interrupted);
+	ips_result_report(&ir_session.result, KBUILD_MODNAME, ir_result_size(),
+			  ir_emit, interrupted);
 }
 
 /* ---- init and exit ----------------------------------------------------- */
 
 static void ir_free_state(void)
 {
-	session_cpus_free((void **)ir_state, ir_mask);
+	ips_session_cpus_free((void **)ir_state, ir_mask);
 	ir_state = NULL;
 	free_cpumask_var(ir_mask);
 }
@@ -797,19 +797,19 @@ static int ir_parse(void)
 	}
 	if (!zalloc_cpumask_var(&ir_mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = cpus_parse_online("cpulist", cpulist.val, ir_mask);
+	ret = ips_cpus_parse_online("cpulist", cpulist.val, ir_mask);
 	if (ret)
 		goto err;
 	ret = -ENOMEM;
-	ir_state = (struct ir_cpu **)session_cpus_alloc(ir_mask,
+	ir_state = (struct ir_cpu **)ips_session_cpus_alloc(ir_mask,
 							sizeof(struct ir_cpu));
 	if (!ir_state)
 		goto err;
 	for_each_cpu(cpu, ir_mask) {
-		hist_init(&ir_state[cpu]->tick);
-		hist_init(&ir_state[cpu]->flush);
-		hist_init(&ir_state[cpu]->sched);
-		hist_init(&ir_state[cpu]->total);
+		ips_hist_init(&ir_state[cpu]->tick);
+		ips_hist_init(&ir_state[cpu]->flush);
+		ips_hist_init(&ir_state[cpu]->sched);
+		ips_hist_init(&ir_state[cpu]->total);
 	}
 	ir_calibrate();
 	return 0;
@@ -818,7 +818,7 @@ err:
 	return ret;
 }
 
-static const struct session_ops ir_session_ops = {
+static const struct ips_session_ops ir_session_ops = {
 	.parse	= ir_parse,
 	.begin	= ir_hook,
 	.finish	= ir_finish,
@@ -828,12 +828,12 @@ static const struct session_ops ir_session_ops = {
 
 static int __init ir_init(void)
 {
-	return session_run(&ir_session, &ir_session_ops, duration);
+	return ips_session_run(&ir_session, &ir_session_ops, duration);
 }
 
 static void __exit ir_exit(void)
 {
-	session_exit(&ir_session);
+	ips_session_exit(&ir_session);
 }
 
 module_init(ir_init);

@@ -74,8 +74,8 @@ module_param(time_cap, uint, 0444);
 MODULE_PARM_DESC(time_cap, "Fixed-count mode: end the storm after this long even if calls remain, status=capped (seconds, default 0: 600; max 3600)");
 
 /* The published command line's form: senders, each to sender + offset. */
-static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
-module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
+static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs; up to 65536 characters)");
 
 /* Neighbours by default; an offset reaches the other core, die or node. */
@@ -103,8 +103,8 @@ MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + o
  * Any pairing, as topology.sh picks them. Longer than the 1024 characters
  * of a charp parameter: a 512-CPU server has 256 disjoint pairs.
  */
-static struct long_string pairs = { .max = MAX_PAIRS_LEN };
-module_param_cb(pairs, &long_string_ops, &pairs, 0444);
+static struct ips_long_string pairs = { .max = MAX_PAIRS_LEN };
+module_param_cb(pairs, &ips_long_string_ops, &pairs, 0444);
 MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset; up to 16384 characters)");
 
 /* The polling path is single-target only: the choice must be explicit. */
@@ -196,8 +196,8 @@ struct sender {
 	u64 no_ipi ____cacheline_aligned_in_smp;
 	u64 ipi;
 	bool in_call;	/* inside one of the storm's calls (witness=1) */
-	struct hist lat;
-	struct hist *path_lat;	/* [NR_PATHS], witness=1 timing=1 only */
+	struct ips_hist lat;
+	struct ips_hist *path_lat;	/* [NR_PATHS], witness=1 timing=1 only */
 };
 
 static struct sender **senders;
@@ -212,7 +212,7 @@ static struct {
 	bool capped;
 } storm;
 
-static struct result result;
+static struct ips_result result;
 
 /* ---- clock ------------------------------------------------------------- */
 
@@ -291,7 +291,7 @@ static notrace void witness_ipi(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
-	struct sender *s = witness_match((int)hook_arg0(fregs));
+	struct sender *s = witness_match((int)ips_hook_arg0(fregs));
 
 	if (s)
 		s->ipi++;
@@ -311,8 +311,8 @@ static void witness_no_ipi(void *data, int cpu)
 #define WITNESS_IPI_FN		"arch_send_call_function_single_ipi"
 #endif
 
-static struct hook witness_hooks[] = {
-	{ .names = HOOK_NAMES(WITNESS_IPI_FN), .required = true },
+static struct ips_hook witness_hooks[] = {
+	{ .names = IPS_HOOK_NAMES(WITNESS_IPI_FN), .required = true },
 };
 
 /*
@@ -324,12 +324,12 @@ static struct hook witness_hooks[] = {
  * FTRACE_OPS_FL_RCU, which the callback does not need: what it counts runs
  * in the sender's task, where RCU watches, and it reads no RCU-protected
  * data). Neither is needed: witness_ipi() is notrace and calls nothing
- * traceable (this_cpu_read(), in_task(), current and hook_arg0() are
+ * traceable (this_cpu_read(), in_task(), current and ips_hook_arg0() are
  * inline), so it cannot recurse into itself; and the hooked function is
  * only called with preemption disabled (its callers queue a call on a CPU
  * they hold: smp_call_function_single()'s get_cpu() for ours).
  */
-static struct hook_set witness_set = {
+static struct ips_hook_set witness_set = {
 	.hooks = witness_hooks, .n = ARRAY_SIZE(witness_hooks),
 	.func = witness_ipi,
 };
@@ -353,7 +353,7 @@ static int __init witness_check_ipi_fn(void)
 
 	sprint_symbol_no_offset(sym,
 				(unsigned long)smp_ops.send_call_func_single_ipi);
-	if (!hook_name_is(sym, WITNESS_IPI_FN)) {
+	if (!ips_hook_name_is(sym, WITNESS_IPI_FN)) {
 		pr_err("witness=1: this kernel sends call-function IPIs through %s, not %s (witness=0 runs without)\n",
 		       sym, WITNESS_IPI_FN);
 		return -ENOENT;
@@ -374,7 +374,7 @@ static int __init witness_start(void)
 	ret = witness_check_ipi_fn();
 	if (ret)
 		return ret;
-	ret = hooks_register(&witness_set);
+	ret = ips_hooks_register(&witness_set);
 	if (ret) {
 		pr_err("witness=1: the kernel's IPI send cannot be hooked (witness=0 runs without)\n");
 		return ret;
@@ -383,7 +383,7 @@ static int __init witness_start(void)
 	if (ret) {
 		pr_err("witness=1: cannot probe sched_wake_idle_without_ipi: %d\n",
 		       ret);
-		hooks_unregister(&witness_set);
+		ips_hooks_unregister(&witness_set);
 	}
 	return ret;
 }
@@ -392,7 +392,7 @@ static int __init witness_start(void)
 static void __init witness_stop(void)
 {
 	tracepoint_probe_unregister(witness_tp, witness_no_ipi, NULL);
-	hooks_unregister(&witness_set);
+	ips_hooks_unregister(&witness_set);
 	tracepoint_synchronize_unregister();
 }
 
@@ -488,7 +488,7 @@ static __always_inline int ipistorm_loop(struct sender *s, bool timed,
 	const u64 limit = numipi ?: U64_MAX;
 	const unsigned int pause = delay;
 	const int cpu = s->cpu, target = s->target, w = wait;
-	struct hist *lat = &s->lat, *path_lat = s->path_lat;
+	struct ips_hist *lat = &s->lat, *path_lat = s->path_lat;
 	u64 sent = 0, expected = 0, t0 = 0, dt, no_ipi = 0, ipi = 0;
 	int ret = 0;
 
@@ -517,10 +517,10 @@ static __always_inline int ipistorm_loop(struct sender *s, bool timed,
 		if (timed) {
 			/* A failed call notified no one: in no path. */
 			if (!paths)
-				hist_add(lat, dt);
+				ips_hist_add(lat, dt);
 			else if (likely(ret >= 0))
-				hist_add(&path_lat[ipistorm_path_of(s, &no_ipi,
-								    &ipi)],
+				ips_hist_add(&path_lat[ipistorm_path_of(s, &no_ipi,
+									&ipi)],
 					 dt);
 		}
 		if (unlikely(ret < 0))
@@ -530,7 +530,7 @@ static __always_inline int ipistorm_loop(struct sender *s, bool timed,
 			expected += ret;
 		if (pause)
 			usleep_range(pause, pause);
-		thread_pause();
+		ips_thread_pause();
 	}
 	s->sent = sent;
 	s->expected = many ? expected : sent;
@@ -578,7 +578,7 @@ static int ipistorm_thread(void *arg)
 
 		/* Every timed call is in one path: the sender's histogram. */
 		for (p = 0; p < NR_PATHS; p++)
-			hist_merge(&s->lat, &s->path_lat[p]);
+			ips_hist_merge(&s->lat, &s->path_lat[p]);
 	}
 	/*
 	 * A count cut short by storm.stop is capped when the time cap set
@@ -593,7 +593,7 @@ static int ipistorm_thread(void *arg)
 	if (atomic_dec_and_test(&storm.running))
 		complete(&storm.done);
 
-	thread_wait_stop();
+	ips_thread_wait_stop();
 	return 0;
 }
 
@@ -758,7 +758,7 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%scb_poll=%llu\n", pfx, d->poll);
 	seq_buf_printf(sb, "%scb_irq=%llu\n", pfx, d->irq);
 	seq_buf_printf(sb, "%scb_other=%llu\n", pfx, d->other);
-	result_pct(sb, pfx, "poll_pct", d->poll, delivered(d));
+	ips_result_pct(sb, pfx, "poll_pct", d->poll, delivered(d));
 	if (!witness)
 		return;
 	if (!w->valid) {
@@ -772,15 +772,15 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 
 /* One summary per delivery path (no buckets), when there are paths. */
 static void ipistorm_emit_paths(struct seq_buf *sb, const char *pfx,
-				const struct hist *path_lat, u32 mul, u32 div)
+				const struct ips_hist *path_lat, u32 mul, u32 div)
 {
 	enum ipistorm_path p;
 
 	if (!path_lat)
 		return;
 	for (p = 0; p < NR_PATHS; p++)
-		hist_emit_scaled(sb, pfx, path_names[p], &path_lat[p], false,
-				 mul, div);
+		ips_hist_emit_scaled(sb, pfx, path_names[p], &path_lat[p], false,
+				     mul, div);
 }
 
 static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
@@ -808,10 +808,10 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 	ipistorm_emit_counts(sb, pfx, s->sent, s->expected, &d, &w);
 	seq_buf_printf(sb, "%selapsed_ns=%llu\n", pfx, elapsed);
 	seq_buf_printf(sb, "%sipis_per_sec=%llu\n", pfx,
-		       result_rate(s->sent, elapsed));
-	result_ratio(sb, pfx, "ns_per_ipi", elapsed, s->sent);
+		       ips_result_rate(s->sent, elapsed));
+	ips_result_ratio(sb, pfx, "ns_per_ipi", elapsed, s->sent);
 	if (timing)
-		hist_emit_scaled(sb, pfx, "lat", &s->lat, true, mul, div);
+		ips_hist_emit_scaled(sb, pfx, "lat", &s->lat, true, mul, div);
 	ipistorm_emit_paths(sb, pfx, s->path_lat, mul, div);
 }
 
@@ -857,7 +857,7 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 				u32 mul, u32 div)
 {
 	struct totals t;
-	struct hist *lat;
+	struct ips_hist *lat;
 	unsigned int i;
 	enum ipistorm_path p;
 
@@ -871,23 +871,23 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 			       t.witness_invalid,
 			       " senders counted more notifications (sent_no_ipi + sent_ipi) than calls: no sender-side counts");
 	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
-		       result_rate(t.sent, t.runtime));
-	result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
+		       ips_result_rate(t.sent, t.runtime));
+	ips_result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
 	if (!timing)
 		return;
 	lat = vmalloc(sizeof(*lat) * (1 + NR_PATHS));
 	if (!lat)
 		return;
 	for (p = 0; p <= NR_PATHS; p++)
-		hist_init(&lat[p]);
+		ips_hist_init(&lat[p]);
 	for (i = 0; i < nr_senders; i++) {
 		const struct sender *s = senders[i];
 
-		hist_merge(&lat[0], &s->lat);
+		ips_hist_merge(&lat[0], &s->lat);
 		for (p = 0; s->path_lat && p < NR_PATHS; p++)
-			hist_merge(&lat[1 + p], &s->path_lat[p]);
+			ips_hist_merge(&lat[1 + p], &s->path_lat[p]);
 	}
-	hist_emit_scaled(sb, "total.", "lat", &lat[0], false, mul, div);
+	ips_hist_emit_scaled(sb, "total.", "lat", &lat[0], false, mul, div);
 	ipistorm_emit_paths(sb, "total.", witness && timing ? &lat[1] : NULL,
 			    mul, div);
 	vfree(lat);
@@ -911,7 +911,7 @@ static size_t __init ipistorm_result_size(void)
 	unsigned int i;
 
 	for (i = 0; i < nr_senders; i++)
-		size += 2048 + 64 * hist_used(&senders[i]->lat) +
+		size += 2048 + 64 * ips_hist_used(&senders[i]->lat) +
 			(senders[i]->path_lat ? 1024 : 0);
 	return size;
 }
@@ -957,7 +957,7 @@ static int __init ipistorm_add_sender(int cpu, int target)
 	}
 	s->cpu = cpu;
 	s->target = target;
-	hist_init(&s->lat);
+	ips_hist_init(&s->lat);
 	if (witness && timing) {
 		enum ipistorm_path p;
 
@@ -969,7 +969,7 @@ static int __init ipistorm_add_sender(int cpu, int target)
 			return -ENOMEM;
 		}
 		for (p = 0; p < NR_PATHS; p++)
-			hist_init(&s->path_lat[p]);
+			ips_hist_init(&s->path_lat[p]);
 	}
 	senders[nr_senders++] = s;
 	return 0;
@@ -1009,7 +1009,7 @@ static int __init ipistorm_parse_cpulist(void)
 
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = cpus_parse_online("cpulist", cpulist.val, mask);
+	ret = ips_cpus_parse_online("cpulist", cpulist.val, mask);
 	if (ret)
 		goto out;
 	for_each_cpu(cpu, mask) {
@@ -1204,7 +1204,7 @@ static int __init ipistorm_init(void)
 	cpus_read_lock();
 	ret = ipistorm_parse_cpus();
 	if (!ret) {
-		result_log_params("start");
+		ips_result_log_params("start");
 		ret = ipistorm_start();
 		if (ret)
 			ipistorm_free_senders();
@@ -1220,15 +1220,15 @@ static int __init ipistorm_init(void)
 	if (witness)
 		witness_stop();
 	ipistorm_warn();
-	ret = result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
-			    ipistorm_emit, ret == -EINTR) ?: ret;
+	ret = ips_result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
+				ipistorm_emit, ret == -EINTR) ?: ret;
 	ipistorm_free_senders();
 	return ret;
 }
 
 static void __exit ipistorm_exit(void)
 {
-	result_free(&result);
+	ips_result_free(&result);
 }
 
 module_init(ipistorm_init);

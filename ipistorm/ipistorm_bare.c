@@ -65,7 +65,7 @@ static int bare_thread(void *arg)
 		error = smp_call_function_single(target, bare_nop, NULL, wait);
 		if (error)
 			break;
-		thread_pause();
+		ips_thread_pause();
 	}
 	runtime_ns = ktime_get_ns() - t0;
 	/* Nothing may stay queued when the module goes. */
@@ -73,7 +73,7 @@ static int bare_thread(void *arg)
 	smp_call_function_single(target, bare_nop, NULL, 1);
 	complete(&done);
 
-	thread_wait_stop();
+	ips_thread_wait_stop();
 	return 0;
 }
 

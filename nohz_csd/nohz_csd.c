@@ -69,13 +69,13 @@
 /* ---- parameters -------------------------------------------------------- */
 
 /* Kicks go to one idle CPU at a time: watch the CPUs that can get them. */
-static struct long_string cpulist = { .max = MAX_CPULIST_LEN };
-module_param_cb(cpulist, &long_string_ops, &cpulist, 0444);
+static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "CPUs whose incoming kicks are counted, kernel cpulist syntax (default: every online CPU; up to 65536 characters)");
 
 /* A kick needs a busy CPU: make one, or leave it unset to watch a real load. */
-static struct long_string load_cpus = { .max = MAX_CPULIST_LEN };
-module_param_cb(load_cpus, &long_string_ops, &load_cpus, 0444);
+static struct ips_long_string load_cpus = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(load_cpus, &ips_long_string_ops, &load_cpus, 0444);
 MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU, not every online CPU (default unset: watch an external load; up to 65536 characters)");
 
 /*
@@ -113,8 +113,8 @@ module_param(test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as _nohz_idle_balance) on one never called, to check that its proof reads unproven (default unset)");
 
 /* Ends an until-stopped run where debugfs refuses writes (lockdown). */
-static struct session nc_session = SESSION_INIT(nc_session);
-module_param_cb(stop, &session_stop_ops, &nc_session, 0644);
+static struct ips_session nc_session = IPS_SESSION_INIT(nc_session);
+module_param_cb(stop, &ips_session_stop_ops, &nc_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its result, as writing 'stop' to debugfs control does (works under kernel lockdown); reads 1 once the measurement ended");
 
 /* ---- state ------------------------------------------------------------- */
@@ -183,7 +183,7 @@ struct nc_cpu {
 	u64 ksoftirqd_wakeups;
 	u64 tick_stops;
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
-	struct hist delay;
+	struct ips_hist delay;
 } ____cacheline_aligned_in_smp;
 
 static struct nc_cpu **nc_state;	/* [nr_cpu_ids], NULL when unwatched */
@@ -235,7 +235,7 @@ static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct nc_csd_data *d = (struct nc_csd_data *)ri->data;
 	struct nc_cpu *c;
 
-	if (!session_measuring(&nc_session))
+	if (!ips_session_measuring(&nc_session))
 		return 1;
 	c = nc_this();
 	if (!c)
@@ -342,7 +342,7 @@ static void nc_tp_entry(void *data, unsigned int vec)
 	unsigned long flags;
 	struct nc_cpu *c;
 
-	if (vec != SCHED_SOFTIRQ || !session_measuring(&nc_session))
+	if (vec != SCHED_SOFTIRQ || !ips_session_measuring(&nc_session))
 		return;
 	c = nc_this();
 	if (!c)
@@ -386,7 +386,7 @@ static void nc_run_unbalanced(struct nc_cpu *c)
 		c->merged++;
 	} else {
 		c->balanced++;
-		hist_add(&c->delay, c->t_consumed - c->t_consumed_kick);
+		ips_hist_add(&c->delay, c->t_consumed - c->t_consumed_kick);
 	}
 }
 
@@ -478,7 +478,7 @@ static __always_inline void nc_balance_on(struct nc_cpu *c)
 	if (c->serving) {
 		c->serving = false;
 		c->balanced++;
-		hist_add(&c->delay, sched_clock() - c->t_serve);
+		ips_hist_add(&c->delay, sched_clock() - c->t_serve);
 	}
 }
 
@@ -487,7 +487,7 @@ DEFINE_HOOK(nc_balance, struct nc_cpu, nc_this, nc_balance_on);
 static __always_inline void nc_tick_stop_on(struct nc_cpu *c)
 {
 	c->fired |= BIT(HK_TICK_STOP);
-	if (session_measuring(&nc_session))
+	if (ips_session_measuring(&nc_session))
 		c->tick_stops++;
 }
 
@@ -511,12 +511,12 @@ static __always_inline void nc_do_idle_on(struct nc_cpu *c)
 
 DEFINE_HOOK(nc_do_idle, struct nc_cpu, nc_this, nc_do_idle_on);
 
-static struct hook nc_hooks[] = {
+static struct ips_hook nc_hooks[] = {
 	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
-	[HK_BALANCE] = { HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"),
+	[HK_BALANCE] = { IPS_HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"),
 			 nc_balance },
-	[HK_TICK_STOP] = { HOOK_NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
-	[HK_DO_IDLE] = { HOOK_NAMES("do_idle"), nc_do_idle, true },
+	[HK_TICK_STOP] = { IPS_HOOK_NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
+	[HK_DO_IDLE] = { IPS_HOOK_NAMES("do_idle"), nc_do_idle, true },
 };
 
 /* Never called: where test_misname= puts a hook. */
@@ -525,7 +525,7 @@ static noinline __used void nc_decoy(void)
 	barrier();
 }
 
-static struct hook_set nc_hook_set = {
+static struct ips_hook_set nc_hook_set = {
 	.hooks = nc_hooks, .n = ARRAY_SIZE(nc_hooks),
 	.decoy = "nc_decoy",
 };
@@ -557,7 +557,7 @@ static void nc_unhook(void)
 
 	if (nc_kprobes)
 		schedule_work(&nc_kprobes_work);
-	hooks_unregister_start(&nc_hook_set);
+	ips_hooks_unregister_start(&nc_hook_set);
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		if (!nc_tps[i].registered)
 			continue;
@@ -569,7 +569,7 @@ static void nc_unhook(void)
 		flush_work(&nc_kprobes_work);
 		nc_kprobes = false;
 	}
-	hooks_unregister_wait(&nc_hook_set);
+	ips_hooks_unregister_wait(&nc_hook_set);
 }
 
 /* Put every probe in place; none counts before the session measures. */
@@ -609,7 +609,7 @@ static int nc_hook(void)
 	}
 
 	nc_hook_set.misname = test_misname;
-	ret = hooks_register(&nc_hook_set);
+	ret = ips_hooks_register(&nc_hook_set);
 	if (ret)
 		nc_unhook();
 	return ret;
@@ -619,9 +619,9 @@ static int nc_load_thread(void *arg)
 {
 	while (!READ_ONCE(nc_load_stop) && !kthread_should_stop()) {
 		cpu_relax();
-		thread_pause();
+		ips_thread_pause();
 	}
-	thread_wait_stop();
+	ips_thread_wait_stop();
 	return 0;
 }
 
@@ -703,7 +703,7 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%sksoftirqd_wakeups=%llu\n", pfx,
 		       c->ksoftirqd_wakeups);
 	seq_buf_printf(sb, "%stick_stops=%llu\n", pfx, c->tick_stops);
-	hist_emit(sb, pfx, "delay", &c->delay, buckets);
+	ips_hist_emit(sb, pfx, "delay", &c->delay, buckets);
 }
 
 /*
@@ -729,7 +729,7 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
  * which every nohz idle balance calls; a kick for the tick stop (only a
  * CPU whose tick stopped is kicked) and for do_idle (a kicked CPU idles).
  */
-static void nc_proofs(enum hook_proof *p)
+static void nc_proofs(enum ips_hook_proof *p)
 {
 	u64 kicks = 0, unbalanced = 0;
 	unsigned int fired = 0;
@@ -742,23 +742,23 @@ static void nc_proofs(enum hook_proof *p)
 		unbalanced += c->unbalanced;
 		fired |= c->fired;
 	}
-	p[HK_BALANCE] = hook_prove(fired & BIT(HK_BALANCE), unbalanced);
-	p[HK_TICK_STOP] = hook_prove(fired & BIT(HK_TICK_STOP), kicks);
-	p[HK_DO_IDLE] = hook_prove(fired & BIT(HK_DO_IDLE), kicks);
+	p[HK_BALANCE] = ips_hook_prove(fired & BIT(HK_BALANCE), unbalanced);
+	p[HK_TICK_STOP] = ips_hook_prove(fired & BIT(HK_TICK_STOP), kicks);
+	p[HK_DO_IDLE] = ips_hook_prove(fired & BIT(HK_DO_IDLE), kicks);
 }
 
-static unsigned int nc_unproven(const enum hook_proof *p)
+static unsigned int nc_unproven(const enum ips_hook_proof *p)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < NR_HK; i++)
-		n += nc_hooks[i].hooked && p[i] == HOOK_UNPROVEN;
+		n += nc_hooks[i].hooked && p[i] == IPS_HOOK_UNPROVEN;
 	return n;
 }
 
 static void nc_emit(struct seq_buf *sb, bool interrupted)
 {
-	enum hook_proof proofs[NR_HK];
+	enum ips_hook_proof proofs[NR_HK];
 	const char *why;
 	struct nc_cpu *all;
 	unsigned int d;
@@ -779,13 +779,13 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       nc_session.stop_ns - nc_session.start_ns);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
-	hooks_emit(sb, &nc_hook_set,
-		   "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
-	hooks_emit_proofs(sb, &nc_hook_set, proofs);
+	ips_hooks_emit(sb, &nc_hook_set,
+		       "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
+	ips_hooks_emit_proofs(sb, &nc_hook_set, proofs);
 
 	all = vzalloc(sizeof(*all));
 	if (all)
-		hist_init(&all->delay);
+		ips_hist_init(&all->delay);
 	for_each_cpu(cpu, nc_mask) {
 		const struct nc_cpu *c = nc_state[cpu];
 
@@ -813,7 +813,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		all->midrun += c->midrun;
 		all->ksoftirqd_wakeups += c->ksoftirqd_wakeups;
 		all->tick_stops += c->tick_stops;
-		hist_merge(&all->delay, &c->delay);
+		ips_hist_merge(&all->delay, &c->delay);
 		cond_resched();
 	}
 	if (all) {
@@ -831,7 +831,7 @@ static size_t nc_result_size(void)
 	int cpu;
 
 	for_each_cpu(cpu, nc_mask)
-		size += 1024 + 64 * hist_used(&nc_state[cpu]->delay);
+		size += 1024 + 64 * ips_hist_used(&nc_state[cpu]->delay);
 	return size;
 }
 
@@ -865,22 +865,22 @@ static void nc_finish(bool interrupted)
 		pr_warn("%lu probe hits missed: the counts are short\n",
 			nc_missed);
 	if (!interrupted) {
-		enum hook_proof proofs[NR_HK];
+		enum ips_hook_proof proofs[NR_HK];
 
 		nc_proofs(proofs);
 		if (nc_unproven(proofs))
 			pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
 				nc_unproven(proofs));
 	}
-	result_report(&nc_session.result, KBUILD_MODNAME, nc_result_size(),
-		      nc_emit, interrupted);
+	ips_result_report(&nc_session.result, KBUILD_MODNAME, nc_result_size(),
+			  nc_emit, interrupted);
 }
 
 /* ---- init and exit ----------------------------------------------------- */
 
 static void nc_free_state(void)
 {
-	session_cpus_free((void **)nc_state, nc_mask);
+	ips_session_cpus_free((void **)nc_state, nc_mask);
 	nc_state = NULL;
 	free_cpumask_var(nc_mask);
 	free_cpumask_var(nc_load_mask);
@@ -911,12 +911,12 @@ static int nc_parse(void)
 		goto err;
 	ret = 0;
 	if (cpulist.val)
-		ret = cpus_parse_online("cpulist", cpulist.val, nc_mask);
+		ret = ips_cpus_parse_online("cpulist", cpulist.val, nc_mask);
 	else
 		cpumask_copy(nc_mask, cpu_online_mask);
 	if (!ret && load_cpus.val)
-		ret = cpus_parse_online("load_cpus", load_cpus.val,
-					nc_load_mask);
+		ret = ips_cpus_parse_online("load_cpus", load_cpus.val,
+					    nc_load_mask);
 	if (ret)
 		goto err;
 	/* Their load keeps the watched CPUs busy: no kick is sent to them. */
@@ -934,12 +934,12 @@ static int nc_parse(void)
 	}
 
 	ret = -ENOMEM;
-	nc_state = (struct nc_cpu **)session_cpus_alloc(nc_mask,
+	nc_state = (struct nc_cpu **)ips_session_cpus_alloc(nc_mask,
 							sizeof(struct nc_cpu));
 	if (!nc_state)
 		goto err;
 	for_each_cpu(cpu, nc_mask)
-		hist_init(&nc_state[cpu]->delay);
+		ips_hist_init(&nc_state[cpu]->delay);
 	return 0;
 err:
 	nc_free_state();
@@ -963,7 +963,7 @@ static int nc_begin(void)
 	return 0;
 }
 
-static const struct session_ops nc_session_ops = {
+static const struct ips_session_ops nc_session_ops = {
 	.parse	= nc_parse,
 	.begin	= nc_begin,
 	.finish	= nc_finish,
@@ -973,12 +973,12 @@ static const struct session_ops nc_session_ops = {
 
 static int __init nc_init(void)
 {
-	return session_run(&nc_session, &nc_session_ops, duration);
+	return ips_session_run(&nc_session, &nc_session_ops, duration);
 }
 
 static void __exit nc_exit(void)
 {
-	session_exit(&nc_session);
+	ips_session_exit(&nc_session);
 }
 
 module_init(nc_init);
