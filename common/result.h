@@ -141,9 +141,10 @@ static inline void ips_result_log(const char *text, size_t len)
 }
 
 /*
- * Print @lead and every parameter of the module with its value, several
- * to a line (a long value is cut, the result has it whole), as the first
- * line(s) of a run in the kernel log.
+ * Print @lead and every parameter of the module with its value, in the
+ * order the module declares them, several to a line (a long value is cut,
+ * the result has it whole), as the first line(s) of a run in the kernel
+ * log.
  */
 static inline void ips_result_log_params(const char *lead)
 {
@@ -157,7 +158,8 @@ static inline void ips_result_log_params(const char *lead)
 	if (!val || !word)
 		goto out;
 	kernel_param_lock(THIS_MODULE);
-	for (i = 0; mod && i < mod->num_kp; i++) {
+	/* GCC emits a module's parameters last declared first. */
+	for (i = mod ? mod->num_kp : 0; i-- > 0;) {
 		const struct kernel_param *kp = &mod->kp[i];
 		int n, cut;
 
