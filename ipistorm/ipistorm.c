@@ -47,6 +47,7 @@
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/thread.h"
+#include "../common/tp.h"
 
 #define IPISTORM_FORMAT		"ipistorm/3"
 #define MAX_NUMIPI		1000000000UL
@@ -108,13 +109,12 @@ module_param_cb(pairs, &ips_long_string_ops, &pairs, 0444);
 MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset; up to 16384 characters)");
 
 /* The polling path is single-target only: the choice must be explicit. */
-static int single = -1;
+static bool single;
 static bool single_given;
 
-/* single=-1 is refused as single=2 is, not taken for "unset". */
 static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
 {
-	int ret = param_set_int(val, kp);
+	int ret = param_set_bool(val, kp);
 
 	single_given |= !ret;
 	return ret;
@@ -122,15 +122,15 @@ static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
 
 static const struct kernel_param_ops ipistorm_single_ops = {
 	.set	= ipistorm_set_single,
-	.get	= param_get_int,
+	.get	= param_get_bool,
 };
 
 module_param_cb(single, &ipistorm_single_ops, &single, 0444);
 MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (required with cpulist; pairs imply 1)");
 
 /* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
-static int wait = 1;
-module_param(wait, int, 0444);
+static bool wait = true;
+module_param(wait, bool, 0444);
 MODULE_PARM_DESC(wait, "1: wait for each callback to finish before the next call; 0: do not (default 1)");
 
 /* A pause lets the target go back to idle, where the polling path starts. */
@@ -139,16 +139,16 @@ module_param(delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between calls (microseconds, default 0: never sleep; max 1000000)");
 
 /* Per-call timing costs two clock reads per call; 0 leaves the bare loop. */
-static int timing = 1;
-module_param(timing, int, 0444);
+static bool timing = true;
+module_param(timing, bool, 0444);
 MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the storm only, for the least overhead (default 1)");
 
 /*
  * The sender's view of delivery costs a tracepoint probe per polled call
  * and an ftrace hook per real IPI, so it is asked for.
  */
-static int witness;
-module_param(witness, int, 0444);
+static bool witness;
+module_param(witness, bool, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
 
 /* ---- state ------------------------------------------------------------- */
@@ -312,7 +312,10 @@ static void witness_no_ipi(void *data, int cpu)
 #endif
 
 static struct ips_hook witness_hooks[] = {
-	{ .names = IPS_HOOK_NAMES(WITNESS_IPI_FN), .required = true },
+	{
+		.names = IPS_HOOK_NAMES(WITNESS_IPI_FN),
+		.required = true,
+	},
 };
 
 /*
@@ -330,17 +333,12 @@ static struct ips_hook witness_hooks[] = {
  * they hold: smp_call_function_single()'s get_cpu() for ours).
  */
 static struct ips_hook_set witness_set = {
-	.hooks = witness_hooks, .n = ARRAY_SIZE(witness_hooks),
+	.hooks = witness_hooks,
+	.n = ARRAY_SIZE(witness_hooks),
 	.func = witness_ipi,
 };
 
 static struct tracepoint *witness_tp;
-
-static void __init witness_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_wake_idle_without_ipi"))
-		witness_tp = tp;
-}
 
 /*
  * x86 sends the IPI through smp_ops, which Xen (for one) points elsewhere:
@@ -366,7 +364,7 @@ static int __init witness_start(void)
 {
 	int ret;
 
-	for_each_kernel_tracepoint(witness_find_tp, NULL);
+	witness_tp = ips_tp_find("sched_wake_idle_without_ipi");
 	if (!witness_tp) {
 		pr_err("witness=1: no sched_wake_idle_without_ipi tracepoint (witness=0 runs without)\n");
 		return -ENOENT;
@@ -1086,14 +1084,6 @@ out_buf:
 	return ret;
 }
 
-static int __init ipistorm_check_flag(const char *name, int val)
-{
-	if (val == 0 || val == 1)
-		return 0;
-	pr_err("%s=%d: must be 0 or 1\n", name, val);
-	return -EINVAL;
-}
-
 /* Refuse what has no effect: a parameter that changes nothing misleads. */
 static int __init ipistorm_check_effect(void)
 {
@@ -1111,7 +1101,7 @@ static int __init ipistorm_check_effect(void)
 		       pairs.val ? "pairs=" : "single=0");
 		return -EINVAL;
 	}
-	if (witness && single == 0) {
+	if (witness && single_given && !single) {
 		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
 		return -EINVAL;
 	}
@@ -1143,20 +1133,13 @@ static int __init ipistorm_check_params(void)
 		       MAX_DELAY_US);
 		return -EINVAL;
 	}
-	if (single_given)
-		ret = ipistorm_check_flag("single", single);
-	ret = ret ?: ipistorm_check_flag("wait", wait) ?:
-	      ipistorm_check_flag("timing", timing);
-	ret = ret ?: ipistorm_check_flag("witness", witness);
-	if (ret)
-		return ret;
 	if (!cpulist.val == !pairs.val) {
 		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
 		       cpulist.val ? "..." : "(unset)",
 		       pairs.val ? "..." : "(unset)");
 		return -EINVAL;
 	}
-	if (pairs.val && single == 0) {
+	if (pairs.val && single_given && !single) {
 		pr_err("single=0: pairs= names one target per sender, use single=1\n");
 		return -EINVAL;
 	}
@@ -1164,7 +1147,7 @@ static int __init ipistorm_check_params(void)
 	if (ret)
 		return ret;
 	if (pairs.val)
-		single = 1;
+		single = true;
 	return 0;
 }
 
@@ -1186,6 +1169,10 @@ static int __init ipistorm_parse_cpus(void)
 	return ret;
 }
 
+/*
+ * insmod: check the parameters, start the witness, bind a sender to each
+ * CPU, run the storm and report, all inside insmod.
+ */
 static int __init ipistorm_init(void)
 {
 	int ret;
@@ -1203,18 +1190,13 @@ static int __init ipistorm_init(void)
 	/* From the CPUs' validation to the binding of their senders. */
 	cpus_read_lock();
 	ret = ipistorm_parse_cpus();
-	if (!ret) {
-		ips_result_log_params("start");
-		ret = ipistorm_start();
-		if (ret)
-			ipistorm_free_senders();
-	}
+	if (ret)
+		goto err_unlock;
+	ips_result_log_params("start");
+	ret = ipistorm_start();
+	if (ret)
+		goto err_free;
 	cpus_read_unlock();
-	if (ret) {
-		if (witness)
-			witness_stop();
-		return ret;
-	}
 
 	ret = ipistorm_wait();
 	if (witness)
@@ -1223,6 +1205,14 @@ static int __init ipistorm_init(void)
 	ret = ips_result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
 				ipistorm_emit, ret == -EINTR) ?: ret;
 	ipistorm_free_senders();
+	return ret;
+
+err_free:
+	ipistorm_free_senders();
+err_unlock:
+	cpus_read_unlock();
+	if (witness)
+		witness_stop();
 	return ret;
 }
 

@@ -41,8 +41,8 @@ module_param(target, int, 0444);
 MODULE_PARM_DESC(target, "Target CPU (default 1)");
 
 /* ipistorm's wait=: a round trip per call, or calls queued behind it. */
-static int wait = 1;
-module_param(wait, int, 0444);
+static bool wait = true;
+module_param(wait, bool, 0444);
 MODULE_PARM_DESC(wait, "Wait for each callback, 0 or 1 (default 1)");
 
 /* ---- state ------------------------------------------------------------ */
@@ -83,10 +83,6 @@ static int __init bare_init(void)
 
 	if (!numipi || numipi > 1000000UL) {
 		pr_err("numipi=%lu: must be 1 to 1000000\n", numipi);
-		return -EINVAL;
-	}
-	if (wait != 0 && wait != 1) {
-		pr_err("wait=%d: must be 0 or 1\n", wait);
 		return -EINVAL;
 	}
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu) ||
