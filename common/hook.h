@@ -55,25 +55,20 @@ struct ips_hook_set {
 #define IPS_HOOK_NAMES(...) ((const char * const []){ __VA_ARGS__, NULL })
 
 /*
- * DEFINE_HOOK(name, type, lookup, body): define the ftrace callback @name.
- * It takes the recursion lock, which also keeps preemption off, fetches
- * this CPU's state, a @type pointer, with lookup() and, when there is any,
- * runs body(state) on it. The body, an __always_inline function defined
- * before, is inlined: no indirect call per hit.
+ * Every hook callback of the suite starts with ips_hook_enter() and, when
+ * that returned 0 or more, ends with ips_hook_exit() of what it returned:
+ * the recursion lock, which also keeps preemption off, guards against
+ * recursion through anything the callback calls.
  */
-#define DEFINE_HOOK(name, type, lookup, body)				\
-static void name(unsigned long ip, unsigned long parent_ip,		\
-		 struct ftrace_ops *op, struct ftrace_regs *fregs)	\
-{									\
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);	\
-	type *state;							\
-									\
-	if (bit >= 0) {							\
-		state = lookup();					\
-		if (state)						\
-			body(state);					\
-		ftrace_test_recursion_unlock(bit);			\
-	}								\
+static __always_inline int ips_hook_enter(unsigned long ip,
+					  unsigned long parent_ip)
+{
+	return ftrace_test_recursion_trylock(ip, parent_ip);
+}
+
+static __always_inline void ips_hook_exit(int bit)
+{
+	ftrace_test_recursion_unlock(bit);
 }
 
 /* The first argument of the hooked function, at its entry. */

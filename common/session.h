@@ -27,26 +27,22 @@
 /* Where the session stands; changed under its lock. */
 enum { IPS_SESSION_NOT_STARTED, IPS_SESSION_RUNNING, IPS_SESSION_DONE };
 
-/* What the module does at each step; each is called under the lock. */
-struct ips_session_ops {
-	/*
-	 * Check the parameters (one pr_err naming a bad one) and set up the
-	 * state; on failure leave nothing allocated.
-	 */
-	int (*parse)(void);
-	/* Put every probe in place; nothing counts yet. */
-	int (*begin)(void);
-	/*
-	 * Measuring has ended: remove every probe first (which returns once
-	 * every probe that still saw it measuring has left), then report.
-	 */
-	void (*finish)(bool interrupted);
-	/* Free the module's state; also when begin() failed. */
-	void (*free)(void);
-	/* The start line's first word, before every parameter. */
-	const char *start;
-};
-
+/*
+ * A module's init and exit call these steps in order, with the module's
+ * own steps between them:
+ *
+ *	init:	parse the parameters, set up the state;
+ *		ips_session_lock(); put the probes in place;
+ *		ips_session_start(); ips_session_unlock();
+ *		ips_result_log_params("start");
+ *		ips_session_control() (until stopped) or ips_session_sleep();
+ *	exit:	ips_session_exit(); free the state under the lock.
+ *
+ * @finish is the one step the session calls back, wherever the measurement
+ * ends (duration=, a stop write, rmmod), under the lock: remove every probe
+ * first (which returns once every probe that still saw it measuring has
+ * left), then report.
+ */
 struct ips_session {
 	struct mutex lock;	/* guards run and the module's state */
 	int run;
@@ -54,11 +50,12 @@ struct ips_session {
 	unsigned int duration;	/* seconds; 0: until stopped */
 	u64 start_ns;
 	u64 stop_ns;
-	const struct ips_session_ops *ops;
+	void (*finish)(bool interrupted);
 	struct ips_result result;
 };
 
-#define IPS_SESSION_INIT(name) { .lock = __MUTEX_INITIALIZER(name.lock) }
+#define IPS_SESSION_INIT(name, fin)					\
+	{ .lock = __MUTEX_INITIALIZER(name.lock), .finish = fin }
 
 /*
  * Whether probes count now. A probe that read it set may still be
@@ -71,6 +68,30 @@ static __always_inline bool ips_session_measuring(const struct ips_session *s)
 	return READ_ONCE(s->measuring);
 }
 
+static inline void ips_session_lock(struct ips_session *s)
+{
+	mutex_lock(&s->lock);
+}
+
+static inline void ips_session_unlock(struct ips_session *s)
+{
+	mutex_unlock(&s->lock);
+}
+
+/*
+ * Every probe is in place: measure from this instant, for @duration
+ * seconds (0: until stopped). Under the lock.
+ */
+static inline void ips_session_start(struct ips_session *s,
+				     unsigned int duration)
+{
+	lockdep_assert_held(&s->lock);
+	s->duration = duration;
+	s->start_ns = ktime_get_ns();
+	WRITE_ONCE(s->measuring, true);
+	WRITE_ONCE(s->run, IPS_SESSION_RUNNING);
+}
+
 /* End the measurement at one instant, then let the module finish. */
 static inline void ips_session_stop(struct ips_session *s, bool interrupted)
 {
@@ -79,7 +100,7 @@ static inline void ips_session_stop(struct ips_session *s, bool interrupted)
 		return;
 	WRITE_ONCE(s->measuring, false);
 	s->stop_ns = ktime_get_ns();
-	s->ops->finish(interrupted);
+	s->finish(interrupted);
 	WRITE_ONCE(s->run, IPS_SESSION_DONE);
 }
 
@@ -130,7 +151,8 @@ static inline int ips_session_stop_set(const char *val,
 	return ret;
 }
 
-static inline int ips_session_stop_get(char *buf, const struct kernel_param *kp)
+static inline int ips_session_stop_get(char *buf,
+				       const struct kernel_param *kp)
 {
 	const struct ips_session *s = kp->arg;
 
@@ -143,65 +165,45 @@ static const struct kernel_param_ops ips_session_stop_ops = {
 };
 
 /*
- * insmod: check the parameters and set up the module's state with
- * @ops->parse(), put its probes in place with @ops->begin(), start
- * measuring for @duration seconds (0: until stopped) and print the start
- * line of every parameter. A timed session is then measured and reported
- * here (a signal ends it early: -EINTR); one that runs until stopped gets
- * its debugfs control file and returns at once. On failure the module's
- * state is freed.
+ * A session that runs until stopped: its debugfs control file ends it.
+ * insmod returns at once.
  */
-static inline int ips_session_run(struct ips_session *s, const struct ips_session_ops *ops,
-				  unsigned int duration)
+static inline int ips_session_control(struct ips_session *s)
 {
-	int ret;
+	ips_result_control(&s->result, KBUILD_MODNAME,
+			   ips_session_control_stop);
+	return 0;
+}
 
-	ret = ops->parse();
-	if (ret)
-		return ret;
-	mutex_lock(&s->lock);
-	s->ops = ops;
-	s->duration = duration;
-	ret = ops->begin();
-	if (ret) {
-		mutex_unlock(&s->lock);
-		ops->free();
-		return ret;
-	}
-	s->start_ns = ktime_get_ns();
-	WRITE_ONCE(s->measuring, true);
-	WRITE_ONCE(s->run, IPS_SESSION_RUNNING);
-	mutex_unlock(&s->lock);
-	ips_result_log_params(ops->start);
-
-	if (!duration) {
-		ips_result_control(&s->result, KBUILD_MODNAME,
-				   ips_session_control_stop);
-		return 0;
-	}
-	if (msleep_interruptible(duration * 1000)) {
+/*
+ * A timed session: sleep for its duration, then end it and report. A
+ * signal to insmod ends it early, interrupted, and frees its result:
+ * -EINTR, and the module frees its state.
+ */
+static inline int ips_session_sleep(struct ips_session *s)
+{
+	if (msleep_interruptible(s->duration * 1000)) {
 		mutex_lock(&s->lock);
 		ips_session_stop(s, true);
 		mutex_unlock(&s->lock);
 		ips_result_free(&s->result);
-		ops->free();
 		return -EINTR;
 	}
 	ips_session_stop_request(s);
 	return 0;
 }
 
-/* rmmod: stop what still runs, then free the result and the state. */
+/*
+ * rmmod: stop what still runs and free the result. The module then frees
+ * its state under the lock: a late write of the stop parameter finds
+ * nothing to stop.
+ */
 static inline void ips_session_exit(struct ips_session *s)
 {
 	/* No control write can be running once this returns. */
 	ips_result_control_remove(&s->result);
 	ips_session_stop_request(s);
 	ips_result_free(&s->result);
-	mutex_lock(&s->lock);
-	/* A late write of the stop parameter finds nothing to stop. */
-	s->ops->free();
-	mutex_unlock(&s->lock);
 }
 
 /* Free what ips_session_cpus_alloc() gave for @mask; NULL is nothing. */

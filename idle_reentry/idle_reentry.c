@@ -53,6 +53,7 @@
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/session.h"
+#include "../common/tp.h"
 
 #define IR_FORMAT		"idle_reentry/3"
 #define MAX_DURATION_S		3600U
@@ -85,7 +86,9 @@ module_param(test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as schedule_idle) on one never called, to check that its proof reads unproven (default unset)");
 
 /* Ends an until-stopped measurement where debugfs refuses writes (lockdown). */
-static struct ips_session ir_session __read_mostly = IPS_SESSION_INIT(ir_session);
+static void ir_finish(bool interrupted);
+static struct ips_session ir_session __read_mostly =
+	IPS_SESSION_INIT(ir_session, ir_finish);
 module_param_cb(stop, &ips_session_stop_ops, &ir_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
 
@@ -165,11 +168,31 @@ static inline struct ir_cpu *ir_this(void)
 }
 
 /*
- * Hooks: each body name_on() works on this CPU's state. They run with
- * preemption off (idle task, runqueue lock or hard IRQ); the recursion lock
- * DEFINE_HOOK() takes keeps that true and guards against recursion through
- * anything they call.
+ * Hooks: each callback works on this CPU's state. They run with preemption
+ * off (idle task, runqueue lock or hard IRQ); the recursion lock that
+ * ir_hook_enter() takes keeps that true and guards against recursion
+ * through anything they call.
  */
+
+/*
+ * The start of every counting hook: the recursion lock and this CPU's
+ * state. NULL (nothing held) when the hook recursed or the CPU is not
+ * measured; otherwise the hook ends with ips_hook_exit(*bit).
+ */
+static __always_inline struct ir_cpu *ir_hook_enter(unsigned long ip,
+						    unsigned long parent_ip,
+						    int *bit)
+{
+	struct ir_cpu *c;
+
+	*bit = ips_hook_enter(ip, parent_ip);
+	if (*bit < 0)
+		return NULL;
+	c = ir_this();
+	if (!c)
+		ips_hook_exit(*bit);
+	return c;
+}
 
 static void ir_round_end(struct ir_cpu *c, u64 now)
 {
@@ -206,10 +229,17 @@ static void ir_round_end(struct ir_cpu *c, u64 now)
  * each round it both ends the previous round, which counts only if it
  * began and ends while measuring, and arms the next.
  */
-static __always_inline void ir_do_idle_on(struct ir_cpu *c)
+static void ir_do_idle(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	bool measuring = ips_session_measuring(&ir_session);
+	struct ir_cpu *c;
+	bool measuring;
+	int bit;
 
+	c = ir_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
+	measuring = ips_session_measuring(&ir_session);
 	c->fired |= BIT(IR_HOOK_DO_IDLE);
 	if (measuring && c->armed)
 		ir_round_end(c, sched_clock());
@@ -220,29 +250,41 @@ static __always_inline void ir_do_idle_on(struct ir_cpu *c)
 	c->pick_fair = 0;
 	c->pick_idle = 0;
 	c->newidle = 0;
+	ips_hook_exit(bit);
 }
-
-DEFINE_HOOK(ir_do_idle, struct ir_cpu, ir_this, ir_do_idle_on);
 
 /*
  * The CPU left the polling loop: do_idle() restarts the tick, which the
  * idle entry may have stopped, and clears the polling flag before it runs
  * what was queued. With the tick stopped the restart reprograms the timer.
  */
-static __always_inline void ir_tick_on(struct ir_cpu *c)
+static void ir_tick(unsigned long ip, unsigned long parent_ip,
+		    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct ir_cpu *c;
+	int bit;
+
+	c = ir_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
 	c->fired |= BIT(IR_HOOK_TICK);
 	if (c->phase == PHASE_NONE && is_idle_task(current) && !in_hardirq()) {
 		c->t_tick = sched_clock();
 		c->phase = PHASE_TICK;
 	}
+	ips_hook_exit(bit);
 }
 
-DEFINE_HOOK(ir_tick, struct ir_cpu, ir_this, ir_tick_on);
-
 /* Without the tick's hook (a kernel without NO_HZ) the round starts here. */
-static __always_inline void ir_flush_on(struct ir_cpu *c)
+static void ir_flush(unsigned long ip, unsigned long parent_ip,
+		     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct ir_cpu *c;
+	int bit;
+
+	c = ir_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
 	c->fired |= BIT(IR_HOOK_FLUSH);
 	if (c->phase <= PHASE_TICK && is_idle_task(current) && !in_hardirq()) {
 		c->t_flush = sched_clock();
@@ -250,49 +292,68 @@ static __always_inline void ir_flush_on(struct ir_cpu *c)
 			c->t_tick = c->t_flush;
 		c->phase = PHASE_FLUSH;
 	}
+	ips_hook_exit(bit);
 }
 
-DEFINE_HOOK(ir_flush, struct ir_cpu, ir_this, ir_flush_on);
-
-static __always_inline void ir_schedule_idle_on(struct ir_cpu *c)
+static void ir_schedule_idle(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct ir_cpu *c;
+	int bit;
+
+	c = ir_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
 	c->fired |= BIT(IR_HOOK_SCHEDULE_IDLE);
 	if (c->phase == PHASE_FLUSH) {
 		c->t_sched = sched_clock();
 		c->nivcsw = current->nivcsw;
 		c->phase = PHASE_SCHED;
 	}
+	ips_hook_exit(bit);
 }
-
-DEFINE_HOOK(ir_schedule_idle, struct ir_cpu, ir_this, ir_schedule_idle_on);
 
 /*
- * Calls made while the idle task is inside schedule_idle(): in a re-entry
- * they tell the slow path from SM_IDLE's fast one; in a round that switched
- * to a task they prove that the hook fires at all.
+ * A pick made while the idle task is inside schedule_idle(), seen by the
+ * hook @h, of the idle class or the fair one: in a re-entry the picks tell the slow path from
+ * SM_IDLE's fast one; in a round that switched to a task they prove that
+ * the hook fires at all.
  */
-static __always_inline void ir_pick_fair_on(struct ir_cpu *c)
+static __always_inline void ir_pick(unsigned long ip, unsigned long parent_ip,
+				    unsigned int h, bool idle_class)
 {
-	c->fired |= BIT(IR_HOOK_PICK);
-	if (c->phase == PHASE_SCHED && is_idle_task(current))
-		c->pick_fair++;
+	struct ir_cpu *c;
+	int bit;
+
+	c = ir_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
+	c->fired |= BIT(h);
+	if (c->phase == PHASE_SCHED && is_idle_task(current)) {
+		if (idle_class)
+			c->pick_idle++;
+		else
+			c->pick_fair++;
+	}
+	ips_hook_exit(bit);
 }
 
-DEFINE_HOOK(ir_pick_fair, struct ir_cpu, ir_this, ir_pick_fair_on);
+static void ir_pick_fair(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ir_pick(ip, parent_ip, IR_HOOK_PICK, false);
+}
 
 /*
  * Core scheduling picks through the class's pick_task(), the fair class's
  * pick_task_fair(), never through pick_next_task_fair(): counted as the
  * fair pick, where the fair pick's hook is on pick_next_task_fair().
  */
-static __always_inline void ir_pick_core_on(struct ir_cpu *c)
+static void ir_pick_core(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	c->fired |= BIT(IR_HOOK_PICK_CORE);
-	if (c->phase == PHASE_SCHED && is_idle_task(current))
-		c->pick_fair++;
+	ir_pick(ip, parent_ip, IR_HOOK_PICK_CORE, false);
 }
-
-DEFINE_HOOK(ir_pick_core, struct ir_cpu, ir_this, ir_pick_core_on);
 
 /*
  * The idle class's pick: where every pick on an empty runqueue ends,
@@ -303,65 +364,71 @@ DEFINE_HOOK(ir_pick_core, struct ir_cpu, ir_this, ir_pick_core_on);
  * pick. 6.12 has one, pick_task_idle(); 6.1 two: pick_next_task_idle()
  * and pick_task_idle(), which only core scheduling calls.
  */
-static __always_inline void ir_pick_idle_on(struct ir_cpu *c, unsigned int h)
+static void ir_pick_task_idle(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	c->fired |= BIT(h);
-	if (c->phase == PHASE_SCHED && is_idle_task(current))
-		c->pick_idle++;
+	ir_pick(ip, parent_ip, IR_HOOK_PICK_IDLE, true);
 }
 
-static __always_inline void ir_pick_task_idle_on(struct ir_cpu *c)
+static void ir_pick_next_task_idle(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
 {
-	ir_pick_idle_on(c, IR_HOOK_PICK_IDLE);
+	ir_pick(ip, parent_ip, IR_HOOK_PICK_IDLE_NEXT, true);
 }
 
-DEFINE_HOOK(ir_pick_task_idle, struct ir_cpu, ir_this, ir_pick_task_idle_on);
-
-static __always_inline void ir_pick_next_task_idle_on(struct ir_cpu *c)
+static void ir_newidle(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ir_pick_idle_on(c, IR_HOOK_PICK_IDLE_NEXT);
-}
+	struct ir_cpu *c;
+	int bit;
 
-DEFINE_HOOK(ir_pick_next_task_idle, struct ir_cpu, ir_this,
-	    ir_pick_next_task_idle_on);
-
-static __always_inline void ir_newidle_on(struct ir_cpu *c)
-{
+	c = ir_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
 	c->fired |= BIT(IR_HOOK_NEWIDLE);
 	if (c->phase == PHASE_SCHED && is_idle_task(current))
 		c->newidle++;
+	ips_hook_exit(bit);
 }
-
-DEFINE_HOOK(ir_newidle, struct ir_cpu, ir_this, ir_newidle_on);
 
 /*
- * Mark what happened on this CPU since the round began. The queue flush
- * only counts as a polling wake-up when the idle task itself runs it.
+ * What pulled the CPU out of idle since the round began, @w, seen by the
+ * hook @h. The queue flush only counts as a polling wake-up when the idle
+ * task itself runs it.
  */
-static __always_inline void ir_wake_poll_on(struct ir_cpu *c)
+static __always_inline void ir_wake(unsigned long ip, unsigned long parent_ip,
+				    unsigned int h, unsigned int w)
 {
-	c->fired |= BIT(IR_HOOK_WAKE_POLL);
-	if (is_idle_task(current) && !in_hardirq())
-		c->wake |= BIT(WAKE_POLL);
+	struct ir_cpu *c;
+	int bit;
+
+	c = ir_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
+	c->fired |= BIT(h);
+	if (w != WAKE_POLL || (is_idle_task(current) && !in_hardirq()))
+		c->wake |= BIT(w);
+	ips_hook_exit(bit);
 }
 
-DEFINE_HOOK(ir_wake_poll, struct ir_cpu, ir_this, ir_wake_poll_on);
-
-static __always_inline void ir_wake_ipi_on(struct ir_cpu *c)
+static void ir_wake_poll(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	c->fired |= BIT(IR_HOOK_WAKE_IPI);
-	c->wake |= BIT(WAKE_IPI);
+	ir_wake(ip, parent_ip, IR_HOOK_WAKE_POLL, WAKE_POLL);
 }
 
-DEFINE_HOOK(ir_wake_ipi, struct ir_cpu, ir_this, ir_wake_ipi_on);
-
-static __always_inline void ir_wake_timer_on(struct ir_cpu *c)
+static void ir_wake_ipi(unsigned long ip, unsigned long parent_ip,
+			struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	c->fired |= BIT(IR_HOOK_WAKE_TIMER);
-	c->wake |= BIT(WAKE_TIMER);
+	ir_wake(ip, parent_ip, IR_HOOK_WAKE_IPI, WAKE_IPI);
 }
 
-DEFINE_HOOK(ir_wake_timer, struct ir_cpu, ir_this, ir_wake_timer_on);
+static void ir_wake_timer(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ir_wake(ip, parent_ip, IR_HOOK_WAKE_TIMER, WAKE_TIMER);
+}
 
 /*
  * sched_switch away from the idle task inside schedule_idle(): whether the
@@ -387,44 +454,73 @@ static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
 
 static struct tracepoint *ir_tp_switch;
 
-static void ir_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_switch"))
-		ir_tp_switch = tp;
-}
-
 static struct ips_hook ir_hooks[] = {
-	[IR_HOOK_DO_IDLE] = { IPS_HOOK_NAMES("do_idle"), ir_do_idle, true },
-	[IR_HOOK_FLUSH] = { IPS_HOOK_NAMES("flush_smp_call_function_queue"),
-			 ir_flush, true },
-	[IR_HOOK_SCHEDULE_IDLE] = { IPS_HOOK_NAMES("schedule_idle"),
-				 ir_schedule_idle, true },
+	[IR_HOOK_DO_IDLE] = {
+		.names = IPS_HOOK_NAMES("do_idle"),
+		.func = ir_do_idle,
+		.required = true,
+	},
+	[IR_HOOK_FLUSH] = {
+		.names = IPS_HOOK_NAMES("flush_smp_call_function_queue"),
+		.func = ir_flush,
+		.required = true,
+	},
+	[IR_HOOK_SCHEDULE_IDLE] = {
+		.names = IPS_HOOK_NAMES("schedule_idle"),
+		.func = ir_schedule_idle,
+		.required = true,
+	},
 	/* 7.x inlines pick_next_task_fair(); the fair class's pick remains. */
-	[IR_HOOK_PICK] = { IPS_HOOK_NAMES("pick_next_task_fair", "pick_task_fair"),
-			ir_pick_fair, true },
-	[IR_HOOK_NEWIDLE] = { IPS_HOOK_NAMES("sched_balance_newidle", "newidle_balance"),
-			   ir_newidle },
-	[IR_HOOK_WAKE_POLL] = { IPS_HOOK_NAMES("__flush_smp_call_function_queue"),
-			     ir_wake_poll },
-	[IR_HOOK_WAKE_IPI] = { IPS_HOOK_NAMES("generic_smp_call_function_single_interrupt"),
-			    ir_wake_ipi },
-	[IR_HOOK_WAKE_TIMER] = { IPS_HOOK_NAMES("hrtimer_interrupt"), ir_wake_timer },
+	[IR_HOOK_PICK] = {
+		.names = IPS_HOOK_NAMES("pick_next_task_fair", "pick_task_fair"),
+		.func = ir_pick_fair,
+		.required = true,
+	},
+	[IR_HOOK_NEWIDLE] = {
+		.names = IPS_HOOK_NAMES("sched_balance_newidle",
+					"newidle_balance"),
+		.func = ir_newidle,
+	},
+	[IR_HOOK_WAKE_POLL] = {
+		.names = IPS_HOOK_NAMES("__flush_smp_call_function_queue"),
+		.func = ir_wake_poll,
+	},
+	[IR_HOOK_WAKE_IPI] = {
+		.names = IPS_HOOK_NAMES("generic_smp_call_function_single_interrupt"),
+		.func = ir_wake_ipi,
+	},
+	[IR_HOOK_WAKE_TIMER] = {
+		.names = IPS_HOOK_NAMES("hrtimer_interrupt"),
+		.func = ir_wake_timer,
+	},
 	/* Absent where the kernel has no NO_HZ: no tick phase then. */
-	[IR_HOOK_TICK] = { IPS_HOOK_NAMES("tick_nohz_idle_exit"), ir_tick },
-	[IR_HOOK_PICK_IDLE] = { IPS_HOOK_NAMES("pick_task_idle"), ir_pick_task_idle,
-			     true },
+	[IR_HOOK_TICK] = {
+		.names = IPS_HOOK_NAMES("tick_nohz_idle_exit"),
+		.func = ir_tick,
+	},
+	[IR_HOOK_PICK_IDLE] = {
+		.names = IPS_HOOK_NAMES("pick_task_idle"),
+		.func = ir_pick_task_idle,
+		.required = true,
+	},
 	/* 6.1 only; 6.2 and later pick the idle task with pick_task_idle(). */
-	[IR_HOOK_PICK_IDLE_NEXT] = { IPS_HOOK_NAMES("pick_next_task_idle"),
-				  ir_pick_next_task_idle },
+	[IR_HOOK_PICK_IDLE_NEXT] = {
+		.names = IPS_HOOK_NAMES("pick_next_task_idle"),
+		.func = ir_pick_next_task_idle,
+	},
 	/*
 	 * Absent without CONFIG_SCHED_CORE before 6.12; on 7.x the fair
 	 * pick's own hook, which then keeps it (ips_hooks_register()).
 	 */
-	[IR_HOOK_PICK_CORE] = { IPS_HOOK_NAMES("pick_task_fair"), ir_pick_core },
+	[IR_HOOK_PICK_CORE] = {
+		.names = IPS_HOOK_NAMES("pick_task_fair"),
+		.func = ir_pick_core,
+	},
 };
 
 static struct ips_hook_set ir_hook_set = {
-	.hooks = ir_hooks, .n = ARRAY_SIZE(ir_hooks),
+	.hooks = ir_hooks,
+	.n = ARRAY_SIZE(ir_hooks),
 	.decoy = "ir_calib_target",
 };
 
@@ -452,7 +548,7 @@ static int ir_hook(void)
 {
 	int ret;
 
-	for_each_kernel_tracepoint(ir_find_tp, NULL);
+	ir_tp_switch = ips_tp_find("sched_switch");
 	if (!ir_tp_switch) {
 		pr_err("no sched_switch tracepoint on this kernel\n");
 		return -ENOENT;
@@ -489,13 +585,20 @@ static inline struct ir_cpu *ir_calib_this(void)
 	return READ_ONCE(ir_calib_state);
 }
 
-static __always_inline void ir_calib_hook_on(struct ir_cpu *c)
+/* Like a counting hook: the recursion lock, the state, one clock read. */
+static void ir_calib_hook(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	if (c->phase == PHASE_NONE)
-		c->t_flush = sched_clock();
-}
+	int bit = ips_hook_enter(ip, parent_ip);
+	struct ir_cpu *c;
 
-DEFINE_HOOK(ir_calib_hook, struct ir_cpu, ir_calib_this, ir_calib_hook_on);
+	if (bit < 0)
+		return;
+	c = ir_calib_this();
+	if (c && c->phase == PHASE_NONE)
+		c->t_flush = sched_clock();
+	ips_hook_exit(bit);
+}
 
 static u64 ir_calib_run(void)
 {
@@ -515,12 +618,17 @@ static u64 ir_calib_run(void)
 }
 
 static struct ips_hook ir_calib_hooks[] = {
-	{ IPS_HOOK_NAMES("ir_calib_target"), ir_calib_hook, true },
+	{
+		.names = IPS_HOOK_NAMES("ir_calib_target"),
+		.func = ir_calib_hook,
+		.required = true,
+	},
 };
 
 /* Through a set, as the counting hooks: their lookup is in the cost. */
 static struct ips_hook_set ir_calib_set = {
-	.hooks = ir_calib_hooks, .n = ARRAY_SIZE(ir_calib_hooks),
+	.hooks = ir_calib_hooks,
+	.n = ARRAY_SIZE(ir_calib_hooks),
 };
 
 static void ir_calibrate(void)
@@ -818,22 +926,43 @@ err:
 	return ret;
 }
 
-static const struct ips_session_ops ir_session_ops = {
-	.parse	= ir_parse,
-	.begin	= ir_hook,
-	.finish	= ir_finish,
-	.free	= ir_free_state,
-	.start	= "measuring",
-};
-
+/*
+ * insmod: check the parameters and set up the state, put every hook in
+ * place, then measure: for duration= seconds here, or until stopped.
+ */
 static int __init ir_init(void)
 {
-	return ips_session_run(&ir_session, &ir_session_ops, duration);
+	int ret;
+
+	ret = ir_parse();
+	if (ret)
+		return ret;
+	ips_session_lock(&ir_session);
+	ret = ir_hook();
+	if (ret) {
+		ips_session_unlock(&ir_session);
+		ir_free_state();
+		return ret;
+	}
+	ips_session_start(&ir_session, duration);
+	ips_session_unlock(&ir_session);
+	ips_result_log_params("start");
+
+	if (!duration)
+		return ips_session_control(&ir_session);
+	ret = ips_session_sleep(&ir_session);
+	if (ret)
+		ir_free_state();
+	return ret;
 }
 
+/* rmmod: stop a measurement that still runs, then free everything. */
 static void __exit ir_exit(void)
 {
 	ips_session_exit(&ir_session);
+	ips_session_lock(&ir_session);
+	ir_free_state();
+	ips_session_unlock(&ir_session);
 }
 
 module_init(ir_init);

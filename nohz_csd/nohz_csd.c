@@ -60,6 +60,7 @@
 #include "../common/result.h"
 #include "../common/session.h"
 #include "../common/thread.h"
+#include "../common/tp.h"
 
 #define NC_FORMAT		"nohz_csd/3"
 #define MAX_DURATION_S		3600U
@@ -113,16 +114,74 @@ module_param(test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as _nohz_idle_balance) on one never called, to check that its proof reads unproven (default unset)");
 
 /* Ends an until-stopped run where debugfs refuses writes (lockdown). */
-static struct ips_session nc_session = IPS_SESSION_INIT(nc_session);
+static void nc_finish(bool interrupted);
+static struct ips_session nc_session = IPS_SESSION_INIT(nc_session, nc_finish);
 module_param_cb(stop, &ips_session_stop_ops, &nc_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its result, as writing 'stop' to debugfs control does (works under kernel lockdown); reads 1 once the measurement ended");
 
 /* ---- state ------------------------------------------------------------- */
 
-enum { DLV_POLL, DLV_IRQ, DLV_OTHER, NR_DLV };
+/* How a kick reached the CPU: polling idle task, hard IRQ, other. */
+enum { DLV_POLL, DLV_IRQ, DLV_OTHER };
 
-static const char * const dlv_name[NR_DLV] = {
-	"kick_poll", "kick_irq", "kick_other",
+/* What a watched CPU counts; the totals are their sums over the CPUs. */
+enum {
+	NC_KICKS,
+	NC_KICK_POLL,		/* NC_KICK_POLL + DLV_* */
+	NC_KICK_IRQ,
+	NC_KICK_OTHER,
+	NC_RAISED,
+	NC_DROPPED_IDLE,
+	NC_DROPPED_BUSY,
+	NC_DROPPED_POLL,
+	NC_DROPPED_PENDING,
+	NC_DROPPED_WOKEN,
+	NC_DROPPED_LOST,
+	NC_DROPPED_UNRESOLVED,
+	NC_DROPPED_POLL_LOST,
+	NC_SOFTIRQS,
+	NC_BALANCED,
+	NC_UNBALANCED,
+	NC_MERGED,
+	NC_UNSERVED,
+	NC_MIDRUN,
+	NC_KSOFTIRQD_WAKEUPS,
+	NC_TICK_STOPS,
+	NR_NC
+};
+
+/* The result's counts, in its order: each the sum of counters first..last. */
+static const struct nc_key {
+	const char *name;
+	u8 first;
+	u8 last;
+} nc_keys[] = {
+#define NC_KEY(name, first, last) { name, first, last }
+	NC_KEY("kicks", NC_KICKS, NC_KICKS),
+	NC_KEY("kick_poll", NC_KICK_POLL, NC_KICK_POLL),
+	NC_KEY("kick_irq", NC_KICK_IRQ, NC_KICK_IRQ),
+	NC_KEY("kick_other", NC_KICK_OTHER, NC_KICK_OTHER),
+	NC_KEY("raised", NC_RAISED, NC_RAISED),
+	NC_KEY("dropped", NC_DROPPED_IDLE, NC_DROPPED_BUSY),
+	NC_KEY("dropped_idle", NC_DROPPED_IDLE, NC_DROPPED_IDLE),
+	NC_KEY("dropped_busy", NC_DROPPED_BUSY, NC_DROPPED_BUSY),
+	NC_KEY("dropped_poll", NC_DROPPED_POLL, NC_DROPPED_POLL),
+	NC_KEY("dropped_pending", NC_DROPPED_PENDING, NC_DROPPED_PENDING),
+	NC_KEY("dropped_woken", NC_DROPPED_WOKEN, NC_DROPPED_WOKEN),
+	NC_KEY("dropped_lost", NC_DROPPED_LOST, NC_DROPPED_LOST),
+	NC_KEY("dropped_unresolved", NC_DROPPED_UNRESOLVED,
+	       NC_DROPPED_UNRESOLVED),
+	NC_KEY("dropped_poll_lost", NC_DROPPED_POLL_LOST, NC_DROPPED_POLL_LOST),
+	NC_KEY("softirqs", NC_SOFTIRQS, NC_SOFTIRQS),
+	NC_KEY("balanced", NC_BALANCED, NC_BALANCED),
+	NC_KEY("raised_without_balance", NC_UNBALANCED, NC_UNSERVED),
+	NC_KEY("unbalanced", NC_UNBALANCED, NC_UNBALANCED),
+	NC_KEY("merged", NC_MERGED, NC_MERGED),
+	NC_KEY("unserved", NC_UNSERVED, NC_UNSERVED),
+	NC_KEY("midrun", NC_MIDRUN, NC_MIDRUN),
+	NC_KEY("ksoftirqd_wakeups", NC_KSOFTIRQD_WAKEUPS, NC_KSOFTIRQD_WAKEUPS),
+	NC_KEY("tick_stops", NC_TICK_STOPS, NC_TICK_STOPS),
+#undef NC_KEY
 };
 
 /*
@@ -163,25 +222,7 @@ struct nc_cpu {
 	unsigned int drops_open;
 	unsigned int poll_drops_open;
 
-	u64 kicks;
-	u64 dlv[NR_DLV];
-	u64 raised;
-	u64 dropped_idle;
-	u64 dropped_busy;
-	u64 dropped_poll;
-	u64 dropped_pending;
-	u64 dropped_woken;
-	u64 dropped_lost;
-	u64 dropped_unresolved;
-	u64 dropped_poll_lost;
-	u64 softirqs;
-	u64 balanced;
-	u64 unbalanced;
-	u64 merged;
-	u64 unserved;
-	u64 midrun;
-	u64 ksoftirqd_wakeups;
-	u64 tick_stops;
+	u64 n[NR_NC];
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	struct ips_hist delay;
 } ____cacheline_aligned_in_smp;
@@ -240,7 +281,7 @@ static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	c = nc_this();
 	if (!c)
 		return 1;
-	c->kicks++;
+	c->n[NC_KICKS]++;
 	d->idle = is_idle_task(current);
 	if (in_hardirq())
 		d->dlv = DLV_IRQ;
@@ -248,7 +289,7 @@ static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		d->dlv = DLV_POLL;
 	else
 		d->dlv = DLV_OTHER;
-	c->dlv[d->dlv]++;
+	c->n[NC_KICK_POLL + d->dlv]++;
 	d->was_pending = sched_softirq_pending();
 	d->t = sched_clock();
 	c->csd_raised = false;
@@ -265,7 +306,7 @@ static int nc_csd_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	c->in_csd = false;
 	if (c->csd_raised) {
-		c->raised++;
+		c->n[NC_RAISED]++;
 		if (!c->awaiting++)
 			c->t_kick = d->t;
 		/* Its flags may be read by the run this interrupt cut into. */
@@ -274,17 +315,17 @@ static int nc_csd_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	}
 	if (d->idle) {
-		c->dropped_idle++;
+		c->n[NC_DROPPED_IDLE]++;
 		c->drops_open++;
 	} else {
-		c->dropped_busy++;
+		c->n[NC_DROPPED_BUSY]++;
 	}
 	if (d->dlv == DLV_POLL) {
-		c->dropped_poll++;
+		c->n[NC_DROPPED_POLL]++;
 		c->poll_drops_open++;
 	}
 	if (d->was_pending)
-		c->dropped_pending++;
+		c->n[NC_DROPPED_PENDING]++;
 	return 0;
 }
 
@@ -309,7 +350,7 @@ static int nc_wake_pre(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	t = (struct task_struct *)regs_get_kernel_argument(regs, 0);
 	if (t && (t->flags & PF_KTHREAD) && !strncmp(t->comm, "ksoftirqd/", 10))
-		c->ksoftirqd_wakeups++;
+		c->n[NC_KSOFTIRQD_WAKEUPS]++;
 	return 0;
 }
 
@@ -354,8 +395,8 @@ static void nc_tp_entry(void *data, unsigned int vec)
 	c->mid = 0;
 	c->served = 0;
 	if (c->awaiting) {
-		c->softirqs++;
-		c->merged += c->awaiting - 1;
+		c->n[NC_SOFTIRQS]++;
+		c->n[NC_MERGED] += c->awaiting - 1;
 		c->served = c->awaiting;
 		c->awaiting = 0;
 		c->t_serve = c->t_kick;
@@ -377,15 +418,15 @@ static void nc_tp_entry(void *data, unsigned int vec)
 static void nc_run_unbalanced(struct nc_cpu *c)
 {
 	if (!c->consumed || c->consumed != c->served) {
-		c->unbalanced++;
+		c->n[NC_UNBALANCED]++;
 		return;
 	}
-	c->midrun += c->served;
+	c->n[NC_MIDRUN] += c->served;
 	if (c->consumed_serving) {
-		c->softirqs--;
-		c->merged++;
+		c->n[NC_SOFTIRQS]--;
+		c->n[NC_MERGED]++;
 	} else {
-		c->balanced++;
+		c->n[NC_BALANCED]++;
 		ips_hist_add(&c->delay, c->t_consumed - c->t_consumed_kick);
 	}
 }
@@ -422,7 +463,7 @@ static void nc_tp_switch(void *data, bool preempt, struct task_struct *prev,
 	struct nc_cpu *c = nc_this();
 
 	if (c && c->drops_open) {
-		c->dropped_woken += c->drops_open;
+		c->n[NC_DROPPED_WOKEN] += c->drops_open;
 		c->drops_open = 0;
 		c->poll_drops_open = 0;
 	}
@@ -434,20 +475,11 @@ static struct nc_tp {
 	struct tracepoint *tp;
 	bool registered;
 } nc_tps[] = {
-	{ "softirq_raise", nc_tp_raise },
-	{ "softirq_entry", nc_tp_entry },
-	{ "softirq_exit", nc_tp_exit },
-	{ "sched_switch", nc_tp_switch },
+	{ .name = "softirq_raise", .probe = nc_tp_raise },
+	{ .name = "softirq_entry", .probe = nc_tp_entry },
+	{ .name = "softirq_exit", .probe = nc_tp_exit },
+	{ .name = "sched_switch", .probe = nc_tp_switch },
 };
-
-static void nc_find_tp(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(nc_tps); i++)
-		if (!strcmp(tp->name, nc_tps[i].name))
-			nc_tps[i].tp = tp;
-}
 
 /* ftrace hooks: the nohz idle balance, tick stops, idle rounds. */
 
@@ -458,14 +490,39 @@ static void nc_find_tp(struct tracepoint *tp, void *priv)
  */
 enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, NR_HK };
 
-static __always_inline void nc_balance_on(struct nc_cpu *c)
+/*
+ * The start of every hook: the recursion lock, which also keeps
+ * preemption off, and this CPU's state. NULL (nothing held) when the hook
+ * recursed or the CPU is not watched; otherwise the hook ends with
+ * ips_hook_exit(*bit).
+ */
+static __always_inline struct nc_cpu *nc_hook_enter(unsigned long ip,
+						    unsigned long parent_ip,
+						    int *bit)
+{
+	struct nc_cpu *c;
+
+	*bit = ips_hook_enter(ip, parent_ip);
+	if (*bit < 0)
+		return NULL;
+	c = nc_this();
+	if (!c)
+		ips_hook_exit(*bit);
+	return c;
+}
+
+static void nc_balance(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	unsigned long flags;
+	struct nc_cpu *c;
+	int bit;
 
-	c->fired |= BIT(HK_BALANCE);
-	if (!in_serving_softirq())
+	c = nc_hook_enter(ip, parent_ip, &bit);
+	if (!c)
 		return;
-	if (c->in_run && !c->run_balanced) {
+	c->fired |= BIT(HK_BALANCE);
+	if (in_serving_softirq() && c->in_run && !c->run_balanced) {
 		/* A kick's return handler (hard IRQ) writes mid. */
 		local_irq_save(flags);
 		c->run_balanced = true;
@@ -475,48 +532,68 @@ static __always_inline void nc_balance_on(struct nc_cpu *c)
 		c->t_consumed_kick = c->t_mid;
 		local_irq_restore(flags);
 	}
-	if (c->serving) {
+	if (in_serving_softirq() && c->serving) {
 		c->serving = false;
-		c->balanced++;
+		c->n[NC_BALANCED]++;
 		ips_hist_add(&c->delay, sched_clock() - c->t_serve);
 	}
+	ips_hook_exit(bit);
 }
 
-DEFINE_HOOK(nc_balance, struct nc_cpu, nc_this, nc_balance_on);
-
-static __always_inline void nc_tick_stop_on(struct nc_cpu *c)
+static void nc_tick_stop(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct nc_cpu *c;
+	int bit;
+
+	c = nc_hook_enter(ip, parent_ip, &bit);
+	if (!c)
+		return;
 	c->fired |= BIT(HK_TICK_STOP);
 	if (ips_session_measuring(&nc_session))
-		c->tick_stops++;
+		c->n[NC_TICK_STOPS]++;
+	ips_hook_exit(bit);
 }
 
-DEFINE_HOOK(nc_tick_stop, struct nc_cpu, nc_this, nc_tick_stop_on);
-
-static __always_inline void nc_do_idle_on(struct nc_cpu *c)
+static void nc_do_idle(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	unsigned long flags;
+	struct nc_cpu *c;
+	int bit;
 
-	c->fired |= BIT(HK_DO_IDLE);
-	if (!READ_ONCE(c->drops_open))
+	c = nc_hook_enter(ip, parent_ip, &bit);
+	if (!c)
 		return;
-	/* Interrupts are on here, and a kick's return handler adds drops. */
-	local_irq_save(flags);
-	c->dropped_lost += c->drops_open;
-	c->dropped_poll_lost += c->poll_drops_open;
-	c->drops_open = 0;
-	c->poll_drops_open = 0;
-	local_irq_restore(flags);
+	c->fired |= BIT(HK_DO_IDLE);
+	if (READ_ONCE(c->drops_open)) {
+		/* Interrupts are on here; a kick's return handler adds drops. */
+		local_irq_save(flags);
+		c->n[NC_DROPPED_LOST] += c->drops_open;
+		c->n[NC_DROPPED_POLL_LOST] += c->poll_drops_open;
+		c->drops_open = 0;
+		c->poll_drops_open = 0;
+		local_irq_restore(flags);
+	}
+	ips_hook_exit(bit);
 }
-
-DEFINE_HOOK(nc_do_idle, struct nc_cpu, nc_this, nc_do_idle_on);
 
 static struct ips_hook nc_hooks[] = {
 	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
-	[HK_BALANCE] = { IPS_HOOK_NAMES("_nohz_idle_balance", "_nohz_idle_balance.*"),
-			 nc_balance },
-	[HK_TICK_STOP] = { IPS_HOOK_NAMES("tick_nohz_idle_stop_tick"), nc_tick_stop },
-	[HK_DO_IDLE] = { IPS_HOOK_NAMES("do_idle"), nc_do_idle, true },
+	[HK_BALANCE] = {
+		.names = IPS_HOOK_NAMES("_nohz_idle_balance",
+					"_nohz_idle_balance.*"),
+		.func = nc_balance,
+	},
+	[HK_TICK_STOP] = {
+		.names = IPS_HOOK_NAMES("tick_nohz_idle_stop_tick"),
+		.func = nc_tick_stop,
+	},
+	[HK_DO_IDLE] = {
+		.names = IPS_HOOK_NAMES("do_idle"),
+		.func = nc_do_idle,
+		.required = true,
+	},
 };
 
 /* Never called: where test_misname= puts a hook. */
@@ -526,7 +603,8 @@ static noinline __used void nc_decoy(void)
 }
 
 static struct ips_hook_set nc_hook_set = {
-	.hooks = nc_hooks, .n = ARRAY_SIZE(nc_hooks),
+	.hooks = nc_hooks,
+	.n = ARRAY_SIZE(nc_hooks),
 	.decoy = "nc_decoy",
 };
 
@@ -593,10 +671,10 @@ static int nc_hook(void)
 	}
 	nc_kprobes = true;
 
-	for_each_kernel_tracepoint(nc_find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		struct nc_tp *t = &nc_tps[i];
 
+		t->tp = ips_tp_find(t->name);
 		ret = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
 			      -ENOENT;
 		if (ret) {
@@ -674,35 +752,15 @@ static int nc_load_start(void)
 static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 			const struct nc_cpu *c, bool buckets)
 {
-	unsigned int d;
+	unsigned int k, i;
+	u64 v;
 
-	seq_buf_printf(sb, "%skicks=%llu\n", pfx, c->kicks);
-	for (d = 0; d < NR_DLV; d++)
-		seq_buf_printf(sb, "%s%s=%llu\n", pfx, dlv_name[d], c->dlv[d]);
-	seq_buf_printf(sb, "%sraised=%llu\n", pfx, c->raised);
-	seq_buf_printf(sb, "%sdropped=%llu\n", pfx,
-		       c->dropped_idle + c->dropped_busy);
-	seq_buf_printf(sb, "%sdropped_idle=%llu\n", pfx, c->dropped_idle);
-	seq_buf_printf(sb, "%sdropped_busy=%llu\n", pfx, c->dropped_busy);
-	seq_buf_printf(sb, "%sdropped_poll=%llu\n", pfx, c->dropped_poll);
-	seq_buf_printf(sb, "%sdropped_pending=%llu\n", pfx, c->dropped_pending);
-	seq_buf_printf(sb, "%sdropped_woken=%llu\n", pfx, c->dropped_woken);
-	seq_buf_printf(sb, "%sdropped_lost=%llu\n", pfx, c->dropped_lost);
-	seq_buf_printf(sb, "%sdropped_unresolved=%llu\n", pfx,
-		       c->dropped_unresolved);
-	seq_buf_printf(sb, "%sdropped_poll_lost=%llu\n", pfx,
-		       c->dropped_poll_lost);
-	seq_buf_printf(sb, "%ssoftirqs=%llu\n", pfx, c->softirqs);
-	seq_buf_printf(sb, "%sbalanced=%llu\n", pfx, c->balanced);
-	seq_buf_printf(sb, "%sraised_without_balance=%llu\n", pfx,
-		       c->unbalanced + c->merged + c->unserved);
-	seq_buf_printf(sb, "%sunbalanced=%llu\n", pfx, c->unbalanced);
-	seq_buf_printf(sb, "%smerged=%llu\n", pfx, c->merged);
-	seq_buf_printf(sb, "%sunserved=%llu\n", pfx, c->unserved);
-	seq_buf_printf(sb, "%smidrun=%llu\n", pfx, c->midrun);
-	seq_buf_printf(sb, "%sksoftirqd_wakeups=%llu\n", pfx,
-		       c->ksoftirqd_wakeups);
-	seq_buf_printf(sb, "%stick_stops=%llu\n", pfx, c->tick_stops);
+	for (k = 0; k < ARRAY_SIZE(nc_keys); k++) {
+		v = 0;
+		for (i = nc_keys[k].first; i <= nc_keys[k].last; i++)
+			v += c->n[i];
+		seq_buf_printf(sb, "%s%s=%llu\n", pfx, nc_keys[k].name, v);
+	}
 	ips_hist_emit(sb, pfx, "delay", &c->delay, buckets);
 }
 
@@ -713,9 +771,9 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
  */
 static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
 {
-	if (all->kicks)
+	if (all->n[NC_KICKS])
 		return NULL;
-	if (ticks_hooked && !all->tick_stops)
+	if (ticks_hooked && !all->n[NC_TICK_STOPS])
 		return "the tick never stopped on them (idle=poll?): no CPU could kick them";
 	if (cpumask_empty(nc_load_mask))
 		return "no CPU had two runnable tasks: give load_cpus= or run a load";
@@ -738,8 +796,8 @@ static void nc_proofs(enum ips_hook_proof *p)
 	for_each_cpu(cpu, nc_mask) {
 		const struct nc_cpu *c = nc_state[cpu];
 
-		kicks += c->kicks;
-		unbalanced += c->unbalanced;
+		kicks += c->n[NC_KICKS];
+		unbalanced += c->n[NC_UNBALANCED];
 		fired |= c->fired;
 	}
 	p[HK_BALANCE] = ips_hook_prove(fired & BIT(HK_BALANCE), unbalanced);
@@ -761,7 +819,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	enum ips_hook_proof proofs[NR_HK];
 	const char *why;
 	struct nc_cpu *all;
-	unsigned int d;
+	unsigned int i;
 	char pfx[24];
 	int cpu;
 
@@ -793,26 +851,8 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		nc_emit_cpu(sb, pfx, c, true);
 		if (!all)
 			continue;
-		all->kicks += c->kicks;
-		for (d = 0; d < NR_DLV; d++)
-			all->dlv[d] += c->dlv[d];
-		all->raised += c->raised;
-		all->dropped_idle += c->dropped_idle;
-		all->dropped_busy += c->dropped_busy;
-		all->dropped_poll += c->dropped_poll;
-		all->dropped_pending += c->dropped_pending;
-		all->dropped_woken += c->dropped_woken;
-		all->dropped_lost += c->dropped_lost;
-		all->dropped_unresolved += c->dropped_unresolved;
-		all->dropped_poll_lost += c->dropped_poll_lost;
-		all->softirqs += c->softirqs;
-		all->balanced += c->balanced;
-		all->unbalanced += c->unbalanced;
-		all->merged += c->merged;
-		all->unserved += c->unserved;
-		all->midrun += c->midrun;
-		all->ksoftirqd_wakeups += c->ksoftirqd_wakeups;
-		all->tick_stops += c->tick_stops;
+		for (i = 0; i < NR_NC; i++)
+			all->n[i] += c->n[i];
 		ips_hist_merge(&all->delay, &c->delay);
 		cond_resched();
 	}
@@ -853,10 +893,10 @@ static void nc_finish(bool interrupted)
 		struct nc_cpu *c = nc_state[cpu];
 
 		/* raised, their SCHED_SOFTIRQ had not run; */
-		c->unserved += c->awaiting;
+		c->n[NC_UNSERVED] += c->awaiting;
 		c->awaiting = 0;
 		/* dropped in the idle task, its next step not seen. */
-		c->dropped_unresolved += c->drops_open;
+		c->n[NC_DROPPED_UNRESOLVED] += c->drops_open;
 		c->drops_open = 0;
 		c->poll_drops_open = 0;
 	}
@@ -963,22 +1003,44 @@ static int nc_begin(void)
 	return 0;
 }
 
-static const struct ips_session_ops nc_session_ops = {
-	.parse	= nc_parse,
-	.begin	= nc_begin,
-	.finish	= nc_finish,
-	.free	= nc_free_state,
-	.start	= "start:",
-};
-
+/*
+ * insmod: check the parameters and set up the state, put every probe in
+ * place and start the load, then watch: for duration= seconds here, or
+ * until stopped.
+ */
 static int __init nc_init(void)
 {
-	return ips_session_run(&nc_session, &nc_session_ops, duration);
+	int ret;
+
+	ret = nc_parse();
+	if (ret)
+		return ret;
+	ips_session_lock(&nc_session);
+	ret = nc_begin();
+	if (ret) {
+		ips_session_unlock(&nc_session);
+		nc_free_state();
+		return ret;
+	}
+	ips_session_start(&nc_session, duration);
+	ips_session_unlock(&nc_session);
+	ips_result_log_params("start");
+
+	if (!duration)
+		return ips_session_control(&nc_session);
+	ret = ips_session_sleep(&nc_session);
+	if (ret)
+		nc_free_state();
+	return ret;
 }
 
+/* rmmod: stop a measurement that still runs, then free everything. */
 static void __exit nc_exit(void)
 {
 	ips_session_exit(&nc_session);
+	ips_session_lock(&nc_session);
+	nc_free_state();
+	ips_session_unlock(&nc_session);
 }
 
 module_init(nc_init);

@@ -258,7 +258,7 @@ test_idle_reentry_stop_long_storm() {
 # idle_reentry measures (its hooks are all in place), 20 s at most.
 ir_wait_measuring() {
 	_i=0
-	until dmesg_since "$1" | grep -q "idle_reentry: measuring"; do
+	until dmesg_since "$1" | grep -q "idle_reentry: start"; do
 		_i=$((_i + 1))
 		[ "$_i" -le 100 ] || fail "idle_reentry did not start measuring"
 		usleep 200000
