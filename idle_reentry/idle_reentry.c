@@ -108,17 +108,28 @@ static const char * const wake_name[NR_WAKE] = {
 };
 
 /* Counts of rounds that began and ended while measuring. */
+enum {
+	IR_ROUNDS,
+	IR_REENTRIES,
+	IR_SWITCHED,
+	IR_SWITCHED_FAIR,	/* switched rounds that ran a fair task first */
+	IR_SWITCHED_PICK,	/* switched rounds that hit the pick hook */
+	IR_PICK_FAIR,		/* re-entries that reached the fair pick */
+	IR_PICK_IDLE,		/* re-entries that reached the idle class's pick */
+	IR_NEWIDLE,
+	IR_PICKED,		/* re-entries that made any pick: not fast */
+	IR_WOKE,		/* IR_WOKE + WAKE_*: what pulled the CPU out */
+	IR_NR_COUNT = IR_WOKE + NR_WAKE
+};
+
+/* The result's keys of the counts before IR_PICKED, in their order. */
+static const char * const ir_count_name[IR_PICKED] = {
+	"rounds", "reentries", "switched", "switched_fair", "switched_pick",
+	"pick_fair", "pick_idle", "newidle",
+};
+
 struct ir_count {
-	u64 rounds;
-	u64 reentries;
-	u64 switched;
-	u64 switched_fair;	/* switched rounds that ran a fair task first */
-	u64 switched_pick;	/* switched rounds that hit the pick hook */
-	u64 reentry_pick_fair;
-	u64 reentry_pick_idle;	/* re-entries that reached the idle class's pick */
-	u64 reentry_picked;	/* re-entries that made any pick: not fast */
-	u64 reentry_newidle;
-	u64 woke[NR_WAKE];
+	u64 v[IR_NR_COUNT];
 };
 
 /*
@@ -196,32 +207,32 @@ static __always_inline struct ir_cpu *ir_hook_enter(unsigned long ip,
 
 static void ir_round_end(struct ir_cpu *c, u64 now)
 {
-	struct ir_count *n = &c->n;
+	u64 *n = c->n.v;
 	unsigned int w;
 
-	n->rounds++;
+	n[IR_ROUNDS]++;
 	if (c->phase != PHASE_SCHED)
 		return;
 	if (current->nivcsw != c->nivcsw) {
 		/* schedule_idle() ran another task before coming back. */
-		n->switched++;
-		n->switched_fair += c->to_fair;
-		n->switched_pick += !!c->pick_fair;
+		n[IR_SWITCHED]++;
+		n[IR_SWITCHED_FAIR] += c->to_fair;
+		n[IR_SWITCHED_PICK] += !!c->pick_fair;
 		return;
 	}
-	n->reentries++;
+	n[IR_REENTRIES]++;
 	ips_hist_add(&c->tick, c->t_flush - c->t_tick);
 	ips_hist_add(&c->flush, c->t_sched - c->t_flush);
 	ips_hist_add(&c->sched, now - c->t_sched);
 	ips_hist_add(&c->total, now - c->t_tick);
-	n->reentry_pick_fair += !!c->pick_fair;
-	n->reentry_pick_idle += !!c->pick_idle;
-	n->reentry_picked += c->pick_fair || c->pick_idle;
-	n->reentry_newidle += !!c->newidle;
+	n[IR_PICK_FAIR] += !!c->pick_fair;
+	n[IR_PICK_IDLE] += !!c->pick_idle;
+	n[IR_PICKED] += c->pick_fair || c->pick_idle;
+	n[IR_NEWIDLE] += !!c->newidle;
 	for (w = 0; w < WAKE_OTHER; w++)
 		if (c->wake & BIT(w))
 			break;
-	n->woke[w]++;
+	n[IR_WOKE + w]++;
 }
 
 /*
@@ -655,25 +666,20 @@ static void ir_calibrate(void)
 static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 			  const struct ir_count *n)
 {
-	unsigned int w;
+	const u64 *v = n->v;
+	unsigned int i;
 
-	seq_buf_printf(sb, "%srounds=%llu\n", pfx, n->rounds);
-	seq_buf_printf(sb, "%sreentries=%llu\n", pfx, n->reentries);
-	seq_buf_printf(sb, "%sswitched=%llu\n", pfx, n->switched);
-	seq_buf_printf(sb, "%sswitched_fair=%llu\n", pfx, n->switched_fair);
-	seq_buf_printf(sb, "%sswitched_pick=%llu\n", pfx, n->switched_pick);
-	seq_buf_printf(sb, "%spick_fair=%llu\n", pfx, n->reentry_pick_fair);
-	seq_buf_printf(sb, "%spick_idle=%llu\n", pfx, n->reentry_pick_idle);
-	seq_buf_printf(sb, "%snewidle=%llu\n", pfx, n->reentry_newidle);
-	ips_result_pct(sb, pfx, "pick_fair_pct", n->reentry_pick_fair,
-		       n->reentries);
-	ips_result_pct(sb, pfx, "pick_idle_pct", n->reentry_pick_idle,
-		       n->reentries);
-	ips_result_pct(sb, pfx, "fast_pct", n->reentries - n->reentry_picked,
-		       n->reentries);
-	for (w = 0; w < NR_WAKE; w++)
-		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[w],
-			       n->woke[w]);
+	for (i = 0; i < IR_PICKED; i++)
+		seq_buf_printf(sb, "%s%s=%llu\n", pfx, ir_count_name[i], v[i]);
+	ips_result_pct(sb, pfx, "pick_fair_pct", v[IR_PICK_FAIR],
+		       v[IR_REENTRIES]);
+	ips_result_pct(sb, pfx, "pick_idle_pct", v[IR_PICK_IDLE],
+		       v[IR_REENTRIES]);
+	ips_result_pct(sb, pfx, "fast_pct", v[IR_REENTRIES] - v[IR_PICKED],
+		       v[IR_REENTRIES]);
+	for (i = 0; i < NR_WAKE; i++)
+		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[i],
+			       v[IR_WOKE + i]);
 }
 
 static void ir_emit_hists(struct seq_buf *sb, const char *pfx,
@@ -688,19 +694,10 @@ static void ir_emit_hists(struct seq_buf *sb, const char *pfx,
 
 static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
 {
-	unsigned int w;
+	unsigned int i;
 
-	sum->rounds += n->rounds;
-	sum->reentries += n->reentries;
-	sum->switched += n->switched;
-	sum->switched_fair += n->switched_fair;
-	sum->switched_pick += n->switched_pick;
-	sum->reentry_pick_fair += n->reentry_pick_fair;
-	sum->reentry_pick_idle += n->reentry_pick_idle;
-	sum->reentry_picked += n->reentry_picked;
-	sum->reentry_newidle += n->reentry_newidle;
-	for (w = 0; w < NR_WAKE; w++)
-		sum->woke[w] += n->woke[w];
+	for (i = 0; i < IR_NR_COUNT; i++)
+		sum->v[i] += n->v[i];
 }
 
 /*
@@ -710,9 +707,9 @@ static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
  */
 static const char *ir_pick_proof(const struct ir_count *t)
 {
-	if (t->switched_pick || t->reentry_pick_fair)
+	if (t->v[IR_SWITCHED_PICK] || t->v[IR_PICK_FAIR])
 		return "proven";
-	if (t->switched_fair)
+	if (t->v[IR_SWITCHED_FAIR])
 		return "unproven";
 	return "untested";
 }
@@ -740,27 +737,27 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	}
 #define FIRED(h) (!!(fired & BIT(h)))
 	p[IR_HOOK_DO_IDLE] = ips_hook_prove(FIRED(IR_HOOK_DO_IDLE), idle_ran);
-	p[IR_HOOK_FLUSH] = ips_hook_prove(FIRED(IR_HOOK_FLUSH), t->rounds);
-	p[IR_HOOK_SCHEDULE_IDLE] = ips_hook_prove(FIRED(IR_HOOK_SCHEDULE_IDLE), t->rounds);
+	p[IR_HOOK_FLUSH] = ips_hook_prove(FIRED(IR_HOOK_FLUSH), t->v[IR_ROUNDS]);
+	p[IR_HOOK_SCHEDULE_IDLE] = ips_hook_prove(FIRED(IR_HOOK_SCHEDULE_IDLE), t->v[IR_ROUNDS]);
 	p[IR_HOOK_PICK] = !strcmp(ir_pick_proof(t), "proven") ? IPS_HOOK_PROVEN :
 		       !strcmp(ir_pick_proof(t), "unproven") ? IPS_HOOK_UNPROVEN :
 		       IPS_HOOK_UNTESTED;
-	p[IR_HOOK_NEWIDLE] = ips_hook_prove(FIRED(IR_HOOK_NEWIDLE), t->reentry_pick_fair);
+	p[IR_HOOK_NEWIDLE] = ips_hook_prove(FIRED(IR_HOOK_NEWIDLE), t->v[IR_PICK_FAIR]);
 	p[IR_HOOK_WAKE_POLL] = ips_hook_prove(FIRED(IR_HOOK_WAKE_POLL),
 					      FIRED(IR_HOOK_WAKE_IPI));
 	p[IR_HOOK_WAKE_IPI] = ips_hook_prove(FIRED(IR_HOOK_WAKE_IPI), false);
 	p[IR_HOOK_WAKE_TIMER] = ips_hook_prove(FIRED(IR_HOOK_WAKE_TIMER), false);
-	p[IR_HOOK_TICK] = ips_hook_prove(FIRED(IR_HOOK_TICK), t->rounds);
+	p[IR_HOOK_TICK] = ips_hook_prove(FIRED(IR_HOOK_TICK), t->v[IR_ROUNDS]);
 	/*
 	 * A round that switched to a task came back to idle through a pick
 	 * (the idle class's, once the task left): 6.1's pick_task_idle()
 	 * only with core scheduling, fired or untested.
 	 */
 	p[IR_HOOK_PICK_IDLE_NEXT] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE_NEXT),
-						   t->switched);
+						   t->v[IR_SWITCHED]);
 	p[IR_HOOK_PICK_CORE] = ips_hook_prove(FIRED(IR_HOOK_PICK_CORE), false);
 	p[IR_HOOK_PICK_IDLE] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE),
-					      t->switched &&
+					      t->v[IR_SWITCHED] &&
 				       !ir_hooks[IR_HOOK_PICK_IDLE_NEXT].hooked);
 #undef FIRED
 }
@@ -873,7 +870,7 @@ static void ir_finish(bool interrupted)
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
 		pr_warn("the pick hook never fired in %llu rounds that switched to a fair task: fast_pct is unproven\n",
-			tot.switched_fair);
+			tot.v[IR_SWITCHED_FAIR]);
 	if (!interrupted && ir_unproven(&tot))
 		pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
 			ir_unproven(&tot));
