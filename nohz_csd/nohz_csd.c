@@ -522,7 +522,9 @@ static void nc_balance(unsigned long ip, unsigned long parent_ip,
 	if (!c)
 		return;
 	c->fired |= BIT(HK_BALANCE);
-	if (in_serving_softirq() && c->in_run && !c->run_balanced) {
+	if (!in_serving_softirq())
+		goto out;
+	if (c->in_run && !c->run_balanced) {
 		/* A kick's return handler (hard IRQ) writes mid. */
 		local_irq_save(flags);
 		c->run_balanced = true;
@@ -532,11 +534,12 @@ static void nc_balance(unsigned long ip, unsigned long parent_ip,
 		c->t_consumed_kick = c->t_mid;
 		local_irq_restore(flags);
 	}
-	if (in_serving_softirq() && c->serving) {
+	if (c->serving) {
 		c->serving = false;
 		c->n[NC_BALANCED]++;
 		ips_hist_add(&c->delay, sched_clock() - c->t_serve);
 	}
+out:
 	ips_hook_exit(bit);
 }
 
