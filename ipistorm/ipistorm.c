@@ -1111,7 +1111,7 @@ static int __init ipistorm_check_effect(void)
 /* Every check that needs no CPU; settles the defaults that depend on others. */
 static int __init ipistorm_check_params(void)
 {
-	int ret = 0;
+	int ret;
 
 	if (!numipi == !timeout) {
 		pr_err("numipi=%lu timeout=%u: give exactly one of numipi (count) or timeout (seconds)\n",
