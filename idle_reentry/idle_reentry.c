@@ -29,25 +29,29 @@
  * measuring, so no round is counted half-hooked.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* The direct trampoline calls ir_direct() (common/hook.h). */
+#define IPS_HOOK_DIRECT_HANDLER ir_direct
 
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/prio.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 
+#include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
 #include "../common/param.h"
@@ -55,9 +59,10 @@
 #include "../common/session.h"
 #include "../common/tp.h"
 
-#define IR_FORMAT		"idle_reentry/3"
+#define IR_FORMAT		"idle_reentry/4"
 #define MAX_DURATION_S		3600U
-#define CALIB_CALLS		20000
+#define CALIB_CALLS		1000
+#define CALIB_RUNS		5
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -75,15 +80,29 @@ static unsigned int duration;
 module_param(duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (seconds, default 0: measure until stopped through the stop parameter, debugfs control or rmmod; max 3600)");
 
-/* Without the pick hook a fast_pct of 100 proves nothing: show that it says so. */
+/*
+ * The light instrument (the default) hooks three functions, the fewest
+ * that time a re-entry and tell its pick; phases=1 hooks every phase's
+ * boundary and the wake-up's cause, at several times its cost.
+ */
+static bool phases;
+module_param(phases, bool, 0444);
+MODULE_PARM_DESC(phases, "1: time every phase of a re-entry (tick, flush, sched) and tell what woke the CPU, with more hooks; 0: the light instrument, the fast-path share and the re-entry's total only (default 0)");
+
+/* Without the pick hooks a fast_pct of 100 proves nothing: show that it says so. */
 static bool pick_hook = true;
 module_param(pick_hook, bool, 0444);
-MODULE_PARM_DESC(pick_hook, "0: leave the fair class's pick unhooked, to check that a result without it is reported unproven (default 1)");
+MODULE_PARM_DESC(pick_hook, "0: leave the picks unhooked, to check that a result without them is reported unproven (default 1)");
 
 /* A hook on a wrong function must read unproven: show that it does. */
 static char *test_misname;
 module_param(test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as schedule_idle) on one never called, to check that its proof reads unproven (default unset)");
+
+/* A figure whose hook is missing must read unproven: show that it does. */
+static char *test_skip;
+module_param(test_skip, charp, 0444);
+MODULE_PARM_DESC(test_skip, "Test only: leave the optional hook of this function (such as hrtimer_interrupt) unhooked, as on a kernel without it, to check that the figures resting on it read unproven (default unset)");
 
 /* Ends an until-stopped measurement where debugfs refuses writes (lockdown). */
 static void ir_finish(bool interrupted);
@@ -94,7 +113,7 @@ MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as
 
 /* ---- state ------------------------------------------------------------- */
 
-/* What pulled the CPU out of idle during one round. */
+/* What pulled the CPU out of idle during one round (phases=1). */
 enum {
 	WAKE_POLL,	/* call-function queue flushed by the polling idle task */
 	WAKE_IPI,	/* call-function IPI taken in hard IRQ */
@@ -105,6 +124,13 @@ enum {
 
 static const char * const wake_name[NR_WAKE] = {
 	"wake_poll", "wake_ipi", "wake_timer", "wake_other",
+};
+
+/* The timed spans of a re-entry: three phases (phases=1) and the total. */
+enum { H_TICK, H_FLUSH, H_SCHED, H_TOTAL, IR_NR_HIST };
+
+static const char * const hist_name[IR_NR_HIST] = {
+	"tick", "flush", "sched", "total",
 };
 
 /* Counts of rounds that began and ended while measuring. */
@@ -119,13 +145,9 @@ enum {
 	IR_NEWIDLE,
 	IR_PICKED,		/* re-entries that made any pick: not fast */
 	IR_WOKE,		/* IR_WOKE + WAKE_*: what pulled the CPU out */
-	IR_NR_COUNT = IR_WOKE + NR_WAKE
-};
-
-/* The result's keys of the counts before IR_PICKED, in their order. */
-static const char * const ir_count_name[IR_PICKED] = {
-	"rounds", "reentries", "switched", "switched_fair", "switched_pick",
-	"pick_fair", "pick_idle", "newidle",
+	IR_HITS = IR_WOKE + NR_WAKE,	/* + H_*: hook hits inside each span */
+	IR_ROUND_HITS = IR_HITS + IR_NR_HIST,	/* hook hits in re-entries' rounds */
+	IR_NR_COUNT
 };
 
 struct ir_count {
@@ -133,30 +155,59 @@ struct ir_count {
 };
 
 /*
+ * The instrument's cost on one CPU, measured on it by the instrument
+ * itself (ir_calibrate()): rounds made of calls of empty functions hooked
+ * with the very code of the counting hooks, against the same calls
+ * unhooked. In picoseconds.
+ */
+struct ir_calib {
+	u32 span_ps[IR_NR_HIST];	/* what the hooks add to each span ... */
+	u32 span_hits[IR_NR_HIST];	/* ... holding this many hook hits */
+	u32 hit_ps;			/* each further hook hit */
+	u32 round_ps;			/* every hook of a fast re-entry's round ... */
+	u32 round_hits;			/* ... this many */
+};
+
+/*
  * Per measured CPU; written only by hooks running on that CPU. Each is its
  * own allocation, cache-line aligned, so CPUs never share a line.
+ *
+ * Every hook hit here counts in @hits; each span's start keeps the count
+ * with its clock read, and its end takes the count with its own, so the
+ * hook hits of a span are the difference. A span's time, from one hook's
+ * clock read to another's, holds the rest of the first hook, the start of
+ * the last and every hook that fired between: the calibrated cost of a
+ * span of that many hits is removed from it.
  */
 struct ir_cpu {
-	/* The round in progress. */
-	u64 t_tick;
-	u64 t_flush;
-	u64 t_sched;
-	unsigned long nivcsw;
-	bool armed;		/* began while measuring */
-	bool to_fair;		/* schedule_idle() switched to a fair task */
-	unsigned int phase;
+	/* The round in progress; times in clock units (common/clock.h). */
+	u64 t[IR_NR_HIST];	/* each span's start; the total's is t[H_TICK] */
+	u32 hits;
+	u32 h[IR_NR_HIST];	/* @hits at each span's start */
+	u32 h_round;		/* @hits at the round's start */
+	/* The round's flags, reset in one store (@armed first). */
+	union {
+		struct {
+			u8 armed;	/* began while measuring */
+			u8 phase;
+			u8 switched;	/* schedule_idle() switched to a task */
+			u8 to_fair;	/* ... to a fair task */
+			u8 pick_any;	/* a pick hook fired here */
+			u8 pick_idle;	/* idle picks in the idle task */
+			u8 pick_fair;	/* fair picks in the idle task */
+			u8 newidle;
+		};
+		u64 round;
+	};
 	unsigned int wake;
-	unsigned int pick_fair;
-	unsigned int pick_idle;
-	unsigned int newidle;
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	bool idle_ran;		/* the idle task ran here while measuring */
 
+	struct ir_calib cal;
 	struct ir_count n;
-	struct ips_hist tick;
-	struct ips_hist flush;
-	struct ips_hist sched;
-	struct ips_hist total;
+	/* The spans as measured, summed: ns, or clock units (light). */
+	u64 raw[IR_NR_HIST];
+	struct ips_hist hist[IR_NR_HIST];	/* the kernel's: cost removed */
 } ____cacheline_aligned_in_smp;
 
 enum { PHASE_NONE, PHASE_TICK, PHASE_FLUSH, PHASE_SCHED };
@@ -164,29 +215,231 @@ enum { PHASE_NONE, PHASE_TICK, PHASE_FLUSH, PHASE_SCHED };
 enum {
 	IR_HOOK_DO_IDLE, IR_HOOK_FLUSH, IR_HOOK_SCHEDULE_IDLE, IR_HOOK_PICK, IR_HOOK_NEWIDLE,
 	IR_HOOK_WAKE_POLL, IR_HOOK_WAKE_IPI, IR_HOOK_WAKE_TIMER, IR_HOOK_TICK,
-	IR_HOOK_PICK_IDLE, IR_HOOK_PICK_IDLE_NEXT, IR_HOOK_PICK_CORE, IR_NR_HOOKS
+	IR_HOOK_PICK_IDLE, IR_HOOK_PICK_IDLE_NEXT, IR_HOOK_PICK_CORE,
+	/* The calibration's, on functions of this module (ir_calibrate()). */
+	IR_HOOK_CAL_TICK, IR_HOOK_CAL_FLUSH, IR_HOOK_CAL_WAKE, IR_HOOK_CAL_SCHED,
+	IR_HOOK_CAL_PICK, IR_HOOK_CAL_DO_IDLE,
+	IR_NR_HOOKS
 };
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
 static cpumask_var_t ir_mask;
-static u64 ir_hook_ps;		/* measured cost of one hook hit, ps */
+/* This CPU's entry of ir_state, one load for the hooks. */
+static DEFINE_PER_CPU(struct ir_cpu *, ir_this_cpu);
+/* Off with phases=1: the direct calls' light hooks. */
+static DEFINE_STATIC_KEY_TRUE(ir_light);
 
 /* ---- the measurement --------------------------------------------------- */
 
-static inline struct ir_cpu *ir_this(void)
+static __always_inline struct ir_cpu *ir_this(void)
 {
-	return ir_state[raw_smp_processor_id()];
+	return this_cpu_read(ir_this_cpu);
 }
 
 /*
- * Hooks: each callback works on this CPU's state. They run with preemption
- * off (idle task, runqueue lock or hard IRQ); the recursion lock that
- * ir_hook_enter() takes keeps that true and guards against recursion
- * through anything they call.
+ * Add span @s of a re-entry, @units long as measured with @hits hook hits
+ * inside, to this CPU's figures: as measured, and with the calibrated
+ * cost of such a span removed.
+ */
+static __always_inline void ir_add(struct ir_cpu *c, unsigned int s, u64 units,
+				   u32 hits)
+{
+	u64 ns = ips_clock_ns(units);
+	s64 cost_ps = c->cal.span_ps[s] +
+		      (s64)((s32)(hits - c->cal.span_hits[s])) * c->cal.hit_ps;
+	u64 cost = cost_ps > 0 ? div_u64(cost_ps, 1000) : 0;
+
+	c->raw[s] += ns;
+	c->n.v[IR_HITS + s] += hits;
+	ips_hist_add(&c->hist[s], ns > cost ? ns - cost : 0);
+}
+
+/* Start span @s at this hook's clock read. */
+static __always_inline void ir_span_start(struct ir_cpu *c, unsigned int s)
+{
+	c->t[s] = ips_clock_read();
+	c->h[s] = c->hits;
+}
+
+/* Add span @s, which ends at this hook's clock read, @now. */
+static __always_inline void ir_span_end(struct ir_cpu *c, unsigned int s,
+					u64 now)
+{
+	unsigned int from = s == H_TOTAL ? H_TICK : s;
+
+	ir_add(c, s, now - c->t[from], c->hits - c->h[from]);
+}
+
+/*
+ * A round ends: count it, and tell whether it was a re-entry (the idle
+ * task switched to no task: sched_switch did not fire) whose spans to
+ * add.
+ */
+static __always_inline bool ir_round_is_reentry(struct ir_cpu *c,
+						unsigned int last_phase)
+{
+	u64 *n = c->n.v;
+
+	n[IR_ROUNDS]++;
+	if (c->phase != last_phase)
+		return false;
+	if (c->switched) {
+		n[IR_SWITCHED]++;
+		n[IR_SWITCHED_FAIR] += c->to_fair;
+		n[IR_SWITCHED_PICK] += last_phase == PHASE_SCHED ?
+				       !!c->pick_fair : c->pick_any;
+		return false;
+	}
+	n[IR_REENTRIES]++;
+	n[IR_ROUND_HITS] += c->hits - c->h_round;
+	return true;
+}
+
+/* A new round: every flag clear (PHASE_NONE is 0) but @armed. */
+static __always_inline void ir_round_flags(struct ir_cpu *c, bool measuring)
+{
+	BUILD_BUG_ON(PHASE_NONE != 0);
+	BUILD_BUG_ON(offsetof(struct ir_cpu, armed) != offsetof(struct ir_cpu, round));
+	c->round = measuring;
+}
+
+static __always_inline void ir_round_reset(struct ir_cpu *c, bool measuring)
+{
+	ir_round_flags(c, measuring);
+	c->wake = 0;
+	c->h_round = c->hits;
+}
+
+/*
+ * The light instrument (phases=0): do_idle() ends a round, the tick's
+ * restart starts a re-entry's span, the idle class's pick tells a pick.
+ * None of them runs in interrupt context, they run with preemption off
+ * (the idle task, or the runqueue lock held) and call nothing traceable:
+ * no recursion lock, no interrupts to mask. A re-entry adds its total to
+ * a sum, in clock units, and no more: the mean is the figure, corrected
+ * once, at the end. The only hook hits inside the span are picks. Each
+ * body is shared by its hook and the calibration's (@idle, @measuring:
+ * what the hook reads of the kernel, and the calibration takes as true).
+ */
+static __always_inline void ir_l_do_idle_body(struct ir_cpu *c, bool measuring)
+{
+	u64 now = ips_clock_read(), *n = c->n.v;
+
+	c->fired |= BIT(IR_HOOK_DO_IDLE);
+	if (measuring && c->armed) {
+		n[IR_ROUNDS]++;
+		if (c->phase != PHASE_TICK) {
+			/* Not a round that left the polling loop. */
+		} else if (!c->switched) {
+			n[IR_REENTRIES]++;
+			c->raw[H_TOTAL] += now - c->t[H_TICK];
+			n[IR_HITS + H_TOTAL] += c->pick_idle;
+			n[IR_PICK_IDLE] += !!c->pick_idle;
+		} else {
+			n[IR_SWITCHED]++;
+			n[IR_SWITCHED_FAIR] += c->to_fair;
+			n[IR_SWITCHED_PICK] += c->pick_any;
+		}
+	}
+	ir_round_flags(c, measuring);
+}
+
+/* do_idle() alone calls it, in the idle task. */
+static __always_inline void ir_l_tick_body(struct ir_cpu *c)
+{
+	c->fired |= BIT(IR_HOOK_TICK);
+	if (c->phase == PHASE_NONE) {
+		c->t[H_TICK] = ips_clock_read();
+		c->phase = PHASE_TICK;
+	}
+}
+
+static __always_inline void ir_l_pick_body(struct ir_cpu *c, unsigned int h,
+					   bool idle)
+{
+	c->fired |= BIT(h);
+	c->pick_any = true;
+	if (c->phase == PHASE_TICK && idle)
+		c->pick_idle++;
+}
+
+static void ir_l_do_idle(unsigned long ip, unsigned long parent_ip,
+			 unsigned long arg0)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (c)
+		ir_l_do_idle_body(c, ips_session_measuring(&ir_session));
+}
+
+static void ir_l_tick(unsigned long ip, unsigned long parent_ip,
+		      unsigned long arg0)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (c)
+		ir_l_tick_body(c);
+}
+
+static void ir_l_pick_task_idle(unsigned long ip, unsigned long parent_ip,
+				unsigned long arg0)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (c)
+		ir_l_pick_body(c, IR_HOOK_PICK_IDLE, is_idle_task(current));
+}
+
+static void ir_l_pick_next_task_idle(unsigned long ip, unsigned long parent_ip,
+				     unsigned long arg0)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (c)
+		ir_l_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, is_idle_task(current));
+}
+
+static void ir_cal_l_tick(unsigned long ip, unsigned long parent_ip,
+			  unsigned long arg0)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (c)
+		ir_l_tick_body(c);
+}
+
+static void ir_cal_l_pick(unsigned long ip, unsigned long parent_ip,
+			  unsigned long arg0)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (c)
+		ir_l_pick_body(c, IR_HOOK_PICK_IDLE, true);
+}
+
+static void ir_cal_l_do_idle(unsigned long ip, unsigned long parent_ip,
+			     unsigned long arg0)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (c)
+		ir_l_do_idle_body(c, true);
+}
+
+/*
+ * The phase instrument (phases=1). Each callback works on this CPU's
+ * state. They run with preemption off (idle task, runqueue lock or hard
+ * IRQ); the recursion lock that ir_hook_enter() takes keeps that true and
+ * guards against recursion through anything they call. Hooks in hard IRQ
+ * (the IPI's and the timer's) and those that run with interrupts off
+ * (picks, the balance, the queue flush) count their hits as they come; the
+ * span boundaries, entered with interrupts on, mask them while they count
+ * and read the clock, so that a hit is never half counted and a wake-up's
+ * bit never lost to a round's reset.
  */
 
 /*
- * The start of every counting hook: the recursion lock and this CPU's
+ * The start of every phase hook: the recursion lock and this CPU's
  * state. NULL (nothing held) when the hook recursed or the CPU is not
  * measured; otherwise the hook ends with ips_hook_exit(*bit).
  */
@@ -205,63 +458,39 @@ static __always_inline struct ir_cpu *ir_hook_enter(unsigned long ip,
 	return c;
 }
 
-static void ir_round_end(struct ir_cpu *c, u64 now)
-{
-	u64 *n = c->n.v;
-	unsigned int w;
-
-	n[IR_ROUNDS]++;
-	if (c->phase != PHASE_SCHED)
-		return;
-	if (current->nivcsw != c->nivcsw) {
-		/* schedule_idle() ran another task before coming back. */
-		n[IR_SWITCHED]++;
-		n[IR_SWITCHED_FAIR] += c->to_fair;
-		n[IR_SWITCHED_PICK] += !!c->pick_fair;
-		return;
-	}
-	n[IR_REENTRIES]++;
-	ips_hist_add(&c->tick, c->t_flush - c->t_tick);
-	ips_hist_add(&c->flush, c->t_sched - c->t_flush);
-	ips_hist_add(&c->sched, now - c->t_sched);
-	ips_hist_add(&c->total, now - c->t_tick);
-	n[IR_PICK_FAIR] += !!c->pick_fair;
-	n[IR_PICK_IDLE] += !!c->pick_idle;
-	n[IR_PICKED] += c->pick_fair || c->pick_idle;
-	n[IR_NEWIDLE] += !!c->newidle;
-	for (w = 0; w < WAKE_OTHER; w++)
-		if (c->wake & BIT(w))
-			break;
-	n[IR_WOKE + w]++;
-}
-
 /*
  * Only the do_idle() hook reads whether the session measures: at the top of
  * each round it both ends the previous round, which counts only if it
  * began and ends while measuring, and arms the next.
  */
-static void ir_do_idle(unsigned long ip, unsigned long parent_ip,
-		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 {
-	struct ir_cpu *c;
-	bool measuring;
-	int bit;
+	unsigned long flags;
+	unsigned int w;
+	u64 now, *n = c->n.v;
 
-	c = ir_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
-	measuring = ips_session_measuring(&ir_session);
+	local_irq_save(flags);
+	c->hits++;
+	now = ips_clock_read();
 	c->fired |= BIT(IR_HOOK_DO_IDLE);
-	if (measuring && c->armed)
-		ir_round_end(c, sched_clock());
-	c->armed = measuring;
-	c->to_fair = false;
-	c->phase = PHASE_NONE;
-	c->wake = 0;
-	c->pick_fair = 0;
-	c->pick_idle = 0;
-	c->newidle = 0;
-	ips_hook_exit(bit);
+	if (measuring && c->armed && ir_round_is_reentry(c, PHASE_SCHED)) {
+		ir_add(c, H_TICK, c->t[H_FLUSH] - c->t[H_TICK],
+		       c->h[H_FLUSH] - c->h[H_TICK]);
+		ir_add(c, H_FLUSH, c->t[H_SCHED] - c->t[H_FLUSH],
+		       c->h[H_SCHED] - c->h[H_FLUSH]);
+		ir_span_end(c, H_SCHED, now);
+		ir_span_end(c, H_TOTAL, now);
+		n[IR_PICK_FAIR] += !!c->pick_fair;
+		n[IR_PICK_IDLE] += !!c->pick_idle;
+		n[IR_PICKED] += c->pick_fair || c->pick_idle;
+		n[IR_NEWIDLE] += !!c->newidle;
+		for (w = 0; w < WAKE_OTHER; w++)
+			if (c->wake & BIT(w))
+				break;
+		n[IR_WOKE + w]++;
+	}
+	ir_round_reset(c, measuring);
+	local_irq_restore(flags);
 }
 
 /*
@@ -269,103 +498,120 @@ static void ir_do_idle(unsigned long ip, unsigned long parent_ip,
  * idle entry may have stopped, and clears the polling flag before it runs
  * what was queued. With the tick stopped the restart reprograms the timer.
  */
-static void ir_tick(unsigned long ip, unsigned long parent_ip,
-		    struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void ir_tick_body(struct ir_cpu *c, bool idle)
 {
-	struct ir_cpu *c;
-	int bit;
+	unsigned long flags;
 
-	c = ir_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
+	local_irq_save(flags);
+	c->hits++;
 	c->fired |= BIT(IR_HOOK_TICK);
-	if (c->phase == PHASE_NONE && is_idle_task(current) && !in_hardirq()) {
-		c->t_tick = sched_clock();
+	if (c->phase == PHASE_NONE && idle) {
+		ir_span_start(c, H_TICK);
 		c->phase = PHASE_TICK;
 	}
-	ips_hook_exit(bit);
+	local_irq_restore(flags);
 }
 
 /* Without the tick's hook (a kernel without NO_HZ) the round starts here. */
-static void ir_flush(unsigned long ip, unsigned long parent_ip,
-		     struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void ir_flush_body(struct ir_cpu *c, bool idle)
 {
-	struct ir_cpu *c;
-	int bit;
+	unsigned long flags;
 
-	c = ir_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
+	local_irq_save(flags);
+	c->hits++;
 	c->fired |= BIT(IR_HOOK_FLUSH);
-	if (c->phase <= PHASE_TICK && is_idle_task(current) && !in_hardirq()) {
-		c->t_flush = sched_clock();
-		if (c->phase == PHASE_NONE)
-			c->t_tick = c->t_flush;
+	if (c->phase <= PHASE_TICK && idle) {
+		ir_span_start(c, H_FLUSH);
+		if (c->phase == PHASE_NONE) {
+			c->t[H_TICK] = c->t[H_FLUSH];
+			c->h[H_TICK] = c->h[H_FLUSH];
+		}
 		c->phase = PHASE_FLUSH;
 	}
-	ips_hook_exit(bit);
+	local_irq_restore(flags);
 }
 
-static void ir_schedule_idle(unsigned long ip, unsigned long parent_ip,
-			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void ir_schedule_idle_body(struct ir_cpu *c)
 {
-	struct ir_cpu *c;
-	int bit;
+	unsigned long flags;
 
-	c = ir_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
+	local_irq_save(flags);
+	c->hits++;
 	c->fired |= BIT(IR_HOOK_SCHEDULE_IDLE);
 	if (c->phase == PHASE_FLUSH) {
-		c->t_sched = sched_clock();
-		c->nivcsw = current->nivcsw;
+		ir_span_start(c, H_SCHED);
 		c->phase = PHASE_SCHED;
 	}
-	ips_hook_exit(bit);
+	local_irq_restore(flags);
 }
 
 /*
  * A pick made while the idle task is inside schedule_idle(), seen by the
- * hook @h, of the idle class or the fair one: in a re-entry the picks tell the slow path from
- * SM_IDLE's fast one; in a round that switched to a task they prove that
- * the hook fires at all.
+ * hook @h, of the idle class or the fair one: in a re-entry the picks tell
+ * the slow path from SM_IDLE's fast one; in a round that switched to a
+ * task they prove that the hook fires at all. Picks run with the runqueue
+ * locked, interrupts off.
  */
-static __always_inline void ir_pick(unsigned long ip, unsigned long parent_ip,
-				    unsigned int h, bool idle_class)
+static __always_inline void ir_pick_body(struct ir_cpu *c, unsigned int h,
+					 bool idle_class, bool idle)
 {
-	struct ir_cpu *c;
-	int bit;
-
-	c = ir_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
+	c->hits++;
 	c->fired |= BIT(h);
-	if (c->phase == PHASE_SCHED && is_idle_task(current)) {
+	if (c->phase == PHASE_SCHED && idle) {
 		if (idle_class)
 			c->pick_idle++;
 		else
 			c->pick_fair++;
 	}
-	ips_hook_exit(bit);
 }
 
-static void ir_pick_fair(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+/*
+ * What pulled the CPU out of idle since the round began, @w, seen by the
+ * hook @h: in hard IRQ, or the queue flush with interrupts off. The queue
+ * flush only counts as a polling wake-up when the idle task itself runs
+ * it (@idle).
+ */
+static __always_inline void ir_wake_body(struct ir_cpu *c, unsigned int h,
+					 unsigned int w, bool idle)
 {
-	ir_pick(ip, parent_ip, IR_HOOK_PICK, false);
+	c->hits++;
+	c->fired |= BIT(h);
+	if (w != WAKE_POLL || idle)
+		c->wake |= BIT(w);
 }
 
+/* Whether the current context is the idle task outside hard IRQ. */
+static __always_inline bool ir_in_idle_task(void)
+{
+	return is_idle_task(current) && !in_hardirq();
+}
+
+/* A phase hook: @body with this CPU's state inside the recursion lock. */
+#define IR_PHASE_HOOK(name, body)					\
+static void name(unsigned long ip, unsigned long parent_ip,		\
+		 unsigned long arg0)					\
+{									\
+	struct ir_cpu *c;						\
+	int bit;							\
+									\
+	c = ir_hook_enter(ip, parent_ip, &bit);				\
+	if (!c)								\
+		return;							\
+	body;								\
+	ips_hook_exit(bit);						\
+}
+
+IR_PHASE_HOOK(ir_do_idle, ir_do_idle_body(c, ips_session_measuring(&ir_session)))
+IR_PHASE_HOOK(ir_tick, ir_tick_body(c, ir_in_idle_task()))
+IR_PHASE_HOOK(ir_flush, ir_flush_body(c, ir_in_idle_task()))
+IR_PHASE_HOOK(ir_schedule_idle, ir_schedule_idle_body(c))
+IR_PHASE_HOOK(ir_pick_fair, ir_pick_body(c, IR_HOOK_PICK, false, is_idle_task(current)))
 /*
  * Core scheduling picks through the class's pick_task(), the fair class's
  * pick_task_fair(), never through pick_next_task_fair(): counted as the
  * fair pick, where the fair pick's hook is on pick_next_task_fair().
  */
-static void ir_pick_core(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	ir_pick(ip, parent_ip, IR_HOOK_PICK_CORE, false);
-}
-
+IR_PHASE_HOOK(ir_pick_core, ir_pick_body(c, IR_HOOK_PICK_CORE, false, is_idle_task(current)))
 /*
  * The idle class's pick: where every pick on an empty runqueue ends,
  * through the fair class's shortcut (__pick_next_task()), the loop over
@@ -375,71 +621,23 @@ static void ir_pick_core(unsigned long ip, unsigned long parent_ip,
  * pick. 6.12 has one, pick_task_idle(); 6.1 two: pick_next_task_idle()
  * and pick_task_idle(), which only core scheduling calls.
  */
-static void ir_pick_task_idle(unsigned long ip, unsigned long parent_ip,
-			      struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	ir_pick(ip, parent_ip, IR_HOOK_PICK_IDLE, true);
-}
+IR_PHASE_HOOK(ir_pick_task_idle, ir_pick_body(c, IR_HOOK_PICK_IDLE, true, is_idle_task(current)))
+IR_PHASE_HOOK(ir_pick_next_task_idle,
+	      ir_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, true, is_idle_task(current)))
+/* Called from the fair pick, runqueue locked: it counts like a pick. */
+IR_PHASE_HOOK(ir_newidle, ir_pick_body(c, IR_HOOK_NEWIDLE, false, false);
+	      c->newidle += c->phase == PHASE_SCHED && is_idle_task(current))
+IR_PHASE_HOOK(ir_wake_poll, ir_wake_body(c, IR_HOOK_WAKE_POLL, WAKE_POLL, ir_in_idle_task()))
+IR_PHASE_HOOK(ir_wake_ipi, ir_wake_body(c, IR_HOOK_WAKE_IPI, WAKE_IPI, true))
+IR_PHASE_HOOK(ir_wake_timer, ir_wake_body(c, IR_HOOK_WAKE_TIMER, WAKE_TIMER, true))
 
-static void ir_pick_next_task_idle(unsigned long ip, unsigned long parent_ip,
-				   struct ftrace_ops *op,
-				   struct ftrace_regs *fregs)
-{
-	ir_pick(ip, parent_ip, IR_HOOK_PICK_IDLE_NEXT, true);
-}
-
-static void ir_newidle(unsigned long ip, unsigned long parent_ip,
-		       struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	struct ir_cpu *c;
-	int bit;
-
-	c = ir_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
-	c->fired |= BIT(IR_HOOK_NEWIDLE);
-	if (c->phase == PHASE_SCHED && is_idle_task(current))
-		c->newidle++;
-	ips_hook_exit(bit);
-}
-
-/*
- * What pulled the CPU out of idle since the round began, @w, seen by the
- * hook @h. The queue flush only counts as a polling wake-up when the idle
- * task itself runs it.
- */
-static __always_inline void ir_wake(unsigned long ip, unsigned long parent_ip,
-				    unsigned int h, unsigned int w)
-{
-	struct ir_cpu *c;
-	int bit;
-
-	c = ir_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
-	c->fired |= BIT(h);
-	if (w != WAKE_POLL || (is_idle_task(current) && !in_hardirq()))
-		c->wake |= BIT(w);
-	ips_hook_exit(bit);
-}
-
-static void ir_wake_poll(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	ir_wake(ip, parent_ip, IR_HOOK_WAKE_POLL, WAKE_POLL);
-}
-
-static void ir_wake_ipi(unsigned long ip, unsigned long parent_ip,
-			struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	ir_wake(ip, parent_ip, IR_HOOK_WAKE_IPI, WAKE_IPI);
-}
-
-static void ir_wake_timer(unsigned long ip, unsigned long parent_ip,
-			  struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	ir_wake(ip, parent_ip, IR_HOOK_WAKE_TIMER, WAKE_TIMER);
-}
+/* The calibration's phase hooks: the same bodies, the kernel's state taken as true. */
+IR_PHASE_HOOK(ir_cal_do_idle, ir_do_idle_body(c, true))
+IR_PHASE_HOOK(ir_cal_tick, ir_tick_body(c, true))
+IR_PHASE_HOOK(ir_cal_flush, ir_flush_body(c, true))
+IR_PHASE_HOOK(ir_cal_wake, ir_wake_body(c, IR_HOOK_WAKE_POLL, WAKE_POLL, true))
+IR_PHASE_HOOK(ir_cal_sched, ir_schedule_idle_body(c))
+IR_PHASE_HOOK(ir_cal_pick, ir_pick_body(c, IR_HOOK_PICK, false, true))
 
 /*
  * sched_switch away from the idle task inside schedule_idle(): whether the
@@ -459,16 +657,36 @@ static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
 		return;
 	if (ips_session_measuring(&ir_session))
 		c->idle_ran = true;
-	if (c->phase == PHASE_SCHED)
+	if (c->phase != PHASE_NONE) {
+		c->switched = true;
 		c->to_fair = next->prio >= MAX_RT_PRIO;
+	}
 }
 
 static struct tracepoint *ir_tp_switch;
 
+/*
+ * The calibration's functions: empty, one for each hook of a round, which
+ * the hook set hooks with the calibration's hooks, and one left unhooked
+ * (where test_misname= puts a hook: never called while measuring).
+ */
+/* Each body differs, so that the compiler folds no two into one. */
+#define IR_CAL_FN(name, n)			\
+static noinline void name(void)			\
+{						\
+	asm volatile("" : : "i" (n));		\
+}
+IR_CAL_FN(ir_cal_plain, 0)
+IR_CAL_FN(ir_cal_fn_tick, 1)
+IR_CAL_FN(ir_cal_fn_flush, 2)
+IR_CAL_FN(ir_cal_fn_wake, 3)
+IR_CAL_FN(ir_cal_fn_sched, 4)
+IR_CAL_FN(ir_cal_fn_pick, 5)
+IR_CAL_FN(ir_cal_fn_do_idle, 6)
+
 static struct ips_hook ir_hooks[] = {
 	[IR_HOOK_DO_IDLE] = {
 		.names = IPS_HOOK_NAMES("do_idle"),
-		.func = ir_do_idle,
 		.required = true,
 	},
 	[IR_HOOK_FLUSH] = {
@@ -504,20 +722,20 @@ static struct ips_hook ir_hooks[] = {
 		.names = IPS_HOOK_NAMES("hrtimer_interrupt"),
 		.func = ir_wake_timer,
 	},
-	/* Absent where the kernel has no NO_HZ: no tick phase then. */
+	/*
+	 * Absent where the kernel has no NO_HZ: no tick phase then (the
+	 * light instrument needs it).
+	 */
 	[IR_HOOK_TICK] = {
 		.names = IPS_HOOK_NAMES("tick_nohz_idle_exit"),
-		.func = ir_tick,
 	},
 	[IR_HOOK_PICK_IDLE] = {
 		.names = IPS_HOOK_NAMES("pick_task_idle"),
-		.func = ir_pick_task_idle,
 		.required = true,
 	},
 	/* 6.1 only; 6.2 and later pick the idle task with pick_task_idle(). */
 	[IR_HOOK_PICK_IDLE_NEXT] = {
 		.names = IPS_HOOK_NAMES("pick_next_task_idle"),
-		.func = ir_pick_next_task_idle,
 	},
 	/*
 	 * Absent without CONFIG_SCHED_CORE before 6.12; on 7.x the fair
@@ -527,19 +745,199 @@ static struct ips_hook ir_hooks[] = {
 		.names = IPS_HOOK_NAMES("pick_task_fair"),
 		.func = ir_pick_core,
 	},
+	[IR_HOOK_CAL_TICK] = {
+		.names = IPS_HOOK_NAMES("ir_cal_fn_tick"),
+		.required = true,
+		.quiet = true,
+	},
+	[IR_HOOK_CAL_FLUSH] = {
+		.names = IPS_HOOK_NAMES("ir_cal_fn_flush"),
+		.func = ir_cal_flush,
+		.required = true,
+		.quiet = true,
+	},
+	[IR_HOOK_CAL_WAKE] = {
+		.names = IPS_HOOK_NAMES("ir_cal_fn_wake"),
+		.func = ir_cal_wake,
+		.required = true,
+		.quiet = true,
+	},
+	[IR_HOOK_CAL_SCHED] = {
+		.names = IPS_HOOK_NAMES("ir_cal_fn_sched"),
+		.func = ir_cal_sched,
+		.required = true,
+		.quiet = true,
+	},
+	[IR_HOOK_CAL_PICK] = {
+		.names = IPS_HOOK_NAMES("ir_cal_fn_pick"),
+		.required = true,
+		.quiet = true,
+	},
+	[IR_HOOK_CAL_DO_IDLE] = {
+		.names = IPS_HOOK_NAMES("ir_cal_fn_do_idle"),
+		.required = true,
+		.quiet = true,
+	},
 };
+
+/* The hooks of the light instrument; the others are phases=1's only. */
+#define IR_LIGHT_HOOKS	(BIT(IR_HOOK_DO_IDLE) | BIT(IR_HOOK_TICK) | \
+			 BIT(IR_HOOK_PICK_IDLE) | BIT(IR_HOOK_PICK_IDLE_NEXT) | \
+			 BIT(IR_HOOK_CAL_TICK) | BIT(IR_HOOK_CAL_PICK) | \
+			 BIT(IR_HOOK_CAL_DO_IDLE))
+
+/* The pick hooks, which pick_hook=0 leaves out. */
+#define IR_PICK_HOOKS	(BIT(IR_HOOK_PICK) | BIT(IR_HOOK_PICK_CORE) | \
+			 BIT(IR_HOOK_PICK_IDLE) | BIT(IR_HOOK_PICK_IDLE_NEXT))
 
 static struct ips_hook_set ir_hook_set = {
 	.hooks = ir_hooks,
 	.n = ARRAY_SIZE(ir_hooks),
-	.decoy = "ir_calib_target",
+	.direct = true,
+	.decoy = "ir_cal_plain",
 };
 
 /*
- * Remove every probe, their grace periods at once; returns once no CPU is
- * inside any.
+ * The call sites of the light instrument's hooks, in the order the direct
+ * calls test them: the real ones once their first hit went through the set,
+ * or, while it runs, the calibration's (ir_calibrate()), which thereby
+ * takes the very same path.
  */
-static void ir_unhook(void)
+enum { IR_HOT_DO_IDLE, IR_HOT_TICK, IR_HOT_PICK, IR_HOT_PICK2, IR_NR_HOT };
+
+static unsigned long ir_hot_ip[IR_NR_HOT] __read_mostly;
+static DEFINE_STATIC_KEY_FALSE(ir_calibrating);
+
+static const unsigned int ir_hot_hook[2][IR_NR_HOT] = {
+	{ IR_HOOK_DO_IDLE, IR_HOOK_TICK, IR_HOOK_PICK_IDLE_NEXT, IR_HOOK_PICK_IDLE },
+	{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_CAL_TICK, IR_HOOK_CAL_PICK, IR_NR_HOOKS },
+};
+
+/* Take the call sites the set knows of the real hooks (@cal 0) or the calibration's. */
+static void ir_hot_learn(bool cal)
+{
+	unsigned int i, h;
+
+	for (i = 0; i < IR_NR_HOT; i++) {
+		h = ir_hot_hook[cal][i];
+		WRITE_ONCE(ir_hot_ip[i], h < IR_NR_HOOKS ? READ_ONCE(ir_hooks[h].ips[0]) : 0);
+	}
+}
+
+/* Every hook but the light instrument's hot ones: through the set. */
+static noinline notrace void ir_direct_other(unsigned long ret,
+					     unsigned long parent_ip,
+					     unsigned long arg0)
+{
+	ips_hook_direct_dispatch(ret, parent_ip, arg0);
+	if (static_branch_likely(&ir_light) &&
+	    !static_branch_unlikely(&ir_calibrating))
+		ir_hot_learn(false);
+}
+
+/*
+ * The light instrument's hooks as the direct calls reach them, each its
+ * own function that the dispatch below jumps to: no register to save
+ * around a call. @cal: the calibration's, taking the kernel's state as
+ * true.
+ */
+#define IR_HOT_FN(name, cal, body)					\
+static noinline notrace void name(void)				\
+{									\
+	struct ir_cpu *c = ir_this();					\
+									\
+	if (c)								\
+		body;							\
+}
+IR_HOT_FN(ir_hot_do_idle, false, ir_l_do_idle_body(c, ips_session_measuring(&ir_session)))
+IR_HOT_FN(ir_hot_tick, false, ir_l_tick_body(c))
+IR_HOT_FN(ir_hot_pick_next, false,
+	  ir_l_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, is_idle_task(current)))
+IR_HOT_FN(ir_hot_pick, false, ir_l_pick_body(c, IR_HOOK_PICK_IDLE, is_idle_task(current)))
+IR_HOT_FN(ir_hot_cal_do_idle, true, ir_l_do_idle_body(c, true))
+IR_HOT_FN(ir_hot_cal_pick, true, ir_l_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, true))
+
+/*
+ * The dispatch of the light instrument's hooks by their call sites, in
+ * the order ir_hot_ip[] lists them; false when @ip is none of them. @cal:
+ * the calibration's rounds, whose call sites take the same places.
+ */
+static __always_inline bool ir_direct_hot(unsigned long ip, const bool cal)
+{
+	if (ip == READ_ONCE(ir_hot_ip[IR_HOT_DO_IDLE]))
+		cal ? ir_hot_cal_do_idle() : ir_hot_do_idle();
+	else if (ip == READ_ONCE(ir_hot_ip[IR_HOT_TICK]))
+		ir_hot_tick();
+	else if (ip == READ_ONCE(ir_hot_ip[IR_HOT_PICK]))
+		cal ? ir_hot_cal_pick() : ir_hot_pick_next();
+	else if (!cal && ip == READ_ONCE(ir_hot_ip[IR_HOT_PICK2]))
+		ir_hot_pick();
+	else
+		return false;
+	return true;
+}
+
+static noinline notrace void ir_direct_cal(unsigned long ret,
+					   unsigned long parent_ip,
+					   unsigned long arg0)
+{
+	if (!ir_direct_hot(ret - MCOUNT_INSN_SIZE, true))
+		ir_direct_other(ret, parent_ip, arg0);
+}
+
+/*
+ * What the direct trampoline calls (common/hook.h): the light
+ * instrument's hooks, the hits of a round, without the set's lookup and
+ * its indirect call; every other hook through the set.
+ */
+static __used notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
+				     unsigned long arg0)
+{
+	if (static_branch_likely(&ir_light)) {
+		if (static_branch_unlikely(&ir_calibrating)) {
+			ir_direct_cal(ret, parent_ip, arg0);
+			return;
+		}
+		if (ir_direct_hot(ret - MCOUNT_INSN_SIZE, false))
+			return;
+	}
+	ir_direct_other(ret, parent_ip, arg0);
+}
+
+/* The instrument's callbacks where they differ between the two. */
+static void ir_hooks_choose(void)
+{
+	unsigned int i;
+
+	ir_hooks[IR_HOOK_DO_IDLE].func = phases ? ir_do_idle : ir_l_do_idle;
+	ir_hooks[IR_HOOK_TICK].func = phases ? ir_tick : ir_l_tick;
+	ir_hooks[IR_HOOK_TICK].required = !phases;
+	if (phases)
+		static_branch_disable(&ir_light);
+	/* do_idle() and the tick's take none, the idle picks one or two. */
+	ir_hook_set.direct_lean = !phases;
+	ir_hooks[IR_HOOK_PICK_IDLE].func = phases ? ir_pick_task_idle :
+						    ir_l_pick_task_idle;
+	ir_hooks[IR_HOOK_PICK_IDLE_NEXT].func = phases ?
+		ir_pick_next_task_idle : ir_l_pick_next_task_idle;
+	ir_hooks[IR_HOOK_CAL_TICK].func = phases ? ir_cal_tick : ir_cal_l_tick;
+	ir_hooks[IR_HOOK_CAL_PICK].func = phases ? ir_cal_pick : ir_cal_l_pick;
+	ir_hooks[IR_HOOK_CAL_DO_IDLE].func = phases ? ir_cal_do_idle :
+						      ir_cal_l_do_idle;
+	for (i = 0; i < IR_NR_HOOKS; i++) {
+		ir_hooks[i].unused = !phases && !(IR_LIGHT_HOOKS & BIT(i));
+		ir_hooks[i].skip = !pick_hook && (IR_PICK_HOOKS & BIT(i));
+		/* Without its hooks, a pick is nowhere required. */
+		if (ir_hooks[i].skip)
+			ir_hooks[i].required = false;
+	}
+}
+
+/*
+ * Remove every probe, their grace periods at once; 0 once no CPU is
+ * inside any (else the hooks stay and so must the state they write).
+ */
+static int ir_unhook(void)
 {
 	ips_hooks_unregister_start(&ir_hook_set);
 	if (ir_tp_switch) {
@@ -548,12 +946,12 @@ static void ir_unhook(void)
 		tracepoint_synchronize_unregister();
 		ir_tp_switch = NULL;
 	}
-	ips_hooks_unregister_wait(&ir_hook_set);
+	return ips_hooks_unregister_wait(&ir_hook_set);
 }
 
 /*
- * Register every hook (the fair pick only with pick_hook=1). The order does
- * not matter: nothing is counted until the session measures.
+ * Register every hook of the instrument chosen. The order does not
+ * matter: nothing is counted until the session measures.
  */
 static int ir_hook(void)
 {
@@ -571,9 +969,8 @@ static int ir_hook(void)
 		ir_tp_switch = NULL;
 		return ret;
 	}
-	ir_hooks[IR_HOOK_PICK].skip = !pick_hook;
-	ir_hooks[IR_HOOK_PICK_CORE].skip = !pick_hook;
 	ir_hook_set.misname = test_misname;
+	ir_hook_set.skipname = test_skip;
 	ret = ips_hooks_register(&ir_hook_set);
 	if (ret)
 		ir_unhook();
@@ -581,115 +978,284 @@ static int ir_hook(void)
 }
 
 /*
- * Hook overhead: time calls of an empty function with and without a hook
- * like the counting ones on it; the best of three runs of each.
+ * The instrument measured by itself, on every measured CPU at once, with
+ * interrupts off, once the hooks are in place and before measuring: rounds
+ * of calls of this module's empty functions, hooked with the counting
+ * hooks' own bodies, on a scratch state that takes every round as a
+ * re-entry to count; against the same calls unhooked. A fast round (the
+ * light instrument: the tick's restart, do_idle(); phases=1: the tick's
+ * restart, the flush, a polled wake-up, schedule_idle(), do_idle()) gives
+ * what the hooks add to each span, read from the spans the scratch state
+ * recorded, and what its hooks cost the round; the same round with a pick
+ * what one more hook hit adds. The best of CALIB_RUNS runs of each.
  */
-static noinline void ir_calib_target(void)
+/* Span @s as measured, summed, in ns. */
+static u64 ir_raw_ns(const struct ir_cpu *c, unsigned int s)
 {
-	barrier();
+	return phases ? c->raw[s] : ips_clock_ns(c->raw[s]);
 }
 
-static struct ir_cpu *ir_calib_state;
-
-static inline struct ir_cpu *ir_calib_this(void)
-{
-	return READ_ONCE(ir_calib_state);
-}
-
-/* Like a counting hook: the recursion lock, the state, one clock read. */
-static void ir_calib_hook(unsigned long ip, unsigned long parent_ip,
-			  struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	int bit = ips_hook_enter(ip, parent_ip);
-	struct ir_cpu *c;
-
-	if (bit < 0)
-		return;
-	c = ir_calib_this();
-	if (c && c->phase == PHASE_NONE)
-		c->t_flush = sched_clock();
-	ips_hook_exit(bit);
-}
-
-static u64 ir_calib_run(void)
-{
-	u64 best = U64_MAX, t0;
-	int r, i;
-
-	for (r = 0; r < 3; r++) {
-		preempt_disable();
-		t0 = sched_clock();
-		for (i = 0; i < CALIB_CALLS; i++)
-			ir_calib_target();
-		best = min(best, sched_clock() - t0);
-		preempt_enable();
-		cond_resched();
-	}
-	return best;
-}
-
-static struct ips_hook ir_calib_hooks[] = {
-	{
-		.names = IPS_HOOK_NAMES("ir_calib_target"),
-		.func = ir_calib_hook,
-		.required = true,
-	},
+struct ir_cal_round {
+	void (*fn[6])(void);
+	unsigned int n;
 };
 
-/* Through a set, as the counting hooks: their lookup is in the cost. */
-static struct ips_hook_set ir_calib_set = {
-	.hooks = ir_calib_hooks,
-	.n = ARRAY_SIZE(ir_calib_hooks),
+static const struct ir_cal_round ir_cal_light[2] = {
+	{ { ir_cal_fn_tick, ir_cal_fn_do_idle }, 2 },
+	{ { ir_cal_fn_tick, ir_cal_fn_pick, ir_cal_fn_do_idle }, 3 },
 };
 
-static void ir_calibrate(void)
-{
-	u64 plain, hooked;
+static const struct ir_cal_round ir_cal_phases[2] = {
+	{ { ir_cal_fn_tick, ir_cal_fn_flush, ir_cal_fn_wake, ir_cal_fn_sched,
+	    ir_cal_fn_do_idle }, 5 },
+	{ { ir_cal_fn_tick, ir_cal_fn_flush, ir_cal_fn_wake, ir_cal_fn_sched,
+	    ir_cal_fn_pick, ir_cal_fn_do_idle }, 6 },
+};
 
-	ir_calib_state = kzalloc(sizeof(*ir_calib_state), GFP_KERNEL);
-	if (!ir_calib_state)
-		return;
-	plain = ir_calib_run();
-	if (!ips_hooks_register(&ir_calib_set) && ir_calib_set.registered) {
-		hooked = ir_calib_run();
-		ips_hooks_unregister(&ir_calib_set);
-		if (hooked > plain)
-			ir_hook_ps = div_u64((hooked - plain) * 1000,
-					     CALIB_CALLS);
+/* The best of CALIB_RUNS runs of @r (or @n plain calls), ps a round. */
+static u64 ir_cal_run(struct ir_cpu *scratch, const struct ir_cal_round *r,
+		      unsigned int plain, struct ir_cpu *best_state)
+{
+	u64 best = U64_MAX, t0, t;
+	unsigned int run, i, j;
+
+	for (run = 0; run < CALIB_RUNS; run++) {
+		if (r) {
+			memset(&scratch->n, 0, sizeof(scratch->n));
+			memset(scratch->raw, 0, sizeof(scratch->raw));
+			ir_round_reset(scratch, true);
+		}
+		t0 = ips_clock_read();
+		for (i = 0; i < CALIB_CALLS; i++) {
+			if (!r) {
+				for (j = 0; j < plain; j++)
+					ir_cal_plain();
+				continue;
+			}
+			for (j = 0; j < r->n; j++)
+				r->fn[j]();
+		}
+		t = ips_clock_read() - t0;
+		if (t < best) {
+			best = t;
+			if (best_state) {
+				best_state->n = scratch->n;
+				memcpy(best_state->raw, scratch->raw,
+				       sizeof(scratch->raw));
+			}
+		}
 	}
-	kfree(ir_calib_state);
-	ir_calib_state = NULL;
+	return div_u64(ips_clock_ns(best * 1000), CALIB_CALLS);
+}
+
+static u32 ir_cal_ps(u64 hooked, u64 plain)
+{
+	return hooked > plain ? min_t(u64, hooked - plain, U32_MAX) : 0;
+}
+
+/* @info: the scratch states, one per CPU. */
+static void ir_calib_cpu(void *info)
+{
+	struct ir_cpu **scratch = info, *c = ir_this(), *s, *got;
+	const struct ir_cal_round *rounds = phases ? ir_cal_phases : ir_cal_light;
+	unsigned int cpu = smp_processor_id(), span;
+	u64 plain[2], hooked[2];
+
+	if (!c)
+		return;
+	s = scratch[cpu];
+	got = s + 1;
+	/* No hook of this CPU runs meanwhile: interrupts are off. */
+	this_cpu_write(ir_this_cpu, s);
+	plain[0] = ir_cal_run(s, NULL, rounds[0].n, NULL);
+	plain[1] = ir_cal_run(s, NULL, rounds[1].n, NULL);
+	hooked[1] = ir_cal_run(s, &rounds[1], 0, NULL);
+	hooked[0] = ir_cal_run(s, &rounds[0], 0, got);
+	this_cpu_write(ir_this_cpu, c);
+
+	c->cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
+	c->cal.round_hits = div_u64(got->n.v[IR_ROUND_HITS], CALIB_CALLS);
+	c->cal.hit_ps = ir_cal_ps(hooked[1] - hooked[0], plain[1] - plain[0]);
+	for (span = 0; span < IR_NR_HIST; span++) {
+		c->cal.span_ps[span] = min_t(u64, U32_MAX,
+			div_u64(ir_raw_ns(got, span) * 1000, CALIB_CALLS));
+		c->cal.span_hits[span] = div_u64(got->n.v[IR_HITS + span],
+						 CALIB_CALLS);
+	}
+}
+
+/* 0, or -ENOMEM: then the hooks' costs stay unknown (zero). */
+static int ir_calibrate(void)
+{
+	struct ir_cpu **scratch;
+	int cpu, ret = 0;
+
+	scratch = kcalloc(nr_cpu_ids, sizeof(*scratch), GFP_KERNEL);
+	if (!scratch)
+		return -ENOMEM;
+	for_each_cpu(cpu, ir_mask) {
+		/* Two: the state the rounds write, and the best run's counts. */
+		scratch[cpu] = kvzalloc_node(2 * sizeof(struct ir_cpu),
+					     GFP_KERNEL, cpu_to_node(cpu));
+		if (!scratch[cpu]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	/*
+	 * The light instrument's rounds take the hot path: a first call of
+	 * each function through the set makes its call site known, then
+	 * the direct calls test for the calibration's call sites where they
+	 * test for do_idle()'s and the others'.
+	 */
+	if (!phases) {
+		struct ir_cpu *c, *warm = kvzalloc(sizeof(*warm), GFP_KERNEL);
+
+		if (!warm) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		c = get_cpu_var(ir_this_cpu);
+		this_cpu_write(ir_this_cpu, warm);
+		ir_cal_fn_tick();
+		ir_cal_fn_pick();
+		ir_cal_fn_do_idle();
+		this_cpu_write(ir_this_cpu, c);
+		put_cpu_var(ir_this_cpu);
+		kvfree(warm);
+		static_branch_enable(&ir_calibrating);
+		ir_hot_learn(true);
+	}
+	on_each_cpu_mask(ir_mask, ir_calib_cpu, scratch, true);
+	if (!phases) {
+		ir_hot_learn(false);
+		static_branch_disable(&ir_calibrating);
+	}
+out:
+	for_each_cpu(cpu, ir_mask)
+		kvfree(scratch[cpu]);
+	kfree(scratch);
+	return ret;
 }
 
 /* ---- the report -------------------------------------------------------- */
 
-static void ir_emit_count(struct seq_buf *sb, const char *pfx,
-			  const struct ir_count *n)
+/* The result's keys of the counts before IR_PICKED, in their order. */
+static const char * const ir_count_name[IR_PICKED] = {
+	"rounds", "reentries", "switched", "switched_fair", "switched_pick",
+	"pick_fair", "pick_idle", "newidle",
+};
+
+/* Whether the count @i is a figure of this run's instrument. */
+static bool ir_count_shown(unsigned int i)
+{
+	switch (i) {
+	case IR_PICK_FAIR:
+		return phases;
+	case IR_NEWIDLE:
+		/* Not counted at all where its hook is missing. */
+		return phases && ir_hooks[IR_HOOK_NEWIDLE].hooked;
+	default:
+		return true;
+	}
+}
+
+/* The spans of this run's instrument: every phase, or the total only. */
+#define for_each_span(s) for ((s) = phases ? H_TICK : H_TOTAL; (s) < IR_NR_HIST; (s)++)
+
+/*
+ * What the hooks cost the rounds of the re-entries counted in @n, on a CPU
+ * calibrated @cal: a fast round's cost each, and a hit's for every hit
+ * more (or less) than a fast round has.
+ */
+static u64 ir_cost_ps(const struct ir_count *n, const struct ir_calib *cal)
 {
 	const u64 *v = n->v;
+	s64 more = phases ? v[IR_ROUND_HITS] - v[IR_REENTRIES] * cal->round_hits :
+		   v[IR_HITS + H_TOTAL] - v[IR_REENTRIES] * cal->span_hits[H_TOTAL];
+	s64 ps = v[IR_REENTRIES] * cal->round_ps + more * cal->hit_ps;
+
+	return ps > 0 ? ps : 0;
+}
+
+/*
+ * The light instrument's total span, summed, with the calibrated cost of
+ * each re-entry's span removed (its hits beyond a fast re-entry's at a
+ * hit's cost each), ns.
+ */
+static u64 ir_light_total_ns(const struct ir_cpu *c)
+{
+	const u64 *v = c->n.v;
+	s64 more = v[IR_HITS + H_TOTAL] - v[IR_REENTRIES] * c->cal.span_hits[H_TOTAL];
+	s64 ps = v[IR_REENTRIES] * c->cal.span_ps[H_TOTAL] + more * c->cal.hit_ps;
+	u64 raw = ir_raw_ns(c, H_TOTAL), cost = ps > 0 ? div_u64(ps, 1000) : 0;
+
+	return raw > cost ? raw - cost : 0;
+}
+
+static void ir_emit_count(struct seq_buf *sb, const char *pfx,
+			  const struct ir_count *n, u64 cost_ps)
+{
+	const u64 *v = n->v;
+	u64 round_hits;
 	unsigned int i;
 
 	for (i = 0; i < IR_PICKED; i++)
-		seq_buf_printf(sb, "%s%s=%llu\n", pfx, ir_count_name[i], v[i]);
-	ips_result_pct(sb, pfx, "pick_fair_pct", v[IR_PICK_FAIR],
-		       v[IR_REENTRIES]);
+		if (ir_count_shown(i))
+			seq_buf_printf(sb, "%s%s=%llu\n", pfx, ir_count_name[i],
+				       v[i]);
+	if (phases)
+		ips_result_pct(sb, pfx, "pick_fair_pct", v[IR_PICK_FAIR],
+			       v[IR_REENTRIES]);
 	ips_result_pct(sb, pfx, "pick_idle_pct", v[IR_PICK_IDLE],
 		       v[IR_REENTRIES]);
-	ips_result_pct(sb, pfx, "fast_pct", v[IR_REENTRIES] - v[IR_PICKED],
-		       v[IR_REENTRIES]);
-	for (i = 0; i < NR_WAKE; i++)
+	/* The light instrument sees the idle class's pick only. */
+	ips_result_pct(sb, pfx, "fast_pct", v[IR_REENTRIES] -
+		       v[phases ? IR_PICKED : IR_PICK_IDLE], v[IR_REENTRIES]);
+	for (i = 0; phases && i < NR_WAKE; i++)
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[i],
 			       v[IR_WOKE + i]);
+	/* The light instrument: the tick's, do_idle()'s and the picks. */
+	round_hits = phases ? v[IR_ROUND_HITS] :
+		     2 * v[IR_REENTRIES] + v[IR_HITS + H_TOTAL];
+	seq_buf_printf(sb, "%sround_hook_hits=%llu\n", pfx, round_hits);
+	ips_result_ratio(sb, pfx, "hook_hits_per_reentry", round_hits,
+			 v[IR_REENTRIES]);
+	ips_result_ratio(sb, pfx, "hook_cost_ns", cost_ps,
+			 v[IR_REENTRIES] * 1000);
 }
 
-static void ir_emit_hists(struct seq_buf *sb, const char *pfx,
-			  const struct ir_cpu *c, bool buckets)
+/*
+ * The spans: hook hits inside, the mean as measured, and the kernel's
+ * figures: phases=1, the histogram of each with the cost removed per
+ * re-entry; the light instrument, the total's mean with the cost removed
+ * (@kernel_ns, the sum).
+ */
+static void ir_emit_spans(struct seq_buf *sb, const char *pfx,
+			  const struct ir_count *n, const u64 *raw_ns,
+			  const struct ips_hist *hist, u64 kernel_ns, bool buckets)
 {
-	if (ir_hooks[IR_HOOK_TICK].hooked)
-		ips_hist_emit(sb, pfx, "tick", &c->tick, buckets);
-	ips_hist_emit(sb, pfx, "flush", &c->flush, buckets);
-	ips_hist_emit(sb, pfx, "sched", &c->sched, buckets);
-	ips_hist_emit(sb, pfx, "total", &c->total, buckets);
+	unsigned int s;
+	char key[24];
+
+	for_each_span(s) {
+		if (s == H_TICK && !ir_hooks[IR_HOOK_TICK].hooked)
+			continue;
+		snprintf(key, sizeof(key), "%s_hook_hits", hist_name[s]);
+		seq_buf_printf(sb, "%s%s=%llu\n", pfx, key, n->v[IR_HITS + s]);
+		snprintf(key, sizeof(key), "%s_raw_mean_ns", hist_name[s]);
+		ips_result_ratio(sb, pfx, key, raw_ns[s], n->v[IR_REENTRIES]);
+		if (phases) {
+			ips_hist_emit(sb, pfx, hist_name[s], &hist[s], buckets);
+			continue;
+		}
+		snprintf(key, sizeof(key), "%s_n", hist_name[s]);
+		seq_buf_printf(sb, "%s%s=%llu\n", pfx, key, n->v[IR_REENTRIES]);
+		snprintf(key, sizeof(key), "%s_mean_ns", hist_name[s]);
+		seq_buf_printf(sb, "%s%s=%llu\n", pfx, key,
+			       n->v[IR_REENTRIES] ?
+			       div64_u64(kernel_ns, n->v[IR_REENTRIES]) : 0);
+	}
 }
 
 static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
@@ -701,17 +1267,38 @@ static void ir_count_add(struct ir_count *sum, const struct ir_count *n)
 }
 
 /*
- * Whether the pick hook showed that it fires: a measurement whose rounds
- * switched to a fair task without one pick hit cannot tell SM_IDLE's fast
- * path from a hook that never fires, so its fast_pct is unproven.
+ * Whether the pick hook showed that it fires, without which SM_IDLE's fast
+ * path cannot be told from a hook that never fires. phases=1: the fair
+ * pick, proven by a counted round (a re-entry or a round that switched to
+ * a fair task) that hit it. The light instrument: the idle class's pick,
+ * which a round that switched to any task hits when the task leaves.
  */
 static const char *ir_pick_proof(const struct ir_count *t)
 {
-	if (t->v[IR_SWITCHED_PICK] || t->v[IR_PICK_FAIR])
+	const u64 *v = t->v;
+
+	if (phases) {
+		if (v[IR_SWITCHED_PICK] || v[IR_PICK_FAIR])
+			return "proven";
+		return v[IR_SWITCHED_FAIR] ? "unproven" : "untested";
+	}
+	if (v[IR_SWITCHED_PICK] || v[IR_PICK_IDLE])
 		return "proven";
-	if (t->v[IR_SWITCHED_FAIR])
-		return "unproven";
-	return "untested";
+	return v[IR_SWITCHED] ? "unproven" : "untested";
+}
+
+/* The hook whose proof pick_hook= reports (the light instrument's: the idle pick). */
+static unsigned int ir_pick_hook_index(void)
+{
+	return phases ? IR_HOOK_PICK : IR_HOOK_PICK_IDLE;
+}
+
+static enum ips_hook_proof ir_pick_hook_proof(const struct ir_count *t)
+{
+	const char *p = ir_pick_proof(t);
+
+	return !strcmp(p, "proven") ? IPS_HOOK_PROVEN :
+	       !strcmp(p, "unproven") ? IPS_HOOK_UNPROVEN : IPS_HOOK_UNTESTED;
 }
 
 /*
@@ -722,12 +1309,14 @@ static const char *ir_pick_proof(const struct ir_count *t)
  * re-entry called the fair pick, which calls the newidle balance when it
  * finds nothing; a real IPI came
  * (generic_smp_call_function_single_interrupt) for the queue flush, which
- * that handler calls. The fair pick keeps its own proof above; the
- * IPI and timer hooks have no such sign: fired or untested.
+ * that handler calls. The pick hook keeps its own proof above; the
+ * IPI and timer hooks have no such sign: fired or untested. With phases=1
+ * the wake-up split rests on all three wake hooks: one not in place reads
+ * missing.
  */
 static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 {
-	unsigned int fired = 0;
+	unsigned int fired = 0, i;
 	bool idle_ran = false;
 	int cpu;
 
@@ -739,14 +1328,15 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	p[IR_HOOK_DO_IDLE] = ips_hook_prove(FIRED(IR_HOOK_DO_IDLE), idle_ran);
 	p[IR_HOOK_FLUSH] = ips_hook_prove(FIRED(IR_HOOK_FLUSH), t->v[IR_ROUNDS]);
 	p[IR_HOOK_SCHEDULE_IDLE] = ips_hook_prove(FIRED(IR_HOOK_SCHEDULE_IDLE), t->v[IR_ROUNDS]);
-	p[IR_HOOK_PICK] = !strcmp(ir_pick_proof(t), "proven") ? IPS_HOOK_PROVEN :
-		       !strcmp(ir_pick_proof(t), "unproven") ? IPS_HOOK_UNPROVEN :
-		       IPS_HOOK_UNTESTED;
+	p[IR_HOOK_PICK] = ir_pick_hook_proof(t);
 	p[IR_HOOK_NEWIDLE] = ips_hook_prove(FIRED(IR_HOOK_NEWIDLE), t->v[IR_PICK_FAIR]);
 	p[IR_HOOK_WAKE_POLL] = ips_hook_prove(FIRED(IR_HOOK_WAKE_POLL),
 					      FIRED(IR_HOOK_WAKE_IPI));
 	p[IR_HOOK_WAKE_IPI] = ips_hook_prove(FIRED(IR_HOOK_WAKE_IPI), false);
 	p[IR_HOOK_WAKE_TIMER] = ips_hook_prove(FIRED(IR_HOOK_WAKE_TIMER), false);
+	for (i = IR_HOOK_WAKE_POLL; phases && i <= IR_HOOK_WAKE_TIMER; i++)
+		if (!ir_hooks[i].hooked)
+			p[i] = IPS_HOOK_MISSING;
 	p[IR_HOOK_TICK] = ips_hook_prove(FIRED(IR_HOOK_TICK), t->v[IR_ROUNDS]);
 	/*
 	 * A round that switched to a task came back to idle through a pick
@@ -759,6 +1349,10 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	p[IR_HOOK_PICK_IDLE] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE),
 					      t->v[IR_SWITCHED] &&
 				       !ir_hooks[IR_HOOK_PICK_IDLE_NEXT].hooked);
+	if (!phases && !ir_hooks[IR_HOOK_PICK_IDLE].hooked)
+		p[IR_HOOK_PICK_IDLE] = ir_pick_hook_proof(t);
+	for (i = IR_HOOK_CAL_TICK; i < IR_NR_HOOKS; i++)
+		p[i] = IPS_HOOK_UNTESTED;
 #undef FIRED
 }
 
@@ -768,10 +1362,12 @@ static unsigned int ir_unproven(const struct ir_count *t)
 	unsigned int i, n = 0;
 
 	ir_proofs(t, p);
-	for (i = 0; i < IR_NR_HOOKS; i++)
-		/* Without the pick hook (pick_hook=0) fast_pct is unproven too. */
-		n += (ir_hooks[i].hooked || i == IR_HOOK_PICK) &&
+	for (i = 0; i < IR_NR_HOOKS; i++) {
+		/* Without the pick hooks (pick_hook=0) fast_pct is unproven too. */
+		n += (ir_hooks[i].hooked || i == ir_pick_hook_index()) &&
 		     p[i] == IPS_HOOK_UNPROVEN;
+		n += p[i] == IPS_HOOK_MISSING;
+	}
 	return n;
 }
 
@@ -793,11 +1389,56 @@ static void ir_total(struct ir_count *t)
 		ir_count_add(t, &ir_state[cpu]->n);
 }
 
+/*
+ * "KEY=" mean, "KEY_min=", "KEY_max=" over the measured CPUs of a value
+ * of their calibrations at @off, ps, in ns.
+ */
+static void ir_emit_spread(struct seq_buf *sb, const char *key, size_t off)
+{
+	u64 sum = 0, lo = U64_MAX, hi = 0;
+	unsigned int n = 0;
+	char k[32];
+	int cpu;
+
+	for_each_cpu(cpu, ir_mask) {
+		u32 v = *(const u32 *)((const char *)&ir_state[cpu]->cal + off);
+
+		sum += v;
+		lo = min_t(u64, lo, v);
+		hi = max_t(u64, hi, v);
+		n++;
+	}
+	ips_result_ratio(sb, "", key, sum, (u64)n * 1000);
+	snprintf(k, sizeof(k), "%s_min", key);
+	ips_result_ratio(sb, "", k, lo, 1000);
+	snprintf(k, sizeof(k), "%s_max", key);
+	ips_result_ratio(sb, "", k, hi, 1000);
+}
+
+static void ir_emit_calib(struct seq_buf *sb, const char *pfx,
+			  const struct ir_calib *cal)
+{
+	unsigned int s;
+	char key[32];
+
+	ips_result_ratio(sb, pfx, "calib_round_ns", cal->round_ps, 1000);
+	seq_buf_printf(sb, "%scalib_round_hits=%u\n", pfx, cal->round_hits);
+	ips_result_ratio(sb, pfx, "calib_hit_ns", cal->hit_ps, 1000);
+	for_each_span(s) {
+		snprintf(key, sizeof(key), "calib_%s_ns", hist_name[s]);
+		ips_result_ratio(sb, pfx, key, cal->span_ps[s], 1000);
+		snprintf(key, sizeof(key), "calib_%s_hits", hist_name[s]);
+		seq_buf_printf(sb, "%s%s=%u\n", pfx, key, cal->span_hits[s]);
+	}
+}
+
 static void ir_emit(struct seq_buf *sb, bool interrupted)
 {
 	enum ips_hook_proof proofs[IR_NR_HOOKS];
+	u64 raw_ns[IR_NR_HIST] = {}, cost_ps = 0, kernel_ns = 0;
+	struct ips_hist *all;
 	struct ir_count tot;
-	struct ir_cpu *all;
+	unsigned int s;
 	char pfx[24];
 	int cpu;
 
@@ -806,6 +1447,10 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
 	seq_buf_printf(sb, "mode=%s\n", duration ? "timed" : "until_stop");
+	seq_buf_printf(sb, "instrument=%s\n", phases ? "phases" : "light");
+	seq_buf_printf(sb, "times=kernel\n");
+	seq_buf_printf(sb, "clock=%s\n", ips_clock_name());
+	seq_buf_printf(sb, "hooks_via=%s\n", ips_hooks_how(&ir_hook_set));
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(ir_mask));
 	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
 	seq_buf_printf(sb, "measured_ns=%llu\n",
@@ -814,65 +1459,80 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	ir_proofs(&tot, proofs);
 	ips_hooks_emit_proofs(sb, &ir_hook_set, proofs);
-	ips_result_ratio(sb, "", "hook_ns", ir_hook_ps, 1000);
+	ir_emit_spread(sb, "calib_round_ns", offsetof(struct ir_calib, round_ps));
+	ir_emit_spread(sb, "calib_hit_ns", offsetof(struct ir_calib, hit_ps));
+	for_each_span(s) {
+		char key[32];
 
-	all = vzalloc(sizeof(*all));
-	if (all) {
-		ips_hist_init(&all->tick);
-		ips_hist_init(&all->flush);
-		ips_hist_init(&all->sched);
-		ips_hist_init(&all->total);
+		snprintf(key, sizeof(key), "calib_%s_ns", hist_name[s]);
+		ir_emit_spread(sb, key, offsetof(struct ir_calib, span_ps[s]));
 	}
+
+	/* The histograms summed over the CPUs, without their buckets. */
+	all = vmalloc(sizeof(*all) * IR_NR_HIST);
+	for (s = 0; all && s < IR_NR_HIST; s++)
+		ips_hist_init(&all[s]);
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
+		u64 cpu_cost = ir_cost_ps(&c->n, &c->cal);
+		u64 cpu_raw[IR_NR_HIST], cpu_kernel = phases ? 0 : ir_light_total_ns(c);
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		ir_emit_count(sb, pfx, &c->n);
-		ir_emit_hists(sb, pfx, c, true);
-		if (!all)
-			continue;
-		ips_hist_merge(&all->tick, &c->tick);
-		ips_hist_merge(&all->flush, &c->flush);
-		ips_hist_merge(&all->sched, &c->sched);
-		ips_hist_merge(&all->total, &c->total);
+		ir_emit_calib(sb, pfx, &c->cal);
+		for (s = 0; s < IR_NR_HIST; s++)
+			cpu_raw[s] = ir_raw_ns(c, s);
+		ir_emit_count(sb, pfx, &c->n, cpu_cost);
+		ir_emit_spans(sb, pfx, &c->n, cpu_raw, c->hist, cpu_kernel, true);
+		cost_ps += cpu_cost;
+		kernel_ns += cpu_kernel;
+		for (s = 0; s < IR_NR_HIST; s++) {
+			raw_ns[s] += cpu_raw[s];
+			if (all)
+				ips_hist_merge(&all[s], &c->hist[s]);
+		}
 	}
-	ir_emit_count(sb, "total.", &tot);
+	ir_emit_count(sb, "total.", &tot, cost_ps);
 	if (all)
-		ir_emit_hists(sb, "total.", all, false);
+		ir_emit_spans(sb, "total.", &tot, raw_ns, all, kernel_ns, false);
 	vfree(all);
 }
 
 static size_t ir_result_size(void)
 {
-	size_t size = 4096;
+	size_t size = 8192;
+	unsigned int s;
 	int cpu;
 
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
 
-		size += 2048 + 64 * (ips_hist_used(&c->tick) +
-				     ips_hist_used(&c->flush) +
-				     ips_hist_used(&c->sched) +
-				     ips_hist_used(&c->total));
+		size += 3072;
+		for (s = 0; s < IR_NR_HIST; s++)
+			size += 64 * ips_hist_used(&c->hist[s]);
 	}
 	return size;
 }
 
 /*
  * The measurement has ended: unhook (once that returns, every hook that
- * counted has returned), then print and publish the result.
+ * counted has returned), then print and publish the result. Where ftrace
+ * refused to remove the hooks, the state stays (ir_unhooked is false) for
+ * the hooks that may still write it.
  */
+static bool ir_unhooked = true;
+
 static void ir_finish(bool interrupted)
 {
 	struct ir_count tot;
 
-	ir_unhook();
+	if (ir_unhook())
+		ir_unhooked = false;
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
-		pr_warn("the pick hook never fired in %llu rounds that switched to a fair task: fast_pct is unproven\n",
-			tot.v[IR_SWITCHED_FAIR]);
+		pr_warn("the pick hook never fired in %llu rounds that switched to a task: fast_pct is unproven\n",
+			phases ? tot.v[IR_SWITCHED_FAIR] : tot.v[IR_SWITCHED]);
 	if (!interrupted && ir_unproven(&tot))
-		pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
+		pr_warn("%u hooks never fired where their function ran, or are missing: their figures are unproven (proof.* in the result)\n",
 			ir_unproven(&tot));
 	ips_result_report(&ir_session.result, KBUILD_MODNAME, ir_result_size(),
 			  ir_emit, interrupted);
@@ -880,11 +1540,37 @@ static void ir_finish(bool interrupted)
 
 /* ---- init and exit ----------------------------------------------------- */
 
+/* Free the state, unless hooks that write it could not be removed. */
 static void ir_free_state(void)
 {
+	int cpu;
+
+	if (!ir_unhooked)
+		return;
+	for_each_possible_cpu(cpu)
+		per_cpu(ir_this_cpu, cpu) = NULL;
 	ips_session_cpus_free((void **)ir_state, ir_mask);
 	ir_state = NULL;
 	free_cpumask_var(ir_mask);
+}
+
+/* test_skip= must name an optional hook of this run's instrument. */
+static int ir_check_skip(void)
+{
+	unsigned int i;
+
+	if (!test_skip)
+		return 0;
+	for (i = 0; i < IR_NR_HOOKS; i++) {
+		const struct ips_hook *h = &ir_hooks[i];
+
+		if (!strcmp(test_skip, h->names[0]) && !h->required &&
+		    !h->unused && !h->quiet && !h->skip)
+			return 0;
+	}
+	pr_err("test_skip=%s: not an optional hook of this instrument (phases=%d)\n",
+	       test_skip, phases);
+	return -EINVAL;
 }
 
 static int ir_parse(void)
@@ -900,6 +1586,11 @@ static int ir_parse(void)
 		pr_err("cpulist=(unset): name the CPUs to measure\n");
 		return -EINVAL;
 	}
+	ir_hooks_choose();
+	ret = ir_check_skip();
+	if (ret)
+		return ret;
+	ips_clock_init();
 	if (!zalloc_cpumask_var(&ir_mask, GFP_KERNEL))
 		return -ENOMEM;
 	ret = ips_cpus_parse_online("cpulist", cpulist.val, ir_mask);
@@ -911,12 +1602,12 @@ static int ir_parse(void)
 	if (!ir_state)
 		goto err;
 	for_each_cpu(cpu, ir_mask) {
-		ips_hist_init(&ir_state[cpu]->tick);
-		ips_hist_init(&ir_state[cpu]->flush);
-		ips_hist_init(&ir_state[cpu]->sched);
-		ips_hist_init(&ir_state[cpu]->total);
+		unsigned int s;
+
+		for (s = 0; s < IR_NR_HIST; s++)
+			ips_hist_init(&ir_state[cpu]->hist[s]);
+		per_cpu(ir_this_cpu, cpu) = ir_state[cpu];
 	}
-	ir_calibrate();
 	return 0;
 err:
 	ir_free_state();
@@ -937,6 +1628,14 @@ static int __init ir_init(void)
 	ips_session_lock(&ir_session);
 	ret = ir_hook();
 	if (ret) {
+		ips_session_unlock(&ir_session);
+		ir_free_state();
+		return ret;
+	}
+	/* Hooked, not yet measuring: what the hooks cost on each CPU. */
+	ret = ir_calibrate();
+	if (ret) {
+		ir_unhook();
 		ips_session_unlock(&ir_session);
 		ir_free_state();
 		return ret;

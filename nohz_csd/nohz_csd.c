@@ -512,7 +512,7 @@ static __always_inline struct nc_cpu *nc_hook_enter(unsigned long ip,
 }
 
 static void nc_balance(unsigned long ip, unsigned long parent_ip,
-		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+		       unsigned long arg0)
 {
 	unsigned long flags;
 	struct nc_cpu *c;
@@ -544,7 +544,7 @@ out:
 }
 
 static void nc_tick_stop(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+			 unsigned long arg0)
 {
 	struct nc_cpu *c;
 	int bit;
@@ -559,7 +559,7 @@ static void nc_tick_stop(unsigned long ip, unsigned long parent_ip,
 }
 
 static void nc_do_idle(unsigned long ip, unsigned long parent_ip,
-		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+		       unsigned long arg0)
 {
 	unsigned long flags;
 	struct nc_cpu *c;
@@ -606,6 +606,7 @@ static noinline __used void nc_decoy(void)
 }
 
 static struct ips_hook_set nc_hook_set = {
+	.direct = true,
 	.hooks = nc_hooks,
 	.n = ARRAY_SIZE(nc_hooks),
 	.decoy = "nc_decoy",
