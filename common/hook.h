@@ -97,6 +97,7 @@ struct ips_hook_set {
 	bool registered;
 	bool via_direct;		/* registered with direct calls */
 	int unhook_ret;			/* what removing the hooks returned */
+	unsigned int resolved;		/* call sites resolved so far */
 	struct ftrace_ops ops;
 	struct work_struct unhook;
 	struct ips_hook_site map[1 << IPS_HOOK_MAP_BITS];
@@ -174,6 +175,7 @@ static noinline notrace struct ips_hook *ips_hook_resolve(struct ips_hook_set *s
 		found = h;
 		break;
 	}
+	WRITE_ONCE(set->resolved, READ_ONCE(set->resolved) + 1);
 	/* Claim a slot by its hook, then publish the call site. */
 	for (i = 0; i < ARRAY_SIZE(set->map); i++) {
 		struct ips_hook_site *e = &set->map[(slot + i) & (ARRAY_SIZE(set->map) - 1)];
@@ -274,19 +276,19 @@ static void IPS_HOOK_DIRECT_HANDLER(unsigned long ret, unsigned long parent_ip,
  * live; they save them, call IPS_HOOK_DIRECT_HANDLER and return into the
  * hooked function. No frame pointer: the unwinder follows them by the
  * stack offsets objtool records. The lean one saves the first two
- * arguments only, for a set whose functions take no more (@direct_lean).
- * @ret: where the return address lies once the registers are saved.
+ * arguments only, for a set whose functions take no more (@direct_lean),
+ * and passes the return address alone: its handler's @parent_ip and @arg0
+ * hold nothing, and a lean set's callbacks must not read them.
+ * @args: the moves of the handler's arguments once the registers are saved.
  */
-#define IPS_HOOK_TRAMP(name, save, restore, ret)			\
+#define IPS_HOOK_TRAMP(name, save, restore, args)			\
 	"	.pushsection	.text, \"ax\", @progbits\n"		\
 	"	.type		" #name ", @function\n"			\
 	#name ":\n"							\
 	ASM_ENDBR							\
 	CALL_DEPTH_ACCOUNT						\
 	save								\
-	"	movq	%rdi, %rdx\n"					\
-	"	movq	" #ret "(%rsp), %rdi\n"				\
-	"	movq	" #ret "+8(%rsp), %rsi\n"			\
+	args								\
 	"	call	" __stringify(IPS_HOOK_DIRECT_HANDLER) "\n"	\
 	restore								\
 	ASM_RET								\
@@ -301,10 +303,13 @@ asm(IPS_HOOK_TRAMP(ips_hook_tramp,
 		   "	pushq	%rax\n",
 		   "	popq	%rax\n	popq	%r9\n	popq	%r8\n"
 		   "	popq	%rcx\n	popq	%rdx\n	popq	%rsi\n"
-		   "	popq	%rdi\n", 56)
+		   "	popq	%rdi\n",
+		   "	movq	%rdi, %rdx\n	movq	56(%rsp), %rdi\n"
+		   "	movq	64(%rsp), %rsi\n")
     IPS_HOOK_TRAMP(ips_hook_tramp_lean,
 		   "	pushq	%rdi\n	pushq	%rsi\n",
-		   "	popq	%rsi\n	popq	%rdi\n", 16));
+		   "	popq	%rsi\n	popq	%rdi\n",
+		   "	movq	16(%rsp), %rdi\n"));
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
 #define ips_register_direct(ops, addr)	register_ftrace_direct_multi(ops, addr)
@@ -385,6 +390,7 @@ static inline int ips_hooks_try(struct ips_hook_set *set, bool direct)
 
 	memset(&set->ops, 0, sizeof(set->ops));
 	memset(set->map, 0, sizeof(set->map));
+	set->resolved = 0;
 	set->ops.func = set->func ?: ips_hook_set_func;
 	set->ops.flags = set->flags;
 	set->via_direct = false;

@@ -202,6 +202,7 @@ struct ir_cpu {
 	unsigned int wake;
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	bool idle_ran;		/* the idle task ran here while measuring */
+	bool calibrating;	/* a calibration's scratch state: counts */
 
 	struct ir_calib cal;
 	struct ir_count n;
@@ -317,14 +318,23 @@ static __always_inline void ir_round_reset(struct ir_cpu *c, bool measuring)
  * (the idle task, or the runqueue lock held) and call nothing traceable:
  * no recursion lock, no interrupts to mask. A re-entry adds its total to
  * a sum, in clock units, and no more: the mean is the figure, corrected
- * once, at the end. The only hook hits inside the span are picks. Each
- * body is shared by its hook and the calibration's (@idle, @measuring:
- * what the hook reads of the kernel, and the calibration takes as true).
+ * once, at the end. The only hook hits inside the span are picks.
+ *
+ * Every hook also serves the calibration (ir_calibrate()), on a scratch
+ * state that is @calibrating: it counts as if measuring, in the idle task,
+ * whatever the context.
  */
-static __always_inline void ir_l_do_idle_body(struct ir_cpu *c, bool measuring)
+static __always_inline void ir_l_do_idle_body(void)
 {
-	u64 now = ips_clock_read(), *n = c->n.v;
+	u64 now = ips_clock_read();
+	struct ir_cpu *c = ir_this();
+	bool measuring;
+	u64 *n;
 
+	if (!c)
+		return;
+	n = c->n.v;
+	measuring = ips_session_measuring(&ir_session) || c->calibrating;
 	c->fired |= BIT(IR_HOOK_DO_IDLE);
 	if (measuring && c->armed) {
 		n[IR_ROUNDS]++;
@@ -345,8 +355,12 @@ static __always_inline void ir_l_do_idle_body(struct ir_cpu *c, bool measuring)
 }
 
 /* do_idle() alone calls it, in the idle task. */
-static __always_inline void ir_l_tick_body(struct ir_cpu *c)
+static __always_inline void ir_l_tick_body(void)
 {
+	struct ir_cpu *c = ir_this();
+
+	if (!c)
+		return;
 	c->fired |= BIT(IR_HOOK_TICK);
 	if (c->phase == PHASE_NONE) {
 		c->t[H_TICK] = ips_clock_read();
@@ -354,77 +368,36 @@ static __always_inline void ir_l_tick_body(struct ir_cpu *c)
 	}
 }
 
-static __always_inline void ir_l_pick_body(struct ir_cpu *c, unsigned int h,
-					   bool idle)
+static __always_inline void ir_l_pick(unsigned int h)
 {
+	struct ir_cpu *c = ir_this();
+
+	if (!c)
+		return;
 	c->fired |= BIT(h);
 	c->pick_any = true;
-	if (c->phase == PHASE_TICK && idle)
+	if (c->phase == PHASE_TICK && (is_idle_task(current) || c->calibrating))
 		c->pick_idle++;
 }
 
-static void ir_l_do_idle(unsigned long ip, unsigned long parent_ip,
-			 unsigned long arg0)
-{
-	struct ir_cpu *c = ir_this();
-
-	if (c)
-		ir_l_do_idle_body(c, ips_session_measuring(&ir_session));
+/*
+ * Each light hook twice: a callback of the set, and a function of no
+ * argument that the direct calls jump to (ir_direct()).
+ */
+#define IR_LIGHT_HOOK(name, body)					\
+static void name(unsigned long ip, unsigned long parent_ip,		\
+		 unsigned long arg0)					\
+{									\
+	body;								\
+}									\
+static noinline notrace void name##_hot(void)				\
+{									\
+	body;								\
 }
-
-static void ir_l_tick(unsigned long ip, unsigned long parent_ip,
-		      unsigned long arg0)
-{
-	struct ir_cpu *c = ir_this();
-
-	if (c)
-		ir_l_tick_body(c);
-}
-
-static void ir_l_pick_task_idle(unsigned long ip, unsigned long parent_ip,
-				unsigned long arg0)
-{
-	struct ir_cpu *c = ir_this();
-
-	if (c)
-		ir_l_pick_body(c, IR_HOOK_PICK_IDLE, is_idle_task(current));
-}
-
-static void ir_l_pick_next_task_idle(unsigned long ip, unsigned long parent_ip,
-				     unsigned long arg0)
-{
-	struct ir_cpu *c = ir_this();
-
-	if (c)
-		ir_l_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, is_idle_task(current));
-}
-
-static void ir_cal_l_tick(unsigned long ip, unsigned long parent_ip,
-			  unsigned long arg0)
-{
-	struct ir_cpu *c = ir_this();
-
-	if (c)
-		ir_l_tick_body(c);
-}
-
-static void ir_cal_l_pick(unsigned long ip, unsigned long parent_ip,
-			  unsigned long arg0)
-{
-	struct ir_cpu *c = ir_this();
-
-	if (c)
-		ir_l_pick_body(c, IR_HOOK_PICK_IDLE, true);
-}
-
-static void ir_cal_l_do_idle(unsigned long ip, unsigned long parent_ip,
-			     unsigned long arg0)
-{
-	struct ir_cpu *c = ir_this();
-
-	if (c)
-		ir_l_do_idle_body(c, true);
-}
+IR_LIGHT_HOOK(ir_l_do_idle, ir_l_do_idle_body())
+IR_LIGHT_HOOK(ir_l_tick, ir_l_tick_body())
+IR_LIGHT_HOOK(ir_l_pick_task_idle, ir_l_pick(IR_HOOK_PICK_IDLE))
+IR_LIGHT_HOOK(ir_l_pick_next_task_idle, ir_l_pick(IR_HOOK_PICK_IDLE_NEXT))
 
 /*
  * The phase instrument (phases=1). Each callback works on this CPU's
@@ -580,10 +553,23 @@ static __always_inline void ir_wake_body(struct ir_cpu *c, unsigned int h,
 		c->wake |= BIT(w);
 }
 
-/* Whether the current context is the idle task outside hard IRQ. */
-static __always_inline bool ir_in_idle_task(void)
+/*
+ * Whether the current context is the idle task outside hard IRQ (or @c is
+ * the calibration's, which counts as if it were).
+ */
+static __always_inline bool ir_in_idle_task(const struct ir_cpu *c)
 {
-	return is_idle_task(current) && !in_hardirq();
+	return (is_idle_task(current) && !in_hardirq()) || c->calibrating;
+}
+
+static __always_inline bool ir_idle_task(const struct ir_cpu *c)
+{
+	return is_idle_task(current) || c->calibrating;
+}
+
+static __always_inline bool ir_measuring(const struct ir_cpu *c)
+{
+	return ips_session_measuring(&ir_session) || c->calibrating;
 }
 
 /* A phase hook: @body with this CPU's state inside the recursion lock. */
@@ -601,17 +587,17 @@ static void name(unsigned long ip, unsigned long parent_ip,		\
 	ips_hook_exit(bit);						\
 }
 
-IR_PHASE_HOOK(ir_do_idle, ir_do_idle_body(c, ips_session_measuring(&ir_session)))
-IR_PHASE_HOOK(ir_tick, ir_tick_body(c, ir_in_idle_task()))
-IR_PHASE_HOOK(ir_flush, ir_flush_body(c, ir_in_idle_task()))
+IR_PHASE_HOOK(ir_do_idle, ir_do_idle_body(c, ir_measuring(c)))
+IR_PHASE_HOOK(ir_tick, ir_tick_body(c, ir_in_idle_task(c)))
+IR_PHASE_HOOK(ir_flush, ir_flush_body(c, ir_in_idle_task(c)))
 IR_PHASE_HOOK(ir_schedule_idle, ir_schedule_idle_body(c))
-IR_PHASE_HOOK(ir_pick_fair, ir_pick_body(c, IR_HOOK_PICK, false, is_idle_task(current)))
+IR_PHASE_HOOK(ir_pick_fair, ir_pick_body(c, IR_HOOK_PICK, false, ir_idle_task(c)))
 /*
  * Core scheduling picks through the class's pick_task(), the fair class's
  * pick_task_fair(), never through pick_next_task_fair(): counted as the
  * fair pick, where the fair pick's hook is on pick_next_task_fair().
  */
-IR_PHASE_HOOK(ir_pick_core, ir_pick_body(c, IR_HOOK_PICK_CORE, false, is_idle_task(current)))
+IR_PHASE_HOOK(ir_pick_core, ir_pick_body(c, IR_HOOK_PICK_CORE, false, ir_idle_task(c)))
 /*
  * The idle class's pick: where every pick on an empty runqueue ends,
  * through the fair class's shortcut (__pick_next_task()), the loop over
@@ -621,23 +607,16 @@ IR_PHASE_HOOK(ir_pick_core, ir_pick_body(c, IR_HOOK_PICK_CORE, false, is_idle_ta
  * pick. 6.12 has one, pick_task_idle(); 6.1 two: pick_next_task_idle()
  * and pick_task_idle(), which only core scheduling calls.
  */
-IR_PHASE_HOOK(ir_pick_task_idle, ir_pick_body(c, IR_HOOK_PICK_IDLE, true, is_idle_task(current)))
+IR_PHASE_HOOK(ir_pick_task_idle, ir_pick_body(c, IR_HOOK_PICK_IDLE, true, ir_idle_task(c)))
 IR_PHASE_HOOK(ir_pick_next_task_idle,
-	      ir_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, true, is_idle_task(current)))
+	      ir_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, true, ir_idle_task(c)))
 /* Called from the fair pick, runqueue locked: it counts like a pick. */
 IR_PHASE_HOOK(ir_newidle, ir_pick_body(c, IR_HOOK_NEWIDLE, false, false);
 	      c->newidle += c->phase == PHASE_SCHED && is_idle_task(current))
-IR_PHASE_HOOK(ir_wake_poll, ir_wake_body(c, IR_HOOK_WAKE_POLL, WAKE_POLL, ir_in_idle_task()))
+IR_PHASE_HOOK(ir_wake_poll, ir_wake_body(c, IR_HOOK_WAKE_POLL, WAKE_POLL, ir_in_idle_task(c)))
 IR_PHASE_HOOK(ir_wake_ipi, ir_wake_body(c, IR_HOOK_WAKE_IPI, WAKE_IPI, true))
 IR_PHASE_HOOK(ir_wake_timer, ir_wake_body(c, IR_HOOK_WAKE_TIMER, WAKE_TIMER, true))
 
-/* The calibration's phase hooks: the same bodies, the kernel's state taken as true. */
-IR_PHASE_HOOK(ir_cal_do_idle, ir_do_idle_body(c, true))
-IR_PHASE_HOOK(ir_cal_tick, ir_tick_body(c, true))
-IR_PHASE_HOOK(ir_cal_flush, ir_flush_body(c, true))
-IR_PHASE_HOOK(ir_cal_wake, ir_wake_body(c, IR_HOOK_WAKE_POLL, WAKE_POLL, true))
-IR_PHASE_HOOK(ir_cal_sched, ir_schedule_idle_body(c))
-IR_PHASE_HOOK(ir_cal_pick, ir_pick_body(c, IR_HOOK_PICK, false, true))
 
 /*
  * sched_switch away from the idle task inside schedule_idle(): whether the
@@ -667,8 +646,8 @@ static struct tracepoint *ir_tp_switch;
 
 /*
  * The calibration's functions: empty, one for each hook of a round, which
- * the hook set hooks with the calibration's hooks, and one left unhooked
- * (where test_misname= puts a hook: never called while measuring).
+ * the hook set hooks with the calibration's hooks, and one left unhooked;
+ * and the decoy, never called, where test_misname= puts a hook.
  */
 /* Each body differs, so that the compiler folds no two into one. */
 #define IR_CAL_FN(name, n)			\
@@ -683,6 +662,11 @@ IR_CAL_FN(ir_cal_fn_wake, 3)
 IR_CAL_FN(ir_cal_fn_sched, 4)
 IR_CAL_FN(ir_cal_fn_pick, 5)
 IR_CAL_FN(ir_cal_fn_do_idle, 6)
+
+static noinline __used void ir_decoy(void)
+{
+	asm volatile("" : : "i" (7));
+}
 
 static struct ips_hook ir_hooks[] = {
 	[IR_HOOK_DO_IDLE] = {
@@ -752,19 +736,16 @@ static struct ips_hook ir_hooks[] = {
 	},
 	[IR_HOOK_CAL_FLUSH] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_flush"),
-		.func = ir_cal_flush,
 		.required = true,
 		.quiet = true,
 	},
 	[IR_HOOK_CAL_WAKE] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_wake"),
-		.func = ir_cal_wake,
 		.required = true,
 		.quiet = true,
 	},
 	[IR_HOOK_CAL_SCHED] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_sched"),
-		.func = ir_cal_sched,
 		.required = true,
 		.quiet = true,
 	},
@@ -794,119 +775,135 @@ static struct ips_hook_set ir_hook_set = {
 	.hooks = ir_hooks,
 	.n = ARRAY_SIZE(ir_hooks),
 	.direct = true,
-	.decoy = "ir_cal_plain",
+	.decoy = "ir_decoy",
 };
 
 /*
- * The call sites of the light instrument's hooks, in the order the direct
- * calls test them: the real ones once their first hit went through the set,
- * or, while it runs, the calibration's (ir_calibrate()), which thereby
+ * The hooks of a round as the direct calls reach them: by their call
+ * sites, in the order of ir_hot_ip[], each instrument its own chain of
+ * tests, which a call site of neither leaves to the set's lookup. The
+ * sites are the real ones, once their first hit went through the set, or,
+ * while the calibration runs, its own (ir_calibrate()), which thereby
  * takes the very same path.
  */
-enum { IR_HOT_DO_IDLE, IR_HOT_TICK, IR_HOT_PICK, IR_HOT_PICK2, IR_NR_HOT };
+enum {
+	IR_HOT_DO_IDLE, IR_HOT_TICK, IR_HOT_PICK_NEXT, IR_HOT_PICK,	/* both */
+	IR_HOT_FLUSH, IR_HOT_WAKE, IR_HOT_SCHED, IR_HOT_PICK_FAIR,	/* phases=1 */
+	IR_HOT_NEWIDLE,
+	IR_NR_HOT
+};
 
 static unsigned long ir_hot_ip[IR_NR_HOT] __read_mostly;
 static DEFINE_STATIC_KEY_FALSE(ir_calibrating);
 
-static const unsigned int ir_hot_hook[2][IR_NR_HOT] = {
-	{ IR_HOOK_DO_IDLE, IR_HOOK_TICK, IR_HOOK_PICK_IDLE_NEXT, IR_HOOK_PICK_IDLE },
-	{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_CAL_TICK, IR_HOOK_CAL_PICK, IR_NR_HOOKS },
+/* The hook of each place, and of the calibration (IR_NR_HOOKS: none). */
+static const unsigned int ir_hot_hook[2][2][IR_NR_HOT] = {
+	[0] = {	/* light */
+		{ IR_HOOK_DO_IDLE, IR_HOOK_TICK, IR_HOOK_PICK_IDLE_NEXT,
+		  IR_HOOK_PICK_IDLE, IR_NR_HOOKS, IR_NR_HOOKS, IR_NR_HOOKS,
+		  IR_NR_HOOKS, IR_NR_HOOKS },
+		{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_CAL_TICK, IR_HOOK_CAL_PICK,
+		  IR_NR_HOOKS, IR_NR_HOOKS, IR_NR_HOOKS, IR_NR_HOOKS,
+		  IR_NR_HOOKS, IR_NR_HOOKS },
+	},
+	[1] = {	/* phases=1 */
+		{ IR_HOOK_DO_IDLE, IR_HOOK_TICK, IR_HOOK_PICK_IDLE_NEXT,
+		  IR_HOOK_PICK_IDLE, IR_HOOK_FLUSH, IR_HOOK_WAKE_POLL,
+		  IR_HOOK_SCHEDULE_IDLE, IR_HOOK_PICK, IR_HOOK_NEWIDLE },
+		{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_CAL_TICK, IR_NR_HOOKS,
+		  IR_NR_HOOKS, IR_HOOK_CAL_FLUSH, IR_HOOK_CAL_WAKE,
+		  IR_HOOK_CAL_SCHED, IR_HOOK_CAL_PICK, IR_NR_HOOKS },
+	},
 };
 
-/* Take the call sites the set knows of the real hooks (@cal 0) or the calibration's. */
+/* Take the call sites the set knows of the real hooks, or of the calibration's (@cal). */
 static void ir_hot_learn(bool cal)
 {
 	unsigned int i, h;
 
 	for (i = 0; i < IR_NR_HOT; i++) {
-		h = ir_hot_hook[cal][i];
+		h = ir_hot_hook[phases][cal][i];
 		WRITE_ONCE(ir_hot_ip[i], h < IR_NR_HOOKS ? READ_ONCE(ir_hooks[h].ips[0]) : 0);
 	}
 }
 
-/* Every hook but the light instrument's hot ones: through the set. */
+/*
+ * Every other hook: through the set, which learns the call site on its
+ * first hit; the chains then take it.
+ */
 static noinline notrace void ir_direct_other(unsigned long ret,
 					     unsigned long parent_ip,
 					     unsigned long arg0)
 {
+	unsigned int resolved = READ_ONCE(ir_hook_set.resolved);
+
 	ips_hook_direct_dispatch(ret, parent_ip, arg0);
-	if (static_branch_likely(&ir_light) &&
+	if (READ_ONCE(ir_hook_set.resolved) != resolved &&
 	    !static_branch_unlikely(&ir_calibrating))
 		ir_hot_learn(false);
 }
 
-/*
- * The light instrument's hooks as the direct calls reach them, each its
- * own function that the dispatch below jumps to: no register to save
- * around a call. @cal: the calibration's, taking the kernel's state as
- * true.
- */
-#define IR_HOT_FN(name, cal, body)					\
-static noinline notrace void name(void)				\
-{									\
-	struct ir_cpu *c = ir_this();					\
-									\
-	if (c)								\
-		body;							\
-}
-IR_HOT_FN(ir_hot_do_idle, false, ir_l_do_idle_body(c, ips_session_measuring(&ir_session)))
-IR_HOT_FN(ir_hot_tick, false, ir_l_tick_body(c))
-IR_HOT_FN(ir_hot_pick_next, false,
-	  ir_l_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, is_idle_task(current)))
-IR_HOT_FN(ir_hot_pick, false, ir_l_pick_body(c, IR_HOOK_PICK_IDLE, is_idle_task(current)))
-IR_HOT_FN(ir_hot_cal_do_idle, true, ir_l_do_idle_body(c, true))
-IR_HOT_FN(ir_hot_cal_pick, true, ir_l_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, true))
+/* ip == ir_hot_ip[@i]: the place @i's call site. */
+#define IR_AT(ip, i)	((ip) == READ_ONCE(ir_hot_ip[i]))
 
 /*
- * The dispatch of the light instrument's hooks by their call sites, in
- * the order ir_hot_ip[] lists them; false when @ip is none of them. @cal:
- * the calibration's rounds, whose call sites take the same places.
- */
-static __always_inline bool ir_direct_hot(unsigned long ip, const bool cal)
-{
-	if (ip == READ_ONCE(ir_hot_ip[IR_HOT_DO_IDLE]))
-		cal ? ir_hot_cal_do_idle() : ir_hot_do_idle();
-	else if (ip == READ_ONCE(ir_hot_ip[IR_HOT_TICK]))
-		ir_hot_tick();
-	else if (ip == READ_ONCE(ir_hot_ip[IR_HOT_PICK]))
-		cal ? ir_hot_cal_pick() : ir_hot_pick_next();
-	else if (!cal && ip == READ_ONCE(ir_hot_ip[IR_HOT_PICK2]))
-		ir_hot_pick();
-	else
-		return false;
-	return true;
-}
-
-static noinline notrace void ir_direct_cal(unsigned long ret,
-					   unsigned long parent_ip,
-					   unsigned long arg0)
-{
-	if (!ir_direct_hot(ret - MCOUNT_INSN_SIZE, true))
-		ir_direct_other(ret, parent_ip, arg0);
-}
-
-/*
- * What the direct trampoline calls (common/hook.h): the light
- * instrument's hooks, the hits of a round, without the set's lookup and
- * its indirect call; every other hook through the set.
+ * What the direct trampoline calls (common/hook.h). The light instrument's
+ * lean trampoline passes the return address alone; phases=1's the hooked
+ * function's return address and first argument too.
  */
 static __used notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
 				     unsigned long arg0)
 {
+	unsigned long ip = ret - MCOUNT_INSN_SIZE;
+
 	if (static_branch_likely(&ir_light)) {
-		if (static_branch_unlikely(&ir_calibrating)) {
-			ir_direct_cal(ret, parent_ip, arg0);
-			return;
-		}
-		if (ir_direct_hot(ret - MCOUNT_INSN_SIZE, false))
-			return;
+		if (IR_AT(ip, IR_HOT_DO_IDLE))
+			ir_l_do_idle_hot();
+		else if (IR_AT(ip, IR_HOT_TICK))
+			ir_l_tick_hot();
+		else if (IR_AT(ip, IR_HOT_PICK_NEXT))
+			ir_l_pick_next_task_idle_hot();
+		else if (IR_AT(ip, IR_HOT_PICK))
+			ir_l_pick_task_idle_hot();
+		else
+			ir_direct_other(ret, 0, 0);
+		return;
 	}
-	ir_direct_other(ret, parent_ip, arg0);
+	if (IR_AT(ip, IR_HOT_DO_IDLE))
+		ir_do_idle(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_TICK))
+		ir_tick(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_FLUSH))
+		ir_flush(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_WAKE))
+		ir_wake_poll(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_SCHED))
+		ir_schedule_idle(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_PICK_FAIR))
+		ir_pick_fair(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_PICK_NEXT))
+		ir_pick_next_task_idle(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_PICK))
+		ir_pick_task_idle(ip, parent_ip, arg0);
+	else if (IR_AT(ip, IR_HOT_NEWIDLE))
+		ir_newidle(ip, parent_ip, arg0);
+	else
+		ir_direct_other(ret, parent_ip, arg0);
 }
 
-/* The instrument's callbacks where they differ between the two. */
+/*
+ * The instrument's callbacks where they differ between the two; each
+ * calibration hook takes its real counterpart's.
+ */
 static void ir_hooks_choose(void)
 {
+	static const unsigned int cal_of[][2] = {
+		{ IR_HOOK_CAL_TICK, IR_HOOK_TICK },
+		{ IR_HOOK_CAL_FLUSH, IR_HOOK_FLUSH },
+		{ IR_HOOK_CAL_WAKE, IR_HOOK_WAKE_POLL },
+		{ IR_HOOK_CAL_SCHED, IR_HOOK_SCHEDULE_IDLE },
+		{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_DO_IDLE },
+	};
 	unsigned int i;
 
 	ir_hooks[IR_HOOK_DO_IDLE].func = phases ? ir_do_idle : ir_l_do_idle;
@@ -920,10 +917,11 @@ static void ir_hooks_choose(void)
 						    ir_l_pick_task_idle;
 	ir_hooks[IR_HOOK_PICK_IDLE_NEXT].func = phases ?
 		ir_pick_next_task_idle : ir_l_pick_next_task_idle;
-	ir_hooks[IR_HOOK_CAL_TICK].func = phases ? ir_cal_tick : ir_cal_l_tick;
-	ir_hooks[IR_HOOK_CAL_PICK].func = phases ? ir_cal_pick : ir_cal_l_pick;
-	ir_hooks[IR_HOOK_CAL_DO_IDLE].func = phases ? ir_cal_do_idle :
-						      ir_cal_l_do_idle;
+	for (i = 0; i < ARRAY_SIZE(cal_of); i++)
+		ir_hooks[cal_of[i][0]].func = ir_hooks[cal_of[i][1]].func;
+	/* A pick inside the span: the fair one's, or the light idle one's. */
+	ir_hooks[IR_HOOK_CAL_PICK].func = phases ? ir_pick_fair :
+					  ir_l_pick_next_task_idle;
 	for (i = 0; i < IR_NR_HOOKS; i++) {
 		ir_hooks[i].unused = !phases && !(IR_LIGHT_HOOKS & BIT(i));
 		ir_hooks[i].skip = !pick_hook && (IR_PICK_HOOKS & BIT(i));
@@ -1012,29 +1010,46 @@ static const struct ir_cal_round ir_cal_phases[2] = {
 	    ir_cal_fn_pick, ir_cal_fn_do_idle }, 6 },
 };
 
-/* The best of CALIB_RUNS runs of @r (or @n plain calls), ps a round. */
+/* The same calls as a round's, of the plain function. */
+static const struct ir_cal_round ir_cal_plain_rounds[] = {
+	{ { ir_cal_plain, ir_cal_plain }, 2 },
+	{ { ir_cal_plain, ir_cal_plain, ir_cal_plain }, 3 },
+	{ { ir_cal_plain, ir_cal_plain, ir_cal_plain, ir_cal_plain,
+	    ir_cal_plain }, 5 },
+	{ { ir_cal_plain, ir_cal_plain, ir_cal_plain, ir_cal_plain,
+	    ir_cal_plain, ir_cal_plain }, 6 },
+};
+
+/* The plain calls as many as @r's. */
+static const struct ir_cal_round *ir_cal_plain_of(const struct ir_cal_round *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ir_cal_plain_rounds); i++)
+		if (ir_cal_plain_rounds[i].n == r->n)
+			return &ir_cal_plain_rounds[i];
+	return NULL;
+}
+
+/*
+ * The best of CALIB_RUNS runs of the round @r, ps a round; the scratch
+ * state's counts of the best into @best_state. Hooked and plain rounds
+ * take the same loop: their difference is the hooks'.
+ */
 static u64 ir_cal_run(struct ir_cpu *scratch, const struct ir_cal_round *r,
-		      unsigned int plain, struct ir_cpu *best_state)
+		      struct ir_cpu *best_state)
 {
 	u64 best = U64_MAX, t0, t;
 	unsigned int run, i, j;
 
 	for (run = 0; run < CALIB_RUNS; run++) {
-		if (r) {
-			memset(&scratch->n, 0, sizeof(scratch->n));
-			memset(scratch->raw, 0, sizeof(scratch->raw));
-			ir_round_reset(scratch, true);
-		}
+		memset(&scratch->n, 0, sizeof(scratch->n));
+		memset(scratch->raw, 0, sizeof(scratch->raw));
+		ir_round_reset(scratch, true);
 		t0 = ips_clock_read();
-		for (i = 0; i < CALIB_CALLS; i++) {
-			if (!r) {
-				for (j = 0; j < plain; j++)
-					ir_cal_plain();
-				continue;
-			}
+		for (i = 0; i < CALIB_CALLS; i++)
 			for (j = 0; j < r->n; j++)
 				r->fn[j]();
-		}
 		t = ips_clock_read() - t0;
 		if (t < best) {
 			best = t;
@@ -1064,30 +1079,41 @@ static void ir_calib_cpu(void *info)
 	if (!c)
 		return;
 	s = scratch[cpu];
+	s->calibrating = true;
 	got = s + 1;
 	/* No hook of this CPU runs meanwhile: interrupts are off. */
 	this_cpu_write(ir_this_cpu, s);
-	plain[0] = ir_cal_run(s, NULL, rounds[0].n, NULL);
-	plain[1] = ir_cal_run(s, NULL, rounds[1].n, NULL);
-	hooked[1] = ir_cal_run(s, &rounds[1], 0, NULL);
-	hooked[0] = ir_cal_run(s, &rounds[0], 0, got);
+	plain[0] = ir_cal_run(s, ir_cal_plain_of(&rounds[0]), got);
+	plain[1] = ir_cal_run(s, ir_cal_plain_of(&rounds[1]), got);
+	hooked[1] = ir_cal_run(s, &rounds[1], got);
+	hooked[0] = ir_cal_run(s, &rounds[0], got);
 	this_cpu_write(ir_this_cpu, c);
 
 	c->cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
 	c->cal.round_hits = div_u64(got->n.v[IR_ROUND_HITS], CALIB_CALLS);
 	c->cal.hit_ps = ir_cal_ps(hooked[1] - hooked[0], plain[1] - plain[0]);
 	for (span = 0; span < IR_NR_HIST; span++) {
-		c->cal.span_ps[span] = min_t(u64, U32_MAX,
-			div_u64(ir_raw_ns(got, span) * 1000, CALIB_CALLS));
-		c->cal.span_hits[span] = div_u64(got->n.v[IR_HITS + span],
-						 CALIB_CALLS);
+		u64 raw = div_u64(ir_raw_ns(got, span) * 1000, CALIB_CALLS);
+		u32 hits = div_u64(got->n.v[IR_HITS + span], CALIB_CALLS);
+		/*
+		 * Between two hooks of a span the rounds make a call of the
+		 * next function, as a plain call: not the hooks' cost. A
+		 * span holds one such gap per hook hit it is charged (the
+		 * light instrument charges its end's not).
+		 */
+		u64 gaps = div_u64(plain[0], rounds[0].n) * (hits + !phases);
+
+		c->cal.span_ps[span] = min_t(u64, U32_MAX, raw > gaps ? raw - gaps : 0);
+		c->cal.span_hits[span] = hits;
 	}
 }
 
 /* 0, or -ENOMEM: then the hooks' costs stay unknown (zero). */
 static int ir_calibrate(void)
 {
-	struct ir_cpu **scratch;
+	const struct ir_cal_round *rounds = phases ? ir_cal_phases : ir_cal_light;
+	struct ir_cpu **scratch, *cur;
+	unsigned int i, j;
 	int cpu, ret = 0;
 
 	scratch = kcalloc(nr_cpu_ids, sizeof(*scratch), GFP_KERNEL);
@@ -1103,34 +1129,25 @@ static int ir_calibrate(void)
 		}
 	}
 	/*
-	 * The light instrument's rounds take the hot path: a first call of
-	 * each function through the set makes its call site known, then
-	 * the direct calls test for the calibration's call sites where they
-	 * test for do_idle()'s and the others'.
+	 * The calibration's rounds take the path of the real ones: a first
+	 * call of each of its functions, through the set, makes its call
+	 * site known (on a scratch state, with interrupts off: no real hook
+	 * of this CPU writes it meanwhile); then the direct calls test for
+	 * them where they test for the real ones.
 	 */
-	if (!phases) {
-		struct ir_cpu *c, *warm = kvzalloc(sizeof(*warm), GFP_KERNEL);
-
-		if (!warm) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		c = get_cpu_var(ir_this_cpu);
-		this_cpu_write(ir_this_cpu, warm);
-		ir_cal_fn_tick();
-		ir_cal_fn_pick();
-		ir_cal_fn_do_idle();
-		this_cpu_write(ir_this_cpu, c);
-		put_cpu_var(ir_this_cpu);
-		kvfree(warm);
-		static_branch_enable(&ir_calibrating);
-		ir_hot_learn(true);
-	}
+	local_irq_disable();
+	cur = this_cpu_read(ir_this_cpu);
+	this_cpu_write(ir_this_cpu, scratch[cpumask_first(ir_mask)]);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < rounds[i].n; j++)
+			rounds[i].fn[j]();
+	this_cpu_write(ir_this_cpu, cur);
+	local_irq_enable();
+	static_branch_enable(&ir_calibrating);
+	ir_hot_learn(true);
 	on_each_cpu_mask(ir_mask, ir_calib_cpu, scratch, true);
-	if (!phases) {
-		ir_hot_learn(false);
-		static_branch_disable(&ir_calibrating);
-	}
+	ir_hot_learn(false);
+	static_branch_disable(&ir_calibrating);
 out:
 	for_each_cpu(cpu, ir_mask)
 		kvfree(scratch[cpu]);
@@ -1554,23 +1571,36 @@ static void ir_free_state(void)
 	free_cpumask_var(ir_mask);
 }
 
-/* test_skip= must name an optional hook of this run's instrument. */
-static int ir_check_skip(void)
+/*
+ * test_skip= must name an optional hook of this run's instrument, and
+ * test_misname= one of its hooks: anything else would change nothing.
+ */
+static int ir_check_test_params(void)
 {
+	bool skip_ok = !test_skip, misname_ok = !test_misname;
 	unsigned int i;
 
-	if (!test_skip)
-		return 0;
 	for (i = 0; i < IR_NR_HOOKS; i++) {
 		const struct ips_hook *h = &ir_hooks[i];
 
-		if (!strcmp(test_skip, h->names[0]) && !h->required &&
-		    !h->unused && !h->quiet && !h->skip)
-			return 0;
+		if (h->unused || h->quiet || h->skip)
+			continue;
+		if (test_skip && !strcmp(test_skip, h->names[0]) && !h->required)
+			skip_ok = true;
+		if (test_misname && !strcmp(test_misname, h->names[0]))
+			misname_ok = true;
 	}
-	pr_err("test_skip=%s: not an optional hook of this instrument (phases=%d)\n",
-	       test_skip, phases);
-	return -EINVAL;
+	if (!skip_ok) {
+		pr_err("test_skip=%s: not an optional hook of this instrument (phases=%d)\n",
+		       test_skip, phases);
+		return -EINVAL;
+	}
+	if (!misname_ok) {
+		pr_err("test_misname=%s: not a hook of this instrument (phases=%d)\n",
+		       test_misname, phases);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int ir_parse(void)
@@ -1587,7 +1617,7 @@ static int ir_parse(void)
 		return -EINVAL;
 	}
 	ir_hooks_choose();
-	ret = ir_check_skip();
+	ret = ir_check_test_params();
 	if (ret)
 		return ret;
 	ips_clock_init();

@@ -86,7 +86,8 @@ cmdline="console=ttyS0 panic=-1 tsc=reliable watchdog_thresh=2"
 cmdline="$cmdline rcupdate.rcu_cpu_stall_timeout=5"
 if [ "$icount" = 1 ]; then
 	accel+=(-icount shift=0)
-	cmdline="$cmdline maxcpus=1"
+	# The guest's tests that time under instruction counting ask for it.
+	cmdline="$cmdline maxcpus=1 IPISTORM_ICOUNT=1"
 fi
 [ "$poll" = 1 ] && cmdline="$cmdline idle=poll"
 # The kernel hands what follows "--" to init word by word; a word with
