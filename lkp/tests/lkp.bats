@@ -199,7 +199,7 @@ params() {
 	grep -h '^runtime_ns=' "$F"/ipistorm-6.1/iter-*.txt | sed 's/=/: /' | diff - <(grep '^runtime_ns:' "$s/ipistorm/qemu-6.1.yaml")
 	grep -h '^total.lat_p99_ns=' "$F"/ipistorm-6.12/iter-*.txt | sed 's/^total.//; s/=/: /' |
 		diff - <(grep '^lat_p99_ns:' "$s/ipistorm/qemu-6.12.yaml")
-	grep -h '^total.fast_pct=' "$F"/idle_reentry-6.12/iter-*.txt | sed 's/^total.//; s/=/: /' |
+	grep -h '^total.fast_pct=' "$F"/idle_reentry-light-6.12/iter-*.txt | sed 's/^total.//; s/=/: /' |
 		diff - <(grep '^fast_pct:' "$s/idle_reentry/qemu-6.12.yaml")
 	grep -h '^total.kicks=' "$F"/nohz_csd-6.1/iter-*.txt | sed 's/^total.//; s/=/: /' |
 		diff - <(grep '^kicks:' "$s/nohz_csd/qemu-6.1.yaml")
@@ -225,13 +225,13 @@ params() {
 	sed '0,/^status=complete$/s//status=stopped/' "$s/ipistorm/qemu-6.12" >"$T/stopped"
 	run -1 env LKP_SRC="$L" "$L/programs/ipistorm/parse" <"$T/stopped"
 	[[ $output == *"iteration 1: status=stopped"* ]]
-	sed 's|^format=idle_reentry/1$|format=idle_reentry/9|' "$s/idle_reentry/qemu-6.1" >"$T/v9"
+	sed 's|^format=idle_reentry/4$|format=idle_reentry/9|' "$s/idle_reentry/qemu-6.1" >"$T/v9"
 	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/v9"
-	[[ $output == *"not idle_reentry/1 or idle_reentry/2 or idle_reentry/3"* ]]
+	[[ $output == *"not idle_reentry/1 or idle_reentry/2 or idle_reentry/3 or idle_reentry/4"* ]]
 	# Iterations of different formats are not one record.
-	sed '0,\|^format=idle_reentry/1$|s||format=idle_reentry/2|' "$s/idle_reentry/qemu-6.1" >"$T/mixed"
+	sed '0,\|^format=idle_reentry/4$|s||format=idle_reentry/3|' "$s/idle_reentry/qemu-6.1" >"$T/mixed"
 	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/mixed"
-	[[ $output == *"iteration 2: format=idle_reentry/1, not idle_reentry/2 as iteration 1"* ]]
+	[[ $output == *"iteration 2: format=idle_reentry/4, not idle_reentry/3 as iteration 1"* ]]
 	# An iteration with no balance has no delay mean: no delay stat at all.
 	awk '/^==> iter-002/ { n = 1 } n && /^total.delay_/ && !/_n=/ { next } { print }' \
 		"$s/nohz_csd/qemu-6.12" >"$T/nodelay"
@@ -296,16 +296,16 @@ mean() {
 		[ "$(stat "$T/rr/ipistorm-$k/stats.json" ipistorm.runtime_ns)" = \
 			"$(mean runtime_ns "$F/ipistorm-$k"/iter-*.txt)" ]
 		[ "$(stat "$T/rr/idle_reentry-$k/stats.json" idle_reentry.total_mean_ns)" = \
-			"$(mean total.total_mean_ns "$F/idle_reentry-$k"/iter-*.txt)" ]
+			"$(mean total.total_mean_ns "$F/idle_reentry-light-$k"/iter-*.txt)" ]
 		[ "$(stat "$T/rr/nohz_csd-$k/stats.json" nohz_csd.kicks)" = \
 			"$(mean total.kicks "$F/nohz_csd-$k"/iter-*.txt)" ]
 	done
 	# The fast path: none on 6.1, every re-entry on 6.12; the zero side of
 	# each is not in stats.json.
 	[ "$(stat "$T/rr/idle_reentry-6.1/stats.json" idle_reentry.fast_pct)" = absent ]
-	[ "$(stat "$T/rr/idle_reentry-6.1/stats.json" idle_reentry.pick_fair_pct)" = 100 ]
+	[ "$(stat "$T/rr/idle_reentry-6.1/stats.json" idle_reentry.pick_idle_pct)" = 100 ]
 	[ "$(stat "$T/rr/idle_reentry-6.12/stats.json" idle_reentry.fast_pct)" = 100 ]
-	[ "$(stat "$T/rr/idle_reentry-6.12/stats.json" idle_reentry.pick_fair_pct)" = absent ]
+	[ "$(stat "$T/rr/idle_reentry-6.12/stats.json" idle_reentry.pick_idle_pct)" = absent ]
 }
 
 # fake_run BENCH STATUS: run programs/BENCH/run as lkp would, with a

@@ -19,7 +19,7 @@
 #
 # The text report must show ipistorm's runtime lower on OTHER, marked
 # significant by MMTests (`*x%*`), and the fast path 0 % on BASELINE and
-# 100 % on OTHER (idle_reentry's pick_fair_pct 100 and 0); the HTML must
+# 100 % on OTHER (idle_reentry's pick_idle_pct 100 and 0); the HTML must
 # mark both Amean rows as significant gains (green).
 #
 # Exit: 0 the report shows that, 1 it does not or a step failed, 4 no snapshot
@@ -53,8 +53,8 @@ fi
 # check REPORT: compare-kernels.sh's text must show ipistorm's runtime
 # lower on the second kernel with MMTests' significance mark (Amean
 # `* x%*`, x > 0: the direction-aware gain), and idle_reentry's slow-path
-# share 100 % on the first and 0 % on the second: the fast path 0 % against
-# 100 %. Prints the rows it read.
+# share (re-entries that made a pick) 100 % on the first and 0 % on the
+# second: the fast path 0 % against 100 %. Prints the rows it read.
 check() {
 	awk '
 	/^ipistorm$/ { sec = "ipistorm" } /^idle_reentry$/ { sec = "idle_reentry" }
@@ -66,7 +66,7 @@ check() {
 		g = substr($0, RSTART + 1, RLENGTH - 3) + 0
 		if (g <= 0) { print "runtime: no gain (" g "%)"; bad = 1 }
 	}
-	sec == "idle_reentry" && $1 == "Amean" && $2 == "pick_fair_pct" {
+	sec == "idle_reentry" && $1 == "Amean" && $2 == "pick_idle_pct" {
 		print; seen++
 		if ($3 + 0 != 100) { print "fast path on the baseline: " 100 - $3 "%, want 0"; bad = 1 }
 		split($0, w, ")"); split(w[2], o, " ")
@@ -151,7 +151,7 @@ for fmt in text html; do
 		{ cat "$out/compare-$fmt.err" >&2; die "compare-kernels.sh --format $fmt failed"; }
 done
 # The HTML marks a significant gain by a green cell (PrintHtml.pm).
-for row in runtime pick_fair_pct; do
+for row in runtime pick_idle_pct; do
 	grep -q "^<tr><td >Amean *</td><td > $row *</td>.*<td bgcolor=\"#A0FFA0\">" "$out/compare.html" ||
 		die "compare-kernels.sh --format html does not mark Amean $row a significant gain"
 done
