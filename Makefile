@@ -5,7 +5,8 @@
 #                   against the test bed's kernels
 # make test         the tests, in QEMU, on every kernel of the matrix
 # make bench        ipistorm's overhead against a bare call loop (icount)
-# make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU
+# make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU;
+#                   IDLE=mwait: the CPUs idle in cpuidle's polling states
 # make demo-race    the same two with the vCPUs in parallel: the share of
 #                   calls that found the target polling, decomposed
 # make sign KEY=... CERT=...
@@ -58,10 +59,10 @@ bench:
 	vm/bench.sh $(KERNELS)
 
 demo:
-	vm/demo.sh
+	IDLE="$(IDLE)" vm/demo.sh
 
 demo-race:
-	RACE=1 vm/demo.sh
+	RACE=1 IDLE="$(IDLE)" vm/demo.sh
 
 help:
 	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))

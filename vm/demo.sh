@@ -9,7 +9,15 @@
 #
 #   vm/demo.sh                       Debian 6.1 (baseline) against 6.12
 #   N=10 vm/demo.sh
+#   IDLE=mwait vm/demo.sh            idle CPUs in cpuidle's polling states
 #   RACE=1 vm/demo.sh                the race (make demo-race, below)
+#
+# IDLE: the idle the measured CPUs take. poll (default): idle=poll, the
+# idle task polls with the tick running and no cpuidle governor. mwait: a
+# server's, a cpuidle driver and the menu governor choosing between the
+# POLL state and a polling deep state that, like MWAIT, keeps
+# TIF_POLLING_NRFLAG set and lets the governor stop the tick (the test
+# aid nohz_csd/polling_idle.ko, loaded before each run).
 #   KERNELS="base=/path/bzImage:/path/build:0 patched=/path/bzImage:/path/build:1" vm/demo.sh
 #
 # KERNELS: matrix names (6.1 6.12 7.3) or LABEL=IMAGE:BUILD_DIR[:SM_IDLE],
@@ -32,16 +40,22 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="[N=...] [KERNELS=...] [RACE=1] $PROG"
+USAGE="[N=...] [KERNELS=...] [RACE=1] [IDLE=poll|mwait] $PROG"
 only_help "$@"
 [ $# -eq 0 ] || usage_error "unexpected argument '$1' (settings go in N= and KERNELS=)"
 
 race=${RACE:-0}
 case $race in 0 | 1) ;; *) usage_error "RACE=$race: 0 or 1" ;; esac
+idle=${IDLE:-poll}
+case $idle in
+poll) shape=(-p) ;;
+mwait) shape=(-a IPISTORM_POLLING_IDLE=1) ;;
+*) usage_error "IDLE=$idle: poll or mwait" ;;
+esac
 N=${N:-$([ "$race" = 1 ] && echo 12 || echo 5)}
 read -r -a kernels <<<"${KERNELS:-6.1 6.12}"
 [ ${#kernels[@]} -ge 2 ] || die "KERNELS needs a baseline and at least one other kernel"
-out=$BUILD/demo$([ "$race" = 0 ] || echo -race)-$(date +%Y%m%d-%H%M%S)
+out=$BUILD/demo$([ "$race" = 0 ] || echo -race)$([ "$idle" = poll ] || echo "-$idle")-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 t0=$(date +%s)
 steps=$((2 * ${#kernels[@]})) step=0
@@ -57,12 +71,12 @@ race_demo() {
 	steps=$((2 * ${#kernels[@]}))
 	for k in "${names[@]}"; do
 		progress "$k: ipistorm ${race_storm[*]}, $N runs + 1 warm-up, multi-threaded TCG"
-		"$VM_DIR/run-in-vm.sh" -c 2 -p -M "$k" "$out/$k-race" -n "$N" \
+		"$VM_DIR/run-in-vm.sh" -c 2 "${shape[@]}" -M "$k" "$out/$k-race" -n "$N" \
 			ipistorm "${race_storm[@]}" >/dev/null 2>"$out/$k-race.log" ||
 			{ cat "$out/$k-race.log" >&2; return 2; }
 		dirs+=("$out/$k-race")
 		progress "$k: idle_reentry on CPU1 beside the same storm, 3 runs, multi-threaded TCG"
-		"$VM_DIR/run-in-vm.sh" -c 2 -p -M "$k" "$out/$k-race-idle_reentry" -n 3 -w 0 \
+		"$VM_DIR/run-in-vm.sh" -c 2 "${shape[@]}" -M "$k" "$out/$k-race-idle_reentry" -n 3 -w 0 \
 			-s "${race_storm[*]}" idle_reentry cpulist=1 \
 			>/dev/null 2>"$out/$k-race-idle_reentry.log" ||
 			{ cat "$out/$k-race-idle_reentry.log" >&2; return 2; }
@@ -135,12 +149,12 @@ fi
 
 storm=(numipi=20000 single=1 offset=1 cpulist=0 wait=1)
 for k in "${names[@]}"; do
-	progress "$k: ipistorm ${storm[*]}, $N runs + 1 warm-up, instruction counting"
-	"$VM_DIR/run-in-vm.sh" -c 2 -s 2 -p -i "$k" "$out/$k-ipistorm" -n "$N" \
+	progress "$k: ipistorm ${storm[*]}, $N runs + 1 warm-up, instruction counting, idle $idle"
+	"$VM_DIR/run-in-vm.sh" -c 2 -s 2 "${shape[@]}" -i "$k" "$out/$k-ipistorm" -n "$N" \
 		ipistorm "${storm[@]}" >/dev/null 2>"$out/$k-ipistorm.log" ||
 		{ cat "$out/$k-ipistorm.log" >&2; exit 2; }
-	progress "$k: idle_reentry on CPU1 while CPU0 storms it, real time"
-	"$VM_DIR/run-in-vm.sh" -c 2 -s 2 -p "$k" "$out/$k-idle_reentry" -n 1 -w 0 \
+	progress "$k: idle_reentry on CPU1 while CPU0 storms it, real time, idle $idle"
+	"$VM_DIR/run-in-vm.sh" -c 2 -s 2 "${shape[@]}" "$k" "$out/$k-idle_reentry" -n 1 -w 0 \
 		-s "pairs=0:1 numipi=20000" idle_reentry cpulist=1 \
 		>/dev/null 2>"$out/$k-idle_reentry.log" ||
 		{ cat "$out/$k-idle_reentry.log" >&2; exit 2; }
@@ -157,18 +171,19 @@ rc=0
 cat "$out/compare.txt"
 
 echo
-printf '%-22s %14s %12s %10s %10s %10s\n' kernel "re-entries" "fast path" \
-	"cb poll" "cb irq" "cb other"
+printf '%-22s %14s %12s %12s %10s %10s %10s\n' kernel "re-entries" "fast path" \
+	"re-entry ns" "cb poll" "cb irq" "cb other"
 verdict=0
 for k in "${names[@]}"; do
 	ir=$out/$k-idle_reentry/iter-001.txt
 	fast=$(key total.fast_pct "$ir")
 	re=$(key total.reentries "$ir")
+	rens=$(key total.total_mean_ns "$ir")
 	split=$(cat "$out/$k-ipistorm"/iter-*.txt |
 		awk -F= '/^total\.cb_(poll|irq|other)=/ { s[$1] += $2 }
 			END { printf "%d %d %d", s["total.cb_poll"], s["total.cb_irq"], s["total.cb_other"] }')
 	read -r poll irq other <<<"$split"
-	printf '%-22s %14s %11s%% %10s %10s %10s\n' "$k" "$re" "$fast" "$poll" "$irq" "$other"
+	printf '%-22s %14s %11s%% %12s %10s %10s %10s\n' "$k" "$re" "$fast" "$rens" "$poll" "$irq" "$other"
 	want=$(sm_idle "$k")
 	case $want in
 	1) awk -v f="$fast" 'BEGIN { exit !(f >= 95) }' || verdict=1 ;;
@@ -194,8 +209,10 @@ done < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 [ "$checked" -ge 1 ] || verdict=1
 
 echo
-echo "fast path: share of idle re-entries that skipped pick_next_task_fair()"
-echo "cb poll/irq/other: how the ipistorm callbacks reached CPU1, over $N runs"
+echo "fast path: share of idle re-entries that made no pick (SM_IDLE's fast path);"
+echo "re-entry ns: their mean time, the instrument's calibrated cost removed (idle_reentry's"
+echo "light instrument, real time); cb poll/irq/other: how the ipistorm callbacks reached CPU1,"
+echo "over $N runs; idle of the measured CPUs: $idle"
 echo "results: $out ($(($(date +%s) - t0)) s)"
 if [ "$verdict" = 0 ]; then
 	echo "verdict: SM_IDLE reproduced: faster storms and the fast path on the SM_IDLE kernels only"

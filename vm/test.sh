@@ -6,8 +6,9 @@
 # suite's runner inside; the steps of the list STEPS (default testbed.steps
 # at the top of the tree, format ipistorm-steps/1: the tests that drive the
 # test bed from above it, which the test bed does not name) whose kernels
-# are all tested; when 6.1 and 6.12 are both tested, the demo (vm/demo.sh),
-# whose verdict must hold; DKMS builds against the downloaded headers.
+# are all tested; when 6.1 and 6.12 are both tested, the demo (vm/demo.sh)
+# in both idle shapes (IDLE=poll, mwait), whose verdict must hold; DKMS
+# builds against the downloaded headers.
 #
 # First every kernel's modules and initramfs are built, once; then the
 # steps run N at a time (-j, default 2 or the CPU count when smaller),
@@ -19,7 +20,8 @@
 # TAP/KTAP is printed in a fixed order, and the last line is "total: N
 # passed, N failed, N skipped"; exits 1 when anything failed.
 #
-# Boot configurations: name | boot.sh options | runner arguments
+# Boot configurations: name | boot.sh options | runner arguments | the
+# kernels it boots (empty: every kernel tested)
 #   functional  4 vCPUs, idle CPUs halt: every test (like big, 30 minutes
 #               before a guest that never reports is given up, not 15:
 #               on a loaded host it takes more than 15); ipistorm_long
@@ -27,15 +29,20 @@
 #               still three times the hung-task timeout the guest sets
 #   poll        2 vCPUs, idle=poll: callbacks reach a polling idle task
 #   icount      2 vCPUs, idle=poll, instruction counting: nearly every
-#               callback takes the polling path. No ftrace hooks here: under
-#               -icount, registering and removing them repeatedly has hung
-#               or reset a 6.12 guest. The guest is an Intel family 6
-#               model 0x3a, whose TSC the kernel flags as constant, so
-#               ipistorm times calls with the TSC here (vm/bench.sh).
+#               callback takes the polling path; idle_reentry's cost
+#               against the storm it watches, timed (its hooks are ftrace
+#               direct calls: the ftrace_ops hooks that, registered and
+#               removed repeatedly, hung or reset 6.12 guests here are
+#               gone). The guest is an Intel family 6 model 0x3a, whose
+#               TSC the kernel flags as constant, so ipistorm times calls
+#               with the TSC here (vm/bench.sh).
 # Every boot gets IPISTORM_SM_IDLE from the matrix: whether the kernel has
 # SM_IDLE, which idle_reentry_fast_path asserts.
 #   published   18 vCPUs on 2 sockets: the published command line as is
-#   big         64 vCPUs on 2 sockets: every CPU storms, 32 cross-node pairs,
+#   big         64 vCPUs on 2 sockets, one kernel (what it checks, the
+#               suite's loops over many CPUs, is the same code on every
+#               kernel; the three took 9-11 minutes each): every CPU
+#               storms, 32 cross-node pairs,
 #               idle_reentry and nohz_csd on every CPU; one host thread
 #               runs 64 vCPUs, so the kernel's own boot-time loops (freeing
 #               init memory, the deferred memmap) last 64 times longer in
@@ -55,7 +62,7 @@ functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000|
 poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay idle_reentry_* nohz_csd_idle_poll_explains trace_*
 icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|idle_reentry_perturbation ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees
 published|-c 18 -s 2|ipistorm_published_exact
-big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus
+big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus|6.12
 sigenforce|-c 2 -a module.sig_enforce=1|sign_*
 lockdown|-c 2 -a lockdown=integrity|sign_*
 "
@@ -155,7 +162,7 @@ step_boot() { # KERNEL BOOT
 		: >"$1.tap"
 		return 0
 	fi
-	IFS='|' read -r _ opts args <<<"$(printf '%s\n' "$BOOTS" | grep "^$boot|")"
+	IFS='|' read -r _ opts args _ <<<"$(printf '%s\n' "$BOOTS" | grep "^$boot|")"
 	echo "# === $k/$boot"
 	mkdir -p "$d"
 	logf=$d/console-$boot.log
@@ -190,8 +197,8 @@ step_verdict() {
 }
 
 step_demo() {
-	KERNELS="6.1 6.12" IPISTORM_PREBUILT=1 \
-		step_verdict "$1" "demo" "SM_IDLE reproduced on 6.12 against 6.1" "$VM_DIR/demo.sh"
+	KERNELS="6.1 6.12" IPISTORM_PREBUILT=1 IDLE=$2 \
+		step_verdict "$1" "demo-$2" "SM_IDLE reproduced on 6.12 against 6.1, idle $2" "$VM_DIR/demo.sh"
 }
 
 # step_listed F NAME: a step of the list, run from the top of the tree; a
@@ -280,9 +287,19 @@ for pid in "${builds[@]}"; do wait "$pid" || true; done
 # functional and big 8-10, the listed steps in their order (2-7 each
 # today) and the demo 2-3, then the other boots of BOOTS in its order,
 # 1-3 each.
+# boot_kernels BOOT: the kernels tested that BOOT boots.
+boot_kernels() {
+	local only k
+	IFS='|' read -r _ _ _ only <<<"$(printf '%s\n' "$BOOTS" | grep "^$1|")"
+	for k in $kernels; do
+		[ -z "$only" ] || case " $only " in *" $k "*) ;; *) continue ;; esac
+		printf '%s ' "$k"
+	done
+}
+
 long="functional big"
 for boot in $long; do
-	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
+	for k in $(boot_kernels "$boot"); do start "$k-$boot" step_boot "$k" "$boot"; done
 done
 for name in "${listed[@]}"; do
 	IFS='|' read -r w _ needs _ <<<"${listed_line[$name]}"
@@ -290,10 +307,13 @@ for name in "${listed[@]}"; do
 	for k in $needs; do case " $kernels " in *" $k "*) ;; *) tested=0 ;; esac; done
 	[ "$tested" = 0 ] || start -w "$w" "$name" step_listed "$name"
 done
-[ "$demo" = 0 ] || start demo step_demo
+if [ "$demo" = 1 ]; then
+	start demo step_demo poll
+	start demo-mwait step_demo mwait
+fi
 for boot in $(printf '%s\n' "$BOOTS" | cut -d'|' -f1); do
 	case " $long " in *" $boot "*) continue ;; esac
-	for k in $kernels; do start "$k-$boot" step_boot "$k" "$boot"; done
+	for k in $(boot_kernels "$boot"); do start "$k-$boot" step_boot "$k" "$boot"; done
 done
 command -v dkms >/dev/null && start dkms step_dkms
 wait
