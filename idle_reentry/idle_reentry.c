@@ -318,7 +318,7 @@ static __always_inline void ir_round_reset(struct ir_cpu *c, bool measuring)
  * (the idle task, or the runqueue lock held) and call nothing traceable:
  * no recursion lock, no interrupts to mask. A re-entry adds its total to
  * a sum, in clock units, and no more: the mean is the figure, corrected
- * once, at the end. The only hook hits inside the span are picks.
+ * once, at the end. The only hooks inside the span are picks.
  *
  * Every hook also serves the calibration (ir_calibrate()), on a scratch
  * state that is @calibrating: it counts as if measuring, in the idle task,
@@ -343,7 +343,8 @@ static __always_inline void ir_l_do_idle_body(void)
 		} else if (!c->switched) {
 			n[IR_REENTRIES]++;
 			c->raw[H_TOTAL] += now - c->t[H_TICK];
-			n[IR_HITS + H_TOTAL] += c->pick_idle;
+			/* The span's hits: its picks, and its end's. */
+			n[IR_HITS + H_TOTAL] += c->pick_idle + 1;
 			n[IR_PICK_IDLE] += !!c->pick_idle;
 		} else {
 			n[IR_SWITCHED]++;
@@ -1090,7 +1091,7 @@ static void ir_calib_cpu(void *info)
 	this_cpu_write(ir_this_cpu, c);
 
 	c->cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
-	c->cal.round_hits = div_u64(got->n.v[IR_ROUND_HITS], CALIB_CALLS);
+	c->cal.round_hits = rounds[0].n;
 	c->cal.hit_ps = ir_cal_ps(hooked[1] - hooked[0], plain[1] - plain[0]);
 	for (span = 0; span < IR_NR_HIST; span++) {
 		u64 raw = div_u64(ir_raw_ns(got, span) * 1000, CALIB_CALLS);
@@ -1098,10 +1099,9 @@ static void ir_calib_cpu(void *info)
 		/*
 		 * Between two hooks of a span the rounds make a call of the
 		 * next function, as a plain call: not the hooks' cost. A
-		 * span holds one such gap per hook hit it is charged (the
-		 * light instrument charges its end's not).
+		 * span holds one such gap per hook hit it is charged.
 		 */
-		u64 gaps = div_u64(plain[0], rounds[0].n) * (hits + !phases);
+		u64 gaps = div_u64(plain[0], rounds[0].n) * hits;
 
 		c->cal.span_ps[span] = min_t(u64, U32_MAX, raw > gaps ? raw - gaps : 0);
 		c->cal.span_hits[span] = hits;
@@ -1232,9 +1232,9 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 	for (i = 0; phases && i < NR_WAKE; i++)
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[i],
 			       v[IR_WOKE + i]);
-	/* The light instrument: the tick's, do_idle()'s and the picks. */
+	/* The light instrument: the tick's, and the total's (its picks, do_idle()'s). */
 	round_hits = phases ? v[IR_ROUND_HITS] :
-		     2 * v[IR_REENTRIES] + v[IR_HITS + H_TOTAL];
+		     v[IR_REENTRIES] + v[IR_HITS + H_TOTAL];
 	seq_buf_printf(sb, "%sround_hook_hits=%llu\n", pfx, round_hits);
 	ips_result_ratio(sb, pfx, "hook_hits_per_reentry", round_hits,
 			 v[IR_REENTRIES]);
