@@ -16,7 +16,15 @@ setup() {
 		touch "$T/mods/$m/$m.ko"
 	done
 	mkdir -p "$T/bin"
-	# fake insmod: log, snapshot C-state 3 and the governor, publish
+	# settings: every setting -p may change, FILE:VALUE a line, sorted
+	cat >"$T/bin/settings" <<-'SH'
+	#!/bin/sh
+	cd "$R/sys/devices/system/cpu" || exit 1
+	find . \( -name disable -o -name scaling_governor -o -name boost -o -name no_turbo \
+		-o -name energy_performance_preference -o -path '*/schedutil/*' \) -type f | sort | xargs grep -H .
+	SH
+	# fake insmod: log, snapshot C-state 3 and the governor (and in
+	# during.all every setting, in saved.during the saved state), publish
 	# fixtures/ipistorm-6.1/iter-001.txt (with STORM_STATUS as its status,
 	# if set), fixtures/nohz_csd-6.1/iter-001.txt (with STATUS as its
 	# status, if set) or an idle_reentry result; with
@@ -34,6 +42,8 @@ setup() {
 	awk '$1 == "CAL:" { $3 += 20000 } $1 == "RES:" { $2 += 7 } { print }' "$R/proc/interrupts" >"$R/proc/interrupts.new"
 	mv "$R/proc/interrupts.new" "$R/proc/interrupts"
 	echo "$(cat "$R/sys/devices/system/cpu/cpu5/cpuidle/state3/disable") $(cat "$R/sys/devices/system/cpu/cpu5/cpufreq/scaling_governor")" >>"$R/during"
+	settings >"$R/during.all"
+	cp "$R/run/ipistorm/saved" "$R/saved.during" 2>/dev/null || :
 	mkdir -p "$R/sys/kernel/debug/$m" "$R/sys/module/$m/parameters"
 	echo ABCDEF0123 >"$R/sys/module/$m/srcversion"
 	echo 1.0 >"$R/sys/module/$m/version"
@@ -64,7 +74,8 @@ setup() {
 	echo "rmmod $*" >>"$R/calls"
 	rm -rf "$R/sys/kernel/debug/$1"
 	SH
-	chmod +x "$T/bin/insmod" "$T/bin/rmmod"
+	chmod +x "$T/bin/insmod" "$T/bin/rmmod" "$T/bin/settings"
+	PATH=$T/bin:$PATH
 	export R F IPISTORM_SYSROOT=$R IPISTORM_INSMOD=$T/bin/insmod IPISTORM_RMMOD=$T/bin/rmmod
 	C=$R/sys/devices/system/cpu
 }
@@ -278,6 +289,154 @@ cpu1.TLB=0" ]
 	[ "$status" -eq 0 ]
 	[[ $output == *"could not turn boost off: no writable cpufreq/boost, policy*/boost or intel_pstate/no_turbo"* ]]
 	grep -q '^warning=could not turn boost off' "$T/out2/meta.txt"
+}
+
+# in_run FILE:VALUE...: each setting held during the iteration (the fake
+# insmod's during.all; FILE relative to /sys/devices/system/cpu).
+in_run() {
+	for kv in "$@"; do
+		grep -qxF "./$kv" "$R/during.all" || { echo "not during the run: $kv"; grep -F "./${kv%%:*}:" "$R/during.all"; false; }
+	done
+}
+
+# The published setups: boost on and C2 off (EPYC), C1E and deeper off,
+# performance, turbo off (Xeon: what -p does). Boost starts off here, so
+# that turning it on writes.
+@test "run: -P epyc and -P xeon prepare the published setups, and restore them" {
+	echo 0 | tee "$C/cpufreq/boost" "$C"/cpufreq/policy*/boost >/dev/null
+	echo 1 >"$C/intel_pstate/no_turbo"
+	settings >"$T/before"
+	run busybox sh "$S/run.sh" -P epyc -n 1 -w 0 -o "$T/epyc" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	in_run cpu5/cpuidle/state1/disable:0 cpu5/cpuidle/state2/disable:1 cpu5/cpuidle/state3/disable:1 \
+		cpu5/cpufreq/scaling_governor:powersave cpufreq/boost:1 cpufreq/policy3/boost:1 intel_pstate/no_turbo:0 \
+		cpu5/cpufreq/energy_performance_preference:balance_performance
+	# the governor kept: neither it nor what it holds is saved
+	run ! grep -q 'scaling_governor\|energy_performance' "$R/saved.during"
+	grep -qx "/sys/devices/system/cpu/cpufreq/boost 0" "$R/saved.during"
+	grep -qx "/sys/devices/system/cpu/intel_pstate/no_turbo 1" "$R/saved.during"
+	m=$T/epyc/meta.txt
+	for kv in prepared=1 prepare_spec=epyc prepare_preset=epyc prepare_boost=on prepare_cstate=C1 \
+		prepare_cstate_latency_us=2 prepare_governor=keep boost=1 \
+		"warning=cpufreq governor is powersave, not performance (prepared governor=keep)"; do
+		grep -qxF "$kv" "$m" || { echo "missing: $kv"; cat "$m"; false; }
+	done
+	run ! grep -q "^warning=deep" "$m"
+	[ "$(settings)" = "$(cat "$T/before")" ]
+	[ ! -e "$R/run/ipistorm/saved" ]
+	for p in "-P xeon" -p; do
+		rm -rf "$T/out"
+		# shellcheck disable=SC2086 # one or two words
+		run dash "$S/run.sh" $p -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+		[ "$status" -eq 0 ]
+		in_run cpu5/cpuidle/state2/disable:1 cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:performance \
+			cpufreq/boost:0 cpufreq/policy3/boost:0 intel_pstate/no_turbo:1
+		want=xeon
+		[ "$p" = "-P xeon" ] || want=quiet
+		for kv in "prepare_spec=$want" "prepare_preset=$want" prepare_boost=off prepare_cstate=C1 prepare_governor=performance; do
+			grep -qxF "$kv" "$T/out/meta.txt" || { echo "$p: missing $kv"; false; }
+		done
+		run ! grep -q "^warning=" "$T/out/meta.txt"
+		[ "$(settings)" = "$(cat "$T/before")" ]
+	done
+	# without -p: nothing prepared, said so
+	run busybox sh "$S/run.sh" -n 1 -w 0 -o "$T/none" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	grep -qx prepare_preset=none "$T/none/meta.txt"
+	run ! grep -q "^prepare_boost=" "$T/none/meta.txt"
+}
+
+@test "run: -P knobs: a state by name or exit latency, another governor, boost kept" {
+	settings >"$T/before"
+	while IFS='|' read -r what want preset; do
+		rm -rf "$T/out"
+		run busybox sh "$S/run.sh" -P "$what" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+		[ "$status" -eq 0 ] || { echo "$what: $output"; false; }
+		# shellcheck disable=SC2086 # a list of settings
+		in_run $want || { echo "-P $what"; false; }
+		grep -qxF "prepare_spec=$what" "$T/out/meta.txt"
+		grep -qxF "prepare_preset=$preset" "$T/out/meta.txt" || { echo "$what: $(grep prepare_preset "$T/out/meta.txt")"; false; }
+		[ "$(settings)" = "$(cat "$T/before")" ] || { echo "-P $what: not restored"; diff <(settings) "$T/before"; false; }
+		[ ! -e "$R/run/ipistorm/saved" ]
+	done <<-'EOF'
+	boost=keep,cstate=C1E,governor=schedutil|cpu5/cpuidle/state2/disable:0 cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:schedutil cpufreq/boost:1 cpufreq/policy2/boost:1|custom
+	cstate=10|cpu0/cpuidle/state2/disable:0 cpu0/cpuidle/state3/disable:1 cpu0/cpufreq/scaling_governor:powersave cpufreq/boost:1|custom
+	cstate=POLL,boost=off|cpu9/cpuidle/state0/disable:0 cpu9/cpuidle/state1/disable:1 cpu9/cpuidle/state2/disable:1 cpufreq/boost:0 cpufreq/policy9/boost:0|custom
+	xeon,governor=keep|cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:powersave cpufreq/boost:0|custom
+	governor=ondemand,epyc|cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:powersave cpufreq/boost:1|epyc
+	EOF
+	grep -qx "prepare_cstate_latency_us=2" "$T/out/meta.txt"
+	# the latency of C1E
+	run busybox sh "$S/run.sh" -P cstate=C1E -n 1 -w 0 -o "$T/c1e" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	grep -qx "prepare_cstate_latency_us=10" "$T/c1e/meta.txt"
+	grep -qx "prepare_boost=keep" "$T/c1e/meta.txt"
+	grep -qx "warning=deep C-states enabled: C1E (prepared cstate=C1E)" "$T/c1e/meta.txt"
+}
+
+@test "run: -P refuses unknown presets, knobs and values, touching nothing" {
+	settings >"$T/before"
+	while IFS='|' read -r what msg; do
+		run busybox sh "$S/run.sh" -P "$what" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+		[ "$status" -eq 2 ] || { echo "-P $what: exit $status"; false; }
+		[ "${lines[0]}" = "run.sh: $msg" ] || { echo "-P $what: $output"; false; }
+		[ "${#lines[@]}" -eq 2 ] && [[ ${lines[1]} == usage:* ]]
+		[ ! -e "$T/out" ] && [ ! -e "$R/calls" ] && [ ! -e "$R/run/ipistorm/saved" ]
+	done <<-'EOF'
+	fast|-P: unknown preset 'fast' (presets: quiet epyc xeon; knobs: boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
+	xeon,turbo=off|-P: unknown knob 'turbo' (knobs: boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
+	boost=maybe|-P: boost=maybe: boost is on, off or keep
+	cstate=C1 E|-P: cstate=C1 E: cstate is an idle state's name (C1, C1E, POLL), an exit latency in us or keep
+	cstate=10us|-P: cstate=10us: cstate is an idle state's name (C1, C1E, POLL), an exit latency in us or keep
+	cstate=1000000000|-P: cstate=1000000000: an exit latency of 1000 s or more
+	governor=Perf|-P: governor=Perf: governor is a cpufreq governor's name (performance, schedutil) or keep
+	governor=keep|-P: nothing to prepare, every knob is keep
+	xeon,|-P: 'xeon,' is not a comma-separated list of presets and knobs (quiet epyc xeon; boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
+	EOF
+	run busybox sh "$S/run.sh" -P "" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 2 ]
+	# a state the machine lacks: exit 1 before anything is written
+	run busybox sh "$S/run.sh" -P cstate=C7 -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 1 ]
+	[[ $output == "run.sh: -P cstate=C7: cpu0 has no idle state C7 (its states: POLL C1 C1E C6): give one of them, or an exit latency in us" ]]
+	[ ! -e "$T/out" ] && [ ! -e "$R/calls" ] && [ ! -e "$R/run/ipistorm/saved" ] && [ ! -e "$R/run/ipistorm/lock" ]
+	run busybox sh "$S/run.sh" -r -P epyc
+	[ "$status" -eq 2 ]
+	[ "$(settings)" = "$(cat "$T/before")" ]
+}
+
+# Every preset's changes come back on a signal, and after kill -9 through
+# -r, exactly.
+@test "run: every preset is restored on TERM, and by -r after kill -9" {
+	echo 0 | tee "$C/cpufreq/boost" "$C"/cpufreq/policy{2,3}/boost >/dev/null
+	echo 1 >"$C/intel_pstate/no_turbo"
+	for p in "$C"/cpufreq/policy*; do
+		mkdir "$p/schedutil"
+		echo 500 >"$p/schedutil/rate_limit_us"
+	done
+	echo schedutil | tee "$C"/cpu*/cpufreq/scaling_governor >/dev/null
+	settings >"$T/before"
+	for what in quiet epyc xeon boost=on,cstate=POLL,governor=ondemand; do
+		for how in TERM KILL; do
+			rm -rf "$T/out" "$R/hang"
+			# a change of governor resets the tunables: not with epyc's
+			reset=1
+			[ "$what" != epyc ] || reset=""
+			HANG_INSMOD=1 GOV_RESET=$reset start dash -P "$what" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+			wait_for "$R/hang"
+			[ "$(settings)" != "$(cat "$T/before")" ]
+			kill -"$how" -- "-$pid"
+			finish
+			[ "$rc" -ne 0 ]
+			if [ "$how" = KILL ]; then
+				[ "$(settings)" != "$(cat "$T/before")" ]
+				run busybox sh "$S/run.sh" -r
+				[ "$status" -eq 0 ]
+			else
+				grep -qx status=interrupted "$T/out/meta.txt"
+			fi
+			[ "$(settings)" = "$(cat "$T/before")" ] || { echo "-P $what, $how: not restored"; diff "$T/before" <(settings); false; }
+			[ ! -e "$R/run/ipistorm/saved" ]
+		done
+	done
 }
 
 # An ssh drop (HUP), Ctrl-C (INT) and kill (TERM) under each shell: the
