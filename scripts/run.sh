@@ -40,13 +40,17 @@
 # one refuse. Writes DIR/iter-NNN.txt (the module's debugfs result, raw),
 # with -s DIR/storm-iter-NNN.txt (the storm module's debugfs result, raw,
 # read before its rmmod), per iteration DIR/irq-iter-NNN.txt
-# (ipistorm-irq/1: /proc/interrupts deltas of the measured CPUs) and
+# (ipistorm-irq/1: /proc/interrupts deltas of the measured CPUs),
+# DIR/idle-iter-NNN.txt (ipistorm-idle/1: the deltas of the cpuidle
+# counters of the measured CPUs and their frequency, APERF/MPERF through
+# /dev/cpu/N/msr where it is readable, else scaling_cur_freq) and
 # DIR/meta.txt (format ipistorm-run/2, see README.md); warm-ups likewise as
-# warmup-NNN.txt, storm-warmup-NNN.txt, irq-warmup-NNN.txt. Both results
+# warmup-NNN.txt, storm-warmup-NNN.txt, irq-warmup-NNN.txt,
+# idle-warmup-NNN.txt. Both results
 # of an iteration must say status=complete, or the run fails. Exit status: 0 every run completed, 1 a run failed or was
 # interrupted, or the machine could not be prepared or restored, 2 usage.
 #
-# For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot and /run,
+# For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot, /run and /dev,
 # IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod.
 set -eu
 # A signal before the traps below: nothing is changed yet.
@@ -64,6 +68,7 @@ SYS=$ROOT/sys
 PROC=$ROOT/proc
 BOOT=$ROOT/boot
 CPU=$SYS/devices/system/cpu
+DEV=$ROOT/dev
 STATE=$ROOT/run/ipistorm
 SAVED=$STATE/saved
 LOCK=$STATE/lock
@@ -794,6 +799,63 @@ irq_delta() {
 	B=$1 A=$2 awk -v cpus="$measured" -f "$HERE/run-irq-delta.awk"
 }
 
+# The idle states and frequency of the measured CPUs, read around each
+# iteration (never inside it): the cpuidle counters of each state, and the
+# MSRs IA32_MPERF (0xE7) and IA32_APERF (0xE8) through the msr driver, whose
+# file offset is the register (a dd per read: 8 bytes at offset 231 and
+# 232). A read of an MSR is a call-function IPI to its CPU: they are read
+# before the idle counters and /proc/interrupts at the start, after them at
+# the end, outside both windows. At most MSR_MAX CPUs are read so (beyond,
+# the frequency is scaling_cur_freq's). The frequency files are read at the
+# end only.
+MSR_MAX=64
+
+# idle_setup: the in_dir patterns of the counters (idle_pat) and of the
+# frequency files (freq_pat) of the measured CPUs, and the CPUs whose MSRs
+# are read (msr_cpus).
+idle_setup() {
+	idle_pat="" freq_pat="" msr_cpus="" _n=0
+	for _c in $measured; do
+		for _f in name usage time above below; do
+			idle_pat="$idle_pat cpu$_c/cpuidle/state*/$_f"
+		done
+		for _f in scaling_cur_freq base_frequency cpuinfo_max_freq scaling_driver; do
+			freq_pat="$freq_pat cpu$_c/cpufreq/$_f"
+		done
+		[ ! -e "$DEV/cpu/$_c/msr" ] || msr_cpus="$msr_cpus $_c"
+		_n=$((_n + 1))
+	done
+	[ "$_n" -le "$MSR_MAX" ] || msr_cpus=""
+}
+# in_cpu PATTERNS: in_dir of the CPU directory, the patterns a list.
+in_cpu() {
+	set -f
+	# shellcheck disable=SC2086 # patterns, globbed by in_dir
+	set -- $1
+	set +f
+	[ $# -eq 0 ] || in_dir "$CPU" "$@"
+}
+# msr_read: "cpuN/msr/mperf:V" and "cpuN/msr/aperf:V" of msr_cpus, read
+# as unsigned 64-bit numbers (one od for all); nothing of a CPU where a
+# read failed (conv=sync pads a short one, a failed one reads as 0).
+msr_read() {
+	[ -n "$msr_cpus" ] || return 0
+	for _c in $msr_cpus; do
+		for _r in 231 232; do
+			dd if="$DEV/cpu/$_c/msr" bs=8 count=1 skip="$_r" iflag=skip_bytes conv=sync 2>/dev/null ||
+				dd if=/dev/zero bs=8 count=1 2>/dev/null
+		done
+	done | od -A n -v -t u8 | awk -v cpus="$msr_cpus" '
+		{ for (i = 1; i <= NF; i++) v[++n] = $i }
+		END {
+			k = split(cpus, c, " ")
+			if (n != 2 * k) exit
+			for (j = 1; j <= k; j++)
+				if (v[2 * j - 1] > 0 && v[2 * j] > 0)
+					print "cpu" c[j] "/msr/mperf:" v[2 * j - 1] "\ncpu" c[j] "/msr/aperf:" v[2 * j]
+		}'
+}
+
 # run_iterations PARAMS...: the warm-up iterations, then the measured
 # ones; a failure ends the run (failed).
 run_iterations() {
@@ -802,6 +864,7 @@ run_iterations() {
 	summary=$(bench_get "$TOP" "$bench" summary | sed 's/\./\\./g; s/ /|/g')
 	ssummary=""
 	[ -z "$storm" ] || ssummary=$(bench_get "$TOP" "$stormmod" summary | sed 's/\./\\./g; s/ /|/g')
+	idle_setup
 	i=$((1 - warmup))
 	while [ "$i" -le "$n" ]; do
 		if [ "$i" -le 0 ]; then
@@ -809,6 +872,10 @@ run_iterations() {
 		else
 			f=$(printf '%s/iter-%03d.txt' "$out" "$i")
 		fi
+		{
+			msr_read
+			in_cpu "$idle_pat"
+		} >"$TMP/idle.before"
 		cat "$PROC/interrupts" >"$TMP/irq.before" 2>/dev/null || :
 		if [ -n "$storm" ]; then
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
@@ -842,6 +909,12 @@ run_iterations() {
 		if cat "$PROC/interrupts" >"$TMP/irq.after" 2>/dev/null && [ -s "$TMP/irq.before" ]; then
 			irq_delta "$TMP/irq.before" "$TMP/irq.after" >"$out/irq-${f##*/}"
 		fi
+		{
+			in_cpu "$idle_pat"
+			in_cpu "$freq_pat"
+			msr_read
+		} >"$TMP/idle.after"
+		B=$TMP/idle.before A=$TMP/idle.after awk -v cpus="$measured" -f "$HERE/run-idle.awk" >"$out/idle-${f##*/}"
 		st=$(sed -n 's/^status=//p' "$f")
 		[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
 		if [ -n "$storm" ]; then
