@@ -506,8 +506,11 @@ in_run() {
 		run busybox sh "$S/run.sh" -P "$what" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
 		[ "$status" -eq 2 ] || { echo "-P $what: exit $status"; false; }
 		[ "${lines[0]}" = "run.sh: $msg" ] || { echo "-P $what: $output"; false; }
-		[ "${#lines[@]}" -eq 2 ] && [[ ${lines[1]} == usage:* ]]
-		[ ! -e "$T/out" ] && [ ! -e "$R/calls" ] && [ ! -e "$R/run/ipistorm/saved" ]
+		[ "${#lines[@]}" -eq 2 ]
+		[[ ${lines[1]} == usage:* ]]
+		[ ! -e "$T/out" ]
+		[ ! -e "$R/calls" ]
+		[ ! -e "$R/run/ipistorm/saved" ]
 	done <<-'EOF'
 	fast|-P: unknown preset 'fast' (presets: quiet epyc xeon; knobs: boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
 	xeon,turbo=off|-P: unknown knob 'turbo' (knobs: boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
@@ -525,7 +528,10 @@ in_run() {
 	run busybox sh "$S/run.sh" -P cstate=C7 -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
 	[ "$status" -eq 1 ]
 	[[ $output == "run.sh: -P cstate=C7: cpu0 has no idle state C7 (its states: POLL C1 C1E C6): give one of them, or an exit latency in us" ]]
-	[ ! -e "$T/out" ] && [ ! -e "$R/calls" ] && [ ! -e "$R/run/ipistorm/saved" ] && [ ! -e "$R/run/ipistorm/lock" ]
+	[ ! -e "$T/out" ]
+	[ ! -e "$R/calls" ]
+	[ ! -e "$R/run/ipistorm/saved" ]
+	[ ! -e "$R/run/ipistorm/lock" ]
 	run busybox sh "$S/run.sh" -r -P epyc
 	[ "$status" -eq 2 ]
 	[ "$(settings)" = "$(cat "$T/before")" ]
