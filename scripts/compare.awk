@@ -5,7 +5,8 @@
 # metrics ("key:lower|higher|none ..."), primary, title (its name in the
 # normalized table), fmt, alpha, thresh, rule (welch or mmtests), strict,
 # sdfactor (the SD ratio of a variance regression), meansonly (1: the
-# spread is shown, never a verdict).
+# spread is shown, never a verdict). With scripts/compare-idle.awk loaded
+# after it, the idle files after src=idle: its section.
 # From the environment, where no escape is interpreted: CMP_LABELS and
 # CMP_DIRS (one per line, in the order of d), CMP_BENCH, CMP_PARAMS and
 # CMP_DIFFS (a file of "d<TAB>key<TAB>baseline value<TAB>value" lines, the
@@ -212,6 +213,7 @@ BEGIN {
 	JESC["\t"] = "\\t"; JESC["\n"] = "\\n"; JESC["\r"] = "\\r"
 	JESC["\\"] = "\\\\"; JESC["\""] = "\\\""
 }
+src == "idle" { idle_line(); next }
 FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 {
 	eq = index($0, "=")
@@ -334,6 +336,7 @@ END {
 	for (i = 1; i <= ndiff; i++)
 		printf "compare.sh: %s: %s %s differs from %s: '%s', baseline '%s'\n", strict ? "error" : "warning", \
 			dlabel[xd[i]], xk[i], dlabel[0], xv[i], xb[i] >"/dev/stderr"
+	idle_stats()
 	if (fmt == "csv") csv(); else if (fmt == "json") json(); else text()
 	if ((strict && ndiff) || nnc) exit 3
 	exit nreg || (nvreg && !meansonly) ? 1 : 0
@@ -434,6 +437,7 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		}
 		if (!any) printf "  %s: no significant change of a mean or of the spread\n", dlabel[d]
 	}
+	idle_text()
 	for (i = 1; i <= nnc; i++)
 		printf "\nNot comparable: %s has %d run: a verdict needs at least 2 runs on each side\n", dlabel[ncd[i]], nfiles[ncd[i]]
 	if (ndiff) {
@@ -468,6 +472,7 @@ function csv(    d, i, m) {
 		printf "ipistorm-compare/3,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
 	for (i = 1; i <= nnc; i++)
 		printf "ipistorm-compare/3,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
+	idle_csv()
 }
 
 # js(s): s as a JSON string. Character by character: gsub's treatment of
@@ -513,5 +518,7 @@ function json(    d, i, m) {
 				rule == "mmtests" ? jn(cmean[d, m], "%.4f") : "null", rule == "mmtests" ? jn(csd[d, m], "%.4f") : "null"
 		printf "\n    ]}"
 	}
-	printf "\n  ]\n}\n"
+	printf "\n  ]"
+	idle_json()
+	printf "\n}\n"
 }
