@@ -675,6 +675,74 @@ derive() {
 	grep -q '^AMean  *30.00 (   0.00%)  *27.40 (  -8.67%)$' <<<"$output"
 }
 
+# mkir DIR KERNEL "MEAN HITS COST"...: an idle_reentry result directory,
+# an iteration per word group: total.total_mean_ns and the keys of its
+# instrument's own load.
+mkir() {
+	local d=$1 i=0 m h c
+	mkdir -p "$d"
+	printf 'format=ipistorm-run/2\nbench=idle_reentry\nparams=cpulist=1 duration=2\nstorm=\nkernel=%s\nstatus=ok\n' "$2" >"$d/meta.txt"
+	shift 2
+	for v in "$@"; do
+		i=$((i + 1))
+		read -r m h c <<<"$v"
+		{
+			printf 'format=idle_reentry/3\nstatus=complete\ntotal.total_mean_ns=%s\n' "$m"
+			[ -z "$h" ] || echo "total.hook_hits_per_reentry=$h"
+			[ -z "$c" ] || echo "total.hook_cost_ns=$c"
+		} >"$d/iter-00$i.txt"
+	done
+}
+
+# idle_reentry declares instrument=total.hook_hits_per_reentry
+# total.hook_cost_ns: a mean that differs by more than its last digit is
+# noted, in words and in the records; rounding alone is not.
+@test "compare: an instrument that differs between the directories is noted" {
+	mkir "$T/a" 6.1 "700 3.0 41.2" "710 3.0 41.0" "705 3.0 41.3"
+	mkir "$T/b" 6.12 "650 2.0 41.1" "655 2.0 41.3" "640 2.0 41.2"
+	note="note: the instrument differs: total.hook_hits_per_reentry 3.0 on 6.1, 2.0 on 6.12 (instrument= of idle_reentry/bench.conf: a key of its own load; the figures were measured by different instruments)"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	grep -qxF "$note" <<<"$output"
+	[ "$stderr" = "compare.sh: $note" ]
+	# the cost: 41.17 against 41.20, within rounding
+	[[ $output != *"total.hook_cost_ns 41"* ]]
+	run --separate-stderr "$S/compare.sh" -f csv "$T/a" "$T/b"
+	grep -qxF 'ipistorm-compare/3,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/3,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
+	python3 -c 'import json, sys; i = {x["name"]: x for x in json.load(sys.stdin)["instrument"]}; h = i["total.hook_hits_per_reentry"]; assert h["differs"] and h["values"][1]["differs"] and h["values"][1]["mean"] == 2 and h["values"][1]["abs_change"] == -1; assert not i["total.hook_cost_ns"]["differs"]' <<<"$output"
+	# by one unit of the last digit (2.95 and 2.94 print 3.0 and 2.9):
+	# no note; nor where one side has no such key
+	mkir "$T/c" 6.13 "650 2.9 41.2" "655 2.9 41.2" "640 2.9 41.2"
+	mkir "$T/d" 6.14 "650" "655" "640"
+	for o in c d; do
+		run --separate-stderr "$S/compare.sh" "$T/a" "$T/$o"
+		[ "$status" -eq 0 ]
+		[[ $output != *note:* ]]
+		[ -z "$stderr" ]
+	done
+	# three directories: every mean named
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/c" "$T/b"
+	grep -qF "note: the instrument differs: total.hook_hits_per_reentry 3.0 on 6.1, 2.9 on 6.13, 2.0 on 6.12 (" <<<"$output"
+	# a bench without instrument keys notes nothing
+	run --separate-stderr "$S/compare.sh" -f json "$F/ipistorm-6.1" "$F/ipistorm-6.12"
+	python3 -c 'import json, sys; assert json.load(sys.stdin)["instrument"] == []' <<<"$output"
+	# busybox alone says the same
+	command -v busybox >/dev/null || skip "no busybox"
+	mkdir "$T/bin"
+	for t in sh awk sed sort uniq tr wc head cat mktemp rm dirname; do
+		ln -s "$(command -v busybox)" "$T/bin/$t"
+	done
+	for f in text csv json; do
+		run --separate-stderr "$S/compare.sh" -f $f "$T/a" "$T/c" "$T/b"
+		want=$output want_err=$stderr
+		PATH=$T/bin run --separate-stderr "$T/bin/sh" "$S/compare.sh" -f $f "$T/a" "$T/c" "$T/b"
+		[ "$output" = "$want" ]
+		[ "$stderr" = "$want_err" ]
+	done
+}
+
 # idle_py DIR CPU STATE: the share (%) of STATE in CPU's idle time per
 # idle-iter file of DIR, computed apart: mean, sample SD, min, max.
 idle_py() {
@@ -726,7 +794,7 @@ PY
 	grep -q '^ipistorm-compare/3,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json "$P/6.1" "$P/6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/3"; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/3" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
 }
 
 # mkidle DIR ITER CPU:STATE=TIME,...:KHZ ...: DIR's idle-iter-ITER.txt.
@@ -755,7 +823,7 @@ mkidle() {
 		[[ $output != *"Idle states"* ]]
 		[[ $output != *,idle,* ]]
 	done
-	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["idle"] == []' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["idle"] == [] and d["instrument"] == []' <<<"$output"
 	# one side with idle files, the other without: n/a there
 	mkrun "$T/a" base 100 101 102
 	mkrun "$T/b" new 100 101 102
