@@ -1,5 +1,6 @@
 # bench.awk: check a benchmark's declaration, <module>/bench.conf (format
-# ipistorm-bench/1, docs/bench.md), read on stdin; POSIX awk (busybox).
+# ipistorm-bench/2, or /1 without instrument=, docs/bench.md), read on
+# stdin; POSIX awk (busybox).
 #   awk -v prog=PROG -v file=PATH -v name=FOLDER -v mods="MODULE..." -f bench.awk <PATH
 # Prints one "PROG: PATH: line N: what is wrong" per defect on stderr, exits 1 on
 # any; silent, exit 0, when the declaration is good.
@@ -13,9 +14,9 @@ function keyname(k) { return k ~ /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/ }
 
 BEGIN {
 	# every key and whether its value may be empty
-	split("format name metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp", ks, " ")
+	split("format name metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument", ks, " ")
 	for (i in ks) known[ks[i]] = 1
-	split("directions cpus storm bisect_storm dkms mmtests lkp", es, " ")
+	split("directions cpus storm bisect_storm dkms mmtests lkp instrument", es, " ")
 	for (i in es) mayempty[es[i]] = 1
 	nm = split(mods, ml, " ")
 	for (i = 1; i <= nm; i++) ismod[ml[i]] = 1
@@ -36,13 +37,17 @@ BEGIN {
 }
 
 END {
+	# ipistorm-bench/1 is /2 without instrument= (read as empty)
+	old = v["format"] == "ipistorm-bench/1"
 	for (i = 1; i in ks; i++) {
 		k = ks[i]
-		if (!(k in v)) err(0, "no " k "= line")
+		if (old && k == "instrument") {
+			if (k in v) err(at[k], "instrument= is a key of ipistorm-bench/2, not of ipistorm-bench/1")
+		} else if (!(k in v)) err(0, "no " k "= line")
 		else if (v[k] == "" && !(k in mayempty)) err(at[k], k ": empty")
 	}
-	if (("format" in v) && v["format"] != "ipistorm-bench/1")
-		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/1")
+	if (("format" in v) && v["format"] != "ipistorm-bench/2" && !old)
+		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/2 (or /1)")
 	if (("name" in v) && v["name"] != name)
 		err(at["name"], "name is '" v["name"] "', not its folder's '" name "'")
 	n = split(v["metrics"], m, " ")
@@ -83,6 +88,9 @@ END {
 	n = split(b, m, "/")
 	if (("bisect_metric" in v) && (n < 1 || n > 2 || !keyname(m[1]) || (n == 2 && !keyname(m[2]))))
 		err(at["bisect_metric"], "bisect_metric '" v["bisect_metric"] "' is not KEY[:lower|:higher] or A/B")
+	n = split(v["instrument"], m, " ")
+	for (i = 1; i <= n; i++)
+		if (!keyname(m[i])) err(at["instrument"], "instrument key '" m[i] "' is not a result key")
 	split("dkms mmtests lkp", h, " ")
 	for (i = 1; i <= 3; i++)
 		if (v[h[i]] !~ /^[a-z0-9_-]*$/) err(at[h[i]], h[i] " name '" v[h[i]] "' is not a name")

@@ -5,7 +5,10 @@
 # metrics ("key:lower|higher|none ..."), primary, title (its name in the
 # normalized table), fmt, alpha, thresh, rule (welch or mmtests), strict,
 # sdfactor (the SD ratio of a variance regression), meansonly (1: the
-# spread is shown, never a verdict).
+# spread is shown, never a verdict), instrument (the declared keys of the
+# instrument's own load: a note where their means differ by more than
+# their last printed digit). With scripts/compare-idle.awk loaded after
+# it, the idle files after src=idle: its section.
 # From the environment, where no escape is interpreted: CMP_LABELS and
 # CMP_DIRS (one per line, in the order of d), CMP_BENCH, CMP_PARAMS and
 # CMP_DIFFS (a file of "d<TAB>key<TAB>baseline value<TAB>value" lines, the
@@ -206,17 +209,26 @@ BEGIN {
 			ndiff++; xd[ndiff] = x[1]; xk[ndiff] = x[2]; xb[ndiff] = x[3]; xv[ndiff] = x[4]
 		}
 	nf = 0
+	ninst = split(instrument, il, " ")
+	for (i = 1; i <= ninst; i++) { instk[i] = il[i]; instr[il[i]] = i }
 	# JSON escapes of the control characters (a label is any string)
 	for (i = 1; i < 32; i++) JESC[sprintf("%c", i)] = sprintf("\\u%04x", i)
 	JESC[sprintf("%c", 127)] = "\\u007f"
 	JESC["\t"] = "\\t"; JESC["\n"] = "\\n"; JESC["\r"] = "\\r"
 	JESC["\\"] = "\\\\"; JESC["\""] = "\\\""
 }
+src == "idle" { idle_line(); next }
 FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 {
 	eq = index($0, "=")
 	if (!eq) next
 	k = substr($0, 1, eq - 1)
+	if ((k in instr) && substr($0, eq + 1) ~ /^-?[0-9]+(\.[0-9]+)?$/ && !((nf, "i" k) in seen)) {
+		seen[nf, "i" k] = 1
+		v = substr($0, eq + 1); j = instr[k]
+		instv[d, j, ++instn[d, j]] = v + 0
+		if (index(v, ".") && length(v) - index(v, ".") > instdec[j]) instdec[j] = length(v) - index(v, ".")
+	}
 	if (!(k in wanted)) next
 	v = substr($0, eq + 1)
 	if (v !~ /^-?[0-9]+(\.[0-9]+)?$/) { err(FILENAME ": " k "='" v "' is not a number"); next }
@@ -334,9 +346,41 @@ END {
 	for (i = 1; i <= ndiff; i++)
 		printf "compare.sh: %s: %s %s differs from %s: '%s', baseline '%s'\n", strict ? "error" : "warning", \
 			dlabel[xd[i]], xk[i], dlabel[0], xv[i], xb[i] >"/dev/stderr"
+	instrument_stats()
+	for (j = 1; j <= ninst; j++)
+		if (instd[j]) printf "compare.sh: %s\n", instnote(j) >"/dev/stderr"
+	idle_stats()
 	if (fmt == "csv") csv(); else if (fmt == "json") json(); else text()
 	if ((strict && ndiff) || nnc) exit 3
 	exit nreg || (nvreg && !meansonly) ? 1 : 0
+}
+
+# instrument_stats(): per declared key j of the instrument's own load and
+# directory d, the mean over the iterations that have it (instm[d, j], ""
+# without), and whether it differs from the baseline's by more than one
+# unit of the last digit its values are printed with, which rounding alone
+# can give (instdf[d, j]; instd[j]: in some directory).
+function instrument_stats(    j, d, i, sm, u) {
+	for (j = 1; j <= ninst; j++) {
+		u = 1
+		for (i = 0; i < instdec[j]; i++) u /= 10
+		for (d = 0; d < nd; d++) {
+			instm[d, j] = ""; instdf[d, j] = 0
+			if (!instn[d, j]) continue
+			sm = 0
+			for (i = 1; i <= instn[d, j]; i++) sm += instv[d, j, i]
+			instm[d, j] = sm / instn[d, j]
+		}
+		for (d = 1; d < nd; d++)
+			if (instm[d, j] != "" && instm[0, j] != "" && abs(instm[d, j] - instm[0, j]) > u * (1 + 1e-6))
+				instdf[d, j] = instd[j] = 1
+	}
+}
+# instnote(j): the note of key j, its mean in each directory that has it.
+function instnote(j,    d, o) {
+	for (d = 0; d < nd; d++)
+		if (instm[d, j] != "") o = o (o == "" ? "" : ", ") sprintf("%." instdec[j] "f", instm[d, j]) " on " dlabel[d]
+	return "note: the instrument differs: " instk[j] " " o " (instrument= of " bench "/bench.conf: a key of its own load; the figures were measured by different instruments)"
 }
 
 # gaincell(d, m, x, mark): " (x%)", " *x%*" when mark, absolute from a
@@ -434,6 +478,10 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		}
 		if (!any) printf "  %s: no significant change of a mean or of the spread\n", dlabel[d]
 	}
+	any = 0
+	for (i = 1; i <= ninst; i++)
+		if (instd[i]) printf "%s%s\n", any++ ? "" : "\n", instnote(i)
+	idle_text()
 	for (i = 1; i <= nnc; i++)
 		printf "\nNot comparable: %s has %d run: a verdict needs at least 2 runs on each side\n", dlabel[ncd[i]], nfiles[ncd[i]]
 	if (ndiff) {
@@ -450,7 +498,7 @@ function row(name, a, m, w,    d) {
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 # e(x, f): x formatted, empty when undefined.
 function e(x, f) { return x == "" ? "" : sprintf(f, x) }
-function csv(    d, i, m) {
+function csv(    d, i, m, f, j, o, mn, mx) {
 	print "format,record,name,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,abs_change,t,df,p,ci_ratio,significant,regression,baseline_value,value,median,median_ci_low,median_ci_high,mwu_u,mwu_p,sd_ratio,var_p,var_significant,var_regression,mmtests_mean,mmtests_stddev"
 	for (i = 1; i <= nused; i++)
 		for (d = 0; d < nd; d++) {
@@ -468,6 +516,29 @@ function csv(    d, i, m) {
 		printf "ipistorm-compare/3,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
 	for (i = 1; i <= nnc; i++)
 		printf "ipistorm-compare/3,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
+	# the instrument's keys: name, label, dir, n, mean, min, max,
+	# abs_change and baseline_value (its mean), value (differs)
+	for (i = 1; i <= ninst; i++)
+		for (d = 0; d < nd; d++) {
+			split("", f)
+			for (j = 1; j <= 36; j++) f[j] = ""
+			f[1] = "ipistorm-compare/3"; f[2] = "instrument"; f[3] = instk[i]; f[5] = q(dlabel[d]); f[6] = q(ddir[d])
+			f[7] = instn[d, i] + 0
+			if (instm[d, i] != "") {
+				mn = mx = instv[d, i, 1]
+				for (j = 2; j <= instn[d, i]; j++) {
+					if (instv[d, i, j] < mn) mn = instv[d, i, j]
+					if (instv[d, i, j] > mx) mx = instv[d, i, j]
+				}
+				f[8] = sprintf("%.4f", instm[d, i]); f[11] = sprintf("%.4f", mn); f[12] = sprintf("%.4f", mx)
+				if (d && instm[0, i] != "") { f[17] = sprintf("%.4f", instm[d, i] - instm[0, i]); f[24] = sprintf("%.4f", instm[0, i]) }
+				f[25] = instdf[d, i] ? "differs" : ""
+			}
+			o = f[1]
+			for (j = 2; j <= 36; j++) o = o "," f[j]
+			print o
+		}
+	idle_csv()
 }
 
 # js(s): s as a JSON string. Character by character: gsub's treatment of
@@ -513,5 +584,16 @@ function json(    d, i, m) {
 				rule == "mmtests" ? jn(cmean[d, m], "%.4f") : "null", rule == "mmtests" ? jn(csd[d, m], "%.4f") : "null"
 		printf "\n    ]}"
 	}
-	printf "\n  ]\n}\n"
+	printf "\n  ],\n  \"instrument\": ["
+	for (i = 1; i <= ninst; i++) {
+		printf "%s\n    {\"name\": %s, \"differs\": %s, \"values\": [", (i > 1 ? "," : ""), js(instk[i]), instd[i] ? "true" : "false"
+		for (d = 0; d < nd; d++)
+			printf "%s\n      {\"label\": %s, \"dir\": %s, \"n\": %d, \"mean\": %s, \"abs_change\": %s, \"differs\": %s}", d ? "," : "", \
+				js(dlabel[d]), js(ddir[d]), instn[d, i], jn(instm[d, i], "%.4f"), \
+				d && instm[d, i] != "" && instm[0, i] != "" ? sprintf("%.4f", instm[d, i] - instm[0, i]) : "null", instdf[d, i] ? "true" : "false"
+		printf "\n    ]}"
+	}
+	printf "%s]", ninst ? "\n  " : ""
+	idle_json()
+	printf "\n}\n"
 }

@@ -34,7 +34,14 @@
 # SD ratio and the Brown-Forsythe test of equal spread. Differences of
 # meta.txt that change IPI cost (CPU, microcode, command line, frequency
 # and idle control, SMT, mitigations, preemption, HZ, clocksource) are
-# reported, and warned about on stderr. Exit: 0 no significant regression
+# reported, and warned about on stderr. Where run.sh kept idle-iter-*.txt
+# (ipistorm-idle/1), a section shows per measured CPU each idle state's
+# share of the idle time and the effective frequency over the iterations,
+# marking one that differs from the baseline's or splits a directory's
+# iterations in two groups (scripts/compare-idle.awk); no verdict. A key
+# the bench declares of its instrument's own load (instrument=) whose mean
+# differs between directories by more than its last digit is noted, on
+# stderr too. Exit: 0 no significant regression
 # beyond the threshold, 1 some metric regressed significantly by more than
 # -t percent, or its spread by -s (each named on stderr), 2 usage or bad
 # input (nothing written on stdout then), a directory with fewer than 2
@@ -241,6 +248,7 @@ bench_check "$top" "$bench" || bad "cannot compare $bench: its declaration $benc
 title=$(bench_get "$top" "$bench" title)
 primary=$(bench_get "$top" "$bench" primary)
 metrics=$(bench_metrics "$top" "$bench")
+instrument=$(bench_get "$top" "$bench" instrument)
 
 # awk's arguments: d=INDEX, then that directory's files, for each
 set --
@@ -288,11 +296,27 @@ if [ "$decompose" = 1 ]; then
 	[ "$rc" -ne 0 ] || cat "$out"
 	exit "$rc"
 fi
+# compare.awk's: d=INDEX src=, then that directory's files, then src=idle
+# and the idle-iter-NNN.txt beside them (run.sh's, ipistorm-idle/1; none
+# in directories of a run.sh before them), for each
+set --
+i=0
+while [ "$i" -lt "$nd" ]; do
+	set -- "$@" "d=$i" src=
+	while IFS= read -r f; do set -- "$@" "$f"; done <"$tmp/files.$i"
+	set -- "$@" src=idle
+	while IFS= read -r f; do
+		f=${f%/*}/idle-${f##*/}
+		[ ! -f "$f" ] || set -- "$@" "$f"
+	done <"$tmp/files.$i"
+	i=$((i + 1))
+done
 CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
 	CMP_BENCH=$bench CMP_PARAMS=$(meta "$base" params) CMP_DIFFS=$tmp/diffs \
 	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
 	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" -v sdfactor="$sdfactor" -v meansonly="$meansonly" \
-	-f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/compare.awk" "$@" >"$out" || rc=$?
+	-v instrument="$instrument" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/compare.awk" \
+	-f "$(dirname "$0")/compare-idle.awk" "$@" >"$out" || rc=$?
 # Output only when the input was good; 3 is a strict failure on a
 # difference of the machine state, with its report.
 [ "$rc" -eq 2 ] || cat "$out"

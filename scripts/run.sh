@@ -2,7 +2,7 @@
 # run.sh: run one benchmark configuration N times, as root, on the measured
 # machine, and keep every raw result with the machine's state (busybox sh).
 #
-#   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] BENCH [PARAM=VALUE...]
+#   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] BENCH [PARAM=VALUE...]
 #     BENCH      a module of the suite (ipistorm, idle_reentry, nohz_csd);
 #                PARAMs go to its insmod; what run.sh knows of it is its
 #                declaration, BENCH/bench.conf (docs/bench.md): a benchmark
@@ -19,11 +19,20 @@
 #     -s STORM   parameters of the storm module a benchmark declares
 #                (storm=; idle_reentry's is ipistorm), run while it
 #                measures, e.g. idle_reentry -s "pairs=0:1 numipi=20000"
-#     -p         prepare: disable C-states deeper than C1, performance
-#                governor, boost off (global and per policy); the previous
-#                values are saved in /run/ipistorm/saved first and restored
-#                on exit, also on HUP, INT, TERM and PIPE; refused while a
-#                saved state exists
+#     -p         prepare the machine, preset quiet: disable C-states deeper
+#                than C1, performance governor, boost off (global and per
+#                policy); the previous values are saved in
+#                /run/ipistorm/saved first and restored on exit, also on
+#                HUP, INT, TERM and PIPE; refused while a saved state exists
+#     -P WHAT    prepare what WHAT says (implies -p): comma-separated
+#                presets and knobs, applied in order to knobs that start
+#                as keep: presets quiet (what -p does), epyc (the SM_IDLE
+#                thread's EPYC setup: boost=on,cstate=C1,governor=keep),
+#                xeon (its Xeon setup: boost=off,cstate=C1,
+#                governor=performance); knobs boost=on|off|keep,
+#                cstate=NAME|LATENCY_US|keep (the deepest idle state
+#                allowed: deeper ones, by exit latency, are disabled),
+#                governor=NAME|keep; e.g. -P xeon,governor=keep
 #   run.sh -r    restore the settings an interrupted -p run saved (after a
 #                kill -9, the OOM killer or a crash)
 #
@@ -31,13 +40,17 @@
 # one refuse. Writes DIR/iter-NNN.txt (the module's debugfs result, raw),
 # with -s DIR/storm-iter-NNN.txt (the storm module's debugfs result, raw,
 # read before its rmmod), per iteration DIR/irq-iter-NNN.txt
-# (ipistorm-irq/1: /proc/interrupts deltas of the measured CPUs) and
+# (ipistorm-irq/1: /proc/interrupts deltas of the measured CPUs),
+# DIR/idle-iter-NNN.txt (ipistorm-idle/1: the deltas of the cpuidle
+# counters of the measured CPUs and their frequency, APERF/MPERF through
+# /dev/cpu/N/msr where it is readable, else scaling_cur_freq) and
 # DIR/meta.txt (format ipistorm-run/2, see README.md); warm-ups likewise as
-# warmup-NNN.txt, storm-warmup-NNN.txt, irq-warmup-NNN.txt. Both results
+# warmup-NNN.txt, storm-warmup-NNN.txt, irq-warmup-NNN.txt,
+# idle-warmup-NNN.txt. Both results
 # of an iteration must say status=complete, or the run fails. Exit status: 0 every run completed, 1 a run failed or was
 # interrupted, or the machine could not be prepared or restored, 2 usage.
 #
-# For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot and /run,
+# For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot, /run and /dev,
 # IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod.
 set -eu
 # A signal before the traps below: nothing is changed yet.
@@ -48,13 +61,14 @@ trap 'exit 1' HUP INT TERM PIPE
 HERE=$(dirname "$0")
 TOP=$HERE/..
 BENCHES=$(suite_modules "$TOP" | tr '\n' ' ')
-USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
+USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
 
 ROOT=${IPISTORM_SYSROOT:-}
 SYS=$ROOT/sys
 PROC=$ROOT/proc
 BOOT=$ROOT/boot
 CPU=$SYS/devices/system/cpu
+DEV=$ROOT/dev
 STATE=$ROOT/run/ipistorm
 SAVED=$STATE/saved
 LOCK=$STATE/lock
@@ -171,8 +185,8 @@ trap 'on_signal PIPE' PIPE
 
 # parse_args "$@": the options (getopts: OPTIND tells main where they end).
 parse_args() {
-	n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0
-	while getopts n:w:o:m:g:s:prh opt; do
+	n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0 what=quiet
+	while getopts n:w:o:m:g:s:pP:rh opt; do
 		case $opt in
 		n) n=$OPTARG ;;
 		w) warmup=$OPTARG ;;
@@ -181,6 +195,7 @@ parse_args() {
 		g) describe=$OPTARG ;;
 		s) storm=$OPTARG ;;
 		p) prepare=1 ;;
+		P) prepare=1 what=$OPTARG ;;
 		r) restore=1 ;;
 		*) usage_opt "$opt" ;;
 		esac
@@ -238,6 +253,79 @@ check_args() {
 		for m in "$bench" ${storm:+"$stormmod"}; do
 			[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
 		done
+		[ "$prepare" = 0 ] || knobs "$what"
+	fi
+}
+
+# The presets of -P: named knob values. quiet is what -p prepares; epyc and
+# xeon are the two setups the SM_IDLE patch thread published its figures
+# with: "boost on, C2 disabled" (acpi_idle's POLL, C1, C2: C1 the deepest
+# allowed) and "C-states >= C1E disabled, performance governor, turbo off"
+# (intel_idle's POLL, C1, C1E, C6...: POLL and C1 allowed), the same knobs
+# as quiet.
+PRESETS="quiet epyc xeon"
+preset() {
+	case $1 in
+	quiet | xeon) echo "boost=off cstate=C1 governor=performance" ;;
+	epyc) echo "boost=on cstate=C1 governor=keep" ;;
+	*) return 1 ;;
+	esac
+}
+KNOBS="boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep"
+
+# knobs WHAT: -P's argument, comma-separated presets and KNOB=VALUE, applied
+# in order to knobs that start as keep; sets k_boost, k_cstate, k_governor
+# and prepare_preset (the preset named last when the knobs are its own, else
+# custom). Anything else is a usage error.
+knobs() {
+	k_boost=keep k_cstate=keep k_governor=keep prepare_preset=custom
+	case $1 in '' | ,* | *, | *,,*) usage_error "-P: '$1' is not a comma-separated list of presets and knobs ($PRESETS; $KNOBS)" ;; esac
+	_named=""
+	set -f
+	_ifs=$IFS
+	IFS=,
+	# shellcheck disable=SC2086 # split at the commas
+	set -- $1
+	IFS=$_ifs
+	set +f
+	for _w in "$@"; do
+		case $_w in
+		boost=on | boost=off | boost=keep) k_boost=${_w#*=} ;;
+		boost=*) usage_error "-P: $_w: boost is on, off or keep" ;;
+		cstate=*)
+			k_cstate=${_w#*=}
+			case $k_cstate in
+			[A-Za-z]*[!A-Za-z0-9_-]* | '' | [!A-Za-z0-9]* | [0-9]*[!0-9]*)
+				usage_error "-P: $_w: cstate is an idle state's name (C1, C1E, POLL), an exit latency in us or keep"
+				;;
+			[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]*) usage_error "-P: $_w: an exit latency of 1000 s or more" ;;
+			esac
+			;;
+		governor=*)
+			k_governor=${_w#*=}
+			case $k_governor in
+			'' | [!a-z]* | *[!a-z0-9_]*) usage_error "-P: $_w: governor is a cpufreq governor's name (performance, schedutil) or keep" ;;
+			esac
+			;;
+		*=*) usage_error "-P: unknown knob '${_w%%=*}' (knobs: $KNOBS)" ;;
+		*)
+			_k=$(preset "$_w") || usage_error "-P: unknown preset '$_w' (presets: $PRESETS; knobs: $KNOBS)"
+			_named=$_w
+			for _kv in $_k; do
+				case $_kv in
+				boost=*) k_boost=${_kv#*=} ;;
+				cstate=*) k_cstate=${_kv#*=} ;;
+				governor=*) k_governor=${_kv#*=} ;;
+				esac
+			done
+			;;
+		esac
+	done
+	if [ "$k_boost $k_cstate $k_governor" = "keep keep keep" ]; then
+		usage_error "-P: nothing to prepare, every knob is keep"
+	fi
+	if [ -n "$_named" ] && [ "$(preset "$_named")" = "boost=$k_boost cstate=$k_cstate governor=$k_governor" ]; then
+		prepare_preset=$_named
 	fi
 }
 
@@ -324,24 +412,42 @@ plan() {
 	[ $# -lt 2 ] || echo "$1 $2 $v" >>"$TMP/plan"
 }
 
-# C1's exit latency: the state named C1 (C1_ACPI), else the shallowest
-# non-POLL state.
-c1_latency() {
-	for _s in "$CPU"/cpu0/cpuidle/state*; do
+# cstate_latency: the exit latency (us) of the deepest idle state the
+# cstate knob allows, in $lat: a latency as given; the state of that name on
+# cpu0 (C1: C1 or C1_ACPI, else the shallowest non-POLL state); empty for
+# keep or on a machine without idle states. A name cpu0 lacks is refused
+# (exit 1) before anything is written.
+cstate_latency() {
+	lat=""
+	case $k_cstate in
+	keep) return 0 ;;
+	[0-9]*)
+		lat=$k_cstate
+		return 0
+		;;
+	esac
+	lat=$(for _s in "$CPU"/cpu0/cpuidle/state*; do
 		[ -d "$_s" ] || continue
 		echo "$(get "$_s/name") $(get "$_s/latency")"
-	done | awk '
-		$1 == "POLL" || $2 !~ /^[0-9]+$/ { next }
-		$1 == "C1" || $1 == "C1_ACPI" { c1 = $2 }
-		min == "" || $2 < min { min = $2 }
-		END { print (c1 != "" ? c1 : min) }'
+	done | awk -v want="$k_cstate" '
+		$2 !~ /^[0-9]+$/ { next }
+		{ names = names " " $1 }
+		$1 == want || (want == "C1" && $1 == "C1_ACPI") { c = $2 }
+		$1 != "POLL" && (min == "" || $2 < min) { min = $2 }
+		END {
+			if (c == "" && want == "C1") c = min
+			if (c == "" && names != "") { print "!" names; exit }
+			print c
+		}')
+	case $lat in
+	!*) die "-P cstate=$k_cstate: cpu0 has no idle state $k_cstate (its states:${lat#!}): give one of them, or an exit latency in us" ;;
+	esac
 }
 
 # prepare_machine: -p, save, change and read back the idle and
 # frequency settings.
 prepare_machine() {
 	: >"$TMP/plan"
-	lat=$(c1_latency)
 	{
 		echo "format=ipistorm-saved/1"
 		echo "owner=pid $$, $(date -u +%Y-%m-%dT%H:%M:%SZ), $out"
@@ -353,30 +459,36 @@ prepare_machine() {
 		done
 		# Boost is global (acpi-cpufreq, amd-pstate), per policy (newer
 		# kernels' policyN/boost) or intel_pstate's no_turbo.
-		for b in "$CPU/cpufreq/boost" "$CPU"/cpufreq/policy[0-9]*/boost; do
-			[ ! -f "$b" ] || plan "$b" 0
-		done
-		[ ! -f "$CPU/intel_pstate/no_turbo" ] || plan "$CPU/intel_pstate/no_turbo" 1
+		if [ "$k_boost" != keep ]; then
+			bv=0 nt=1
+			[ "$k_boost" = off ] || bv=1 nt=0
+			for b in "$CPU/cpufreq/boost" "$CPU"/cpufreq/policy[0-9]*/boost; do
+				[ ! -f "$b" ] || plan "$b" "$bv"
+			done
+			[ ! -f "$CPU/intel_pstate/no_turbo" ] || plan "$CPU/intel_pstate/no_turbo" "$nt"
+		fi
 		# A governor's tunables go with it: saved (with userspace's
 		# frequency and the EPP) to come back after the governor.
-		govs=""
-		for g in "$CPU"/cpu[0-9]*/cpufreq/scaling_governor; do
-			[ -f "$g" ] || continue
-			plan "$g" performance
-			case " $govs " in *" $v "*) ;; *) govs="$govs $v" ;; esac
-		done
-		for g in $govs; do
-			[ "$g" != performance ] || continue
-			for t in "$CPU/cpufreq/$g"/* "$CPU"/cpufreq/policy[0-9]*/"$g"/*; do
-				[ ! -f "$t" ] || plan "$t"
+		if [ "$k_governor" != keep ]; then
+			govs=""
+			for g in "$CPU"/cpu[0-9]*/cpufreq/scaling_governor; do
+				[ -f "$g" ] || continue
+				plan "$g" "$k_governor"
+				case " $govs " in *" $v "*) ;; *) govs="$govs $v" ;; esac
 			done
-			[ "$g" != userspace ] || for t in "$CPU"/cpu[0-9]*/cpufreq/scaling_setspeed; do
-				[ ! -f "$t" ] || plan "$t"
+			for g in $govs; do
+				[ "$g" != "$k_governor" ] || continue
+				for t in "$CPU/cpufreq/$g"/* "$CPU"/cpufreq/policy[0-9]*/"$g"/*; do
+					[ ! -f "$t" ] || plan "$t"
+				done
+				[ "$g" != userspace ] || for t in "$CPU"/cpu[0-9]*/cpufreq/scaling_setspeed; do
+					[ ! -f "$t" ] || plan "$t"
+				done
 			done
-		done
-		for e in "$CPU"/cpu[0-9]*/cpufreq/energy_performance_preference; do
-			[ ! -f "$e" ] || plan "$e"
-		done
+			for e in "$CPU"/cpu[0-9]*/cpufreq/energy_performance_preference; do
+				[ ! -f "$e" ] || plan "$e"
+			done
+		fi
 	} >"$TMP/saved"
 	# Complete before the first write: a kill -9 leaves all or nothing.
 	saved_mine=1
@@ -403,7 +515,8 @@ prepare_machine() {
 	if [ -s "$TMP/unwritten" ]; then
 		prep_warn "$(grep -c . "$TMP/unwritten") settings could not be prepared (write_failed=)"
 	fi
-	[ "$boosts" -gt 0 ] || prep_warn "could not turn boost off: no writable cpufreq/boost, policy*/boost or intel_pstate/no_turbo"
+	[ "$k_boost" = keep ] || [ "$boosts" -gt 0 ] ||
+		prep_warn "could not turn boost $k_boost: no writable cpufreq/boost, policy*/boost or intel_pstate/no_turbo"
 }
 
 # ---- the machine's state ----------------------------------------------------
@@ -555,6 +668,16 @@ write_meta() {
 	echo "cmdline=$cmdline"
 	echo "idle=$idle"
 	echo "prepared=$prepare"
+	if [ "$prepare" = 1 ]; then
+		echo "prepare_spec=$what"
+		echo "prepare_preset=$prepare_preset"
+		echo "prepare_boost=$k_boost"
+		echo "prepare_cstate=$k_cstate"
+		echo "prepare_cstate_latency_us=${lat:-unknown}"
+		echo "prepare_governor=$k_governor"
+	else
+		echo "prepare_preset=none"
+	fi
 	echo "cpu_model=$(cpuinfo 'model name')"
 	echo "microcode=$(cpuinfo microcode)"
 	echo "bios=$(get "$SYS/class/dmi/id/bios_vendor") $(get "$SYS/class/dmi/id/bios_version") $(get "$SYS/class/dmi/id/bios_date")"
@@ -615,10 +738,12 @@ state_warnings() {
 		*) deep="$deep $v" ;;
 		esac
 	done
-	[ -z "$deep" ] || note_warn "deep C-states enabled:$deep (run with -p)"
+	hint_c="run with -p" hint_g="run with -p"
+	[ "$prepare" = 0 ] || hint_c="prepared cstate=$k_cstate" hint_g="prepared governor=$k_governor"
+	[ -z "$deep" ] || note_warn "deep C-states enabled:$deep ($hint_c)"
 	gov=$(uniq_lines "$CPU"/cpu[0-9]*/cpufreq/scaling_governor)
 	[ -z "$gov" ] || [ "$gov" = performance ] ||
-		note_warn "cpufreq governor is $gov, not performance (run with -p)"
+		note_warn "cpufreq governor is $gov, not performance ($hint_g)"
 	drv=$(get "$CPU/cpuidle/current_driver")
 	if [ "$idle" != poll ] && [ "$poll" = 0 ] && [ "$drv" != intel_idle ]; then
 		note_warn "no idle=poll and no polling idle state: the target will not poll (cpuidle driver $drv)"
@@ -674,6 +799,63 @@ irq_delta() {
 	B=$1 A=$2 awk -v cpus="$measured" -f "$HERE/run-irq-delta.awk"
 }
 
+# The idle states and frequency of the measured CPUs, read around each
+# iteration (never inside it): the cpuidle counters of each state, and the
+# MSRs IA32_MPERF (0xE7) and IA32_APERF (0xE8) through the msr driver, whose
+# file offset is the register (a dd per read: 8 bytes at offset 231 and
+# 232). A read of an MSR is a call-function IPI to its CPU: they are read
+# before the idle counters and /proc/interrupts at the start, after them at
+# the end, outside both windows. At most MSR_MAX CPUs are read so (beyond,
+# the frequency is scaling_cur_freq's). The frequency files are read at the
+# end only.
+MSR_MAX=64
+
+# idle_setup: the in_dir patterns of the counters (idle_pat) and of the
+# frequency files (freq_pat) of the measured CPUs, and the CPUs whose MSRs
+# are read (msr_cpus).
+idle_setup() {
+	idle_pat="" freq_pat="" msr_cpus="" _n=0
+	for _c in $measured; do
+		for _f in name usage time above below; do
+			idle_pat="$idle_pat cpu$_c/cpuidle/state*/$_f"
+		done
+		for _f in scaling_cur_freq base_frequency cpuinfo_max_freq scaling_driver; do
+			freq_pat="$freq_pat cpu$_c/cpufreq/$_f"
+		done
+		[ ! -e "$DEV/cpu/$_c/msr" ] || msr_cpus="$msr_cpus $_c"
+		_n=$((_n + 1))
+	done
+	[ "$_n" -le "$MSR_MAX" ] || msr_cpus=""
+}
+# in_cpu PATTERNS: in_dir of the CPU directory, the patterns a list.
+in_cpu() {
+	set -f
+	# shellcheck disable=SC2086 # patterns, globbed by in_dir
+	set -- $1
+	set +f
+	[ $# -eq 0 ] || in_dir "$CPU" "$@"
+}
+# msr_read: "cpuN/msr/mperf:V" and "cpuN/msr/aperf:V" of msr_cpus, read
+# as unsigned 64-bit numbers (one od for all); nothing of a CPU where a
+# read failed (conv=sync pads a short one, a failed one reads as 0).
+msr_read() {
+	[ -n "$msr_cpus" ] || return 0
+	for _c in $msr_cpus; do
+		for _r in 231 232; do
+			dd if="$DEV/cpu/$_c/msr" bs=8 count=1 skip="$_r" iflag=skip_bytes conv=sync 2>/dev/null ||
+				dd if=/dev/zero bs=8 count=1 2>/dev/null
+		done
+	done | od -A n -v -t u8 | awk -v cpus="$msr_cpus" '
+		{ for (i = 1; i <= NF; i++) v[++n] = $i }
+		END {
+			k = split(cpus, c, " ")
+			if (n != 2 * k) exit
+			for (j = 1; j <= k; j++)
+				if (v[2 * j - 1] > 0 && v[2 * j] > 0)
+					print "cpu" c[j] "/msr/mperf:" v[2 * j - 1] "\ncpu" c[j] "/msr/aperf:" v[2 * j]
+		}'
+}
+
 # run_iterations PARAMS...: the warm-up iterations, then the measured
 # ones; a failure ends the run (failed).
 run_iterations() {
@@ -682,6 +864,7 @@ run_iterations() {
 	summary=$(bench_get "$TOP" "$bench" summary | sed 's/\./\\./g; s/ /|/g')
 	ssummary=""
 	[ -z "$storm" ] || ssummary=$(bench_get "$TOP" "$stormmod" summary | sed 's/\./\\./g; s/ /|/g')
+	idle_setup
 	i=$((1 - warmup))
 	while [ "$i" -le "$n" ]; do
 		if [ "$i" -le 0 ]; then
@@ -689,6 +872,10 @@ run_iterations() {
 		else
 			f=$(printf '%s/iter-%03d.txt' "$out" "$i")
 		fi
+		{
+			msr_read
+			in_cpu "$idle_pat"
+		} >"$TMP/idle.before"
 		cat "$PROC/interrupts" >"$TMP/irq.before" 2>/dev/null || :
 		if [ -n "$storm" ]; then
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
@@ -722,6 +909,12 @@ run_iterations() {
 		if cat "$PROC/interrupts" >"$TMP/irq.after" 2>/dev/null && [ -s "$TMP/irq.before" ]; then
 			irq_delta "$TMP/irq.before" "$TMP/irq.after" >"$out/irq-${f##*/}"
 		fi
+		{
+			in_cpu "$idle_pat"
+			in_cpu "$freq_pat"
+			msr_read
+		} >"$TMP/idle.after"
+		B=$TMP/idle.before A=$TMP/idle.after awk -v cpus="$measured" -f "$HERE/run-idle.awk" >"$out/idle-${f##*/}"
 		st=$(sed -n 's/^status=//p' "$f")
 		[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
 		if [ -n "$storm" ]; then
@@ -746,6 +939,9 @@ main() {
 	open_run
 	if [ "$restore" = 1 ]; then
 		restore_mode
+	fi
+	if [ "$prepare" = 1 ]; then
+		cstate_latency
 	fi
 	open_result
 	if [ "$prepare" = 1 ]; then

@@ -56,6 +56,37 @@ setup() {
 	[[ $output == *"check: FAILED"* ]]
 }
 
+# ipistorm-bench/2 requires instrument=; a /1 declaration, which has none,
+# is still read (instrument empty); /1 with it, /2 without it, or a key
+# that is not a result key are refused.
+@test "check: instrument= is required by ipistorm-bench/2, unknown to /1" {
+	d=$T/t/idle_reentry/bench.conf
+	grep -qx 'instrument=total.hook_hits_per_reentry total.hook_cost_ns' "$d"
+	[ -z "$(bench_get "$S/.." ipistorm instrument)" ]
+	[ -z "$(bench_get "$S/.." nohz_csd instrument)" ]
+	sed -i 's|^format=.*|format=ipistorm-bench/1|; /^instrument=/d' "$d"
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 0 ]
+	run bench_get "$T/t" idle_reentry instrument
+	[ -z "$output" ]
+	echo instrument= >>"$d"
+	run bench_check "$T/t" idle_reentry
+	[ "$status" -eq 1 ]
+	[[ $output == *"idle_reentry/bench.conf: line "*": instrument= is a key of ipistorm-bench/2, not of ipistorm-bench/1" ]]
+	sed -i 's|^format=.*|format=ipistorm-bench/2|; /^instrument=/d' "$d"
+	run bench_check "$T/t" idle_reentry
+	[ "$status" -eq 1 ]
+	[[ $output == *": $d: no instrument= line" ]]
+	echo 'instrument=total.hook_cost_ns 3x' >>"$d"
+	run bench_check "$T/t" idle_reentry
+	[ "$status" -eq 1 ]
+	[[ $output == *"instrument key '3x' is not a result key" ]]
+	sed -i 's|^format=.*|format=ipistorm-bench/3|; s|^instrument=.*|instrument=|' "$d"
+	run bench_check "$T/t" idle_reentry
+	[ "$status" -eq 1 ]
+	[[ $output == *"format is 'ipistorm-bench/3', want ipistorm-bench/2 (or /1)" ]]
+}
+
 @test "check: -h is usage, an unknown option exit 2" {
 	run "$S/check.sh" -h
 	[ "$status" -eq 0 ]

@@ -675,6 +675,195 @@ derive() {
 	grep -q '^AMean  *30.00 (   0.00%)  *27.40 (  -8.67%)$' <<<"$output"
 }
 
+# mkir DIR KERNEL "MEAN HITS COST"...: an idle_reentry result directory,
+# an iteration per word group: total.total_mean_ns and the keys of its
+# instrument's own load.
+mkir() {
+	local d=$1 i=0 m h c
+	mkdir -p "$d"
+	printf 'format=ipistorm-run/2\nbench=idle_reentry\nparams=cpulist=1 duration=2\nstorm=\nkernel=%s\nstatus=ok\n' "$2" >"$d/meta.txt"
+	shift 2
+	for v in "$@"; do
+		i=$((i + 1))
+		read -r m h c <<<"$v"
+		{
+			printf 'format=idle_reentry/3\nstatus=complete\ntotal.total_mean_ns=%s\n' "$m"
+			[ -z "$h" ] || echo "total.hook_hits_per_reentry=$h"
+			[ -z "$c" ] || echo "total.hook_cost_ns=$c"
+		} >"$d/iter-00$i.txt"
+	done
+}
+
+# idle_reentry declares instrument=total.hook_hits_per_reentry
+# total.hook_cost_ns: a mean that differs by more than its last digit is
+# noted, in words and in the records; rounding alone is not.
+@test "compare: an instrument that differs between the directories is noted" {
+	mkir "$T/a" 6.1 "700 3.0 41.2" "710 3.0 41.0" "705 3.0 41.3"
+	mkir "$T/b" 6.12 "650 2.0 41.1" "655 2.0 41.3" "640 2.0 41.2"
+	note="note: the instrument differs: total.hook_hits_per_reentry 3.0 on 6.1, 2.0 on 6.12 (instrument= of idle_reentry/bench.conf: a key of its own load; the figures were measured by different instruments)"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	grep -qxF "$note" <<<"$output"
+	[ "$stderr" = "compare.sh: $note" ]
+	# the cost: 41.17 against 41.20, within rounding
+	[[ $output != *"total.hook_cost_ns 41"* ]]
+	run --separate-stderr "$S/compare.sh" -f csv "$T/a" "$T/b"
+	grep -qxF 'ipistorm-compare/3,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/3,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
+	python3 -c 'import json, sys; i = {x["name"]: x for x in json.load(sys.stdin)["instrument"]}; h = i["total.hook_hits_per_reentry"]; assert h["differs"] and h["values"][1]["differs"] and h["values"][1]["mean"] == 2 and h["values"][1]["abs_change"] == -1; assert not i["total.hook_cost_ns"]["differs"]' <<<"$output"
+	# by one unit of the last digit (2.95 and 2.94 print 3.0 and 2.9):
+	# no note; nor where one side has no such key
+	mkir "$T/c" 6.13 "650 2.9 41.2" "655 2.9 41.2" "640 2.9 41.2"
+	mkir "$T/d" 6.14 "650" "655" "640"
+	for o in c d; do
+		run --separate-stderr "$S/compare.sh" "$T/a" "$T/$o"
+		[ "$status" -eq 0 ]
+		[[ $output != *note:* ]]
+		[ -z "$stderr" ]
+	done
+	# three directories: every mean named
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/c" "$T/b"
+	grep -qF "note: the instrument differs: total.hook_hits_per_reentry 3.0 on 6.1, 2.9 on 6.13, 2.0 on 6.12 (" <<<"$output"
+	# a bench without instrument keys notes nothing
+	run --separate-stderr "$S/compare.sh" -f json "$F/ipistorm-6.1" "$F/ipistorm-6.12"
+	python3 -c 'import json, sys; assert json.load(sys.stdin)["instrument"] == []' <<<"$output"
+	# busybox alone says the same
+	command -v busybox >/dev/null || skip "no busybox"
+	mkdir "$T/bin"
+	for t in sh awk sed sort uniq tr wc head cat mktemp rm dirname; do
+		ln -s "$(command -v busybox)" "$T/bin/$t"
+	done
+	for f in text csv json; do
+		run --separate-stderr "$S/compare.sh" -f $f "$T/a" "$T/c" "$T/b"
+		want=$output want_err=$stderr
+		PATH=$T/bin run --separate-stderr "$T/bin/sh" "$S/compare.sh" -f $f "$T/a" "$T/c" "$T/b"
+		[ "$output" = "$want" ]
+		[ "$stderr" = "$want_err" ]
+	done
+}
+
+# idle_py DIR CPU STATE: the share (%) of STATE in CPU's idle time per
+# idle-iter file of DIR, computed apart: mean, sample SD, min, max.
+idle_py() {
+	python3 - "$@" <<'PY'
+import glob, statistics, sys
+d, cpu, state = sys.argv[1:]
+shares = []
+for f in sorted(glob.glob(d + "/idle-iter-*.txt")):
+    kv = dict(l.rstrip("\n").split("=", 1) for l in open(f) if "=" in l)
+    names = {k.split(".")[1]: v for k, v in kv.items() if k.startswith(cpu + ".state") and k.endswith(".name")}
+    times = {s: int(kv[cpu + "." + s + ".time"]) for s in names}
+    shares.append(100 * sum(t for s, t in times.items() if names[s] == state) / sum(times.values()))
+print("%.4f %.4f %.4f %.4f" % (statistics.mean(shares), statistics.stdev(shares), min(shares), max(shares)))
+PY
+}
+
+# fixtures/idle-split: 6.1's runtimes bimodal, its slow runs with CPU16 in
+# C6 at 2.2 GHz (fixtures/make-fixtures.sh idle).
+@test "compare: the idle section shows residency and frequency, a split and a difference" {
+	P=$F/idle-split
+	run --separate-stderr "$S/compare.sh" "$P/6.1" "$P/6.12"
+	[ "$status" -eq 0 ]
+	grep -q "^Idle states and frequency of the measured CPUs (idle-\*.txt), mean +- SD over the iterations$" <<<"$output"
+	grep -Eq "^Iterations +6 +6$" <<<"$output"
+	grep -Eq "^cpu8 C1 % idle +100.00 \+- 0.00 +100.00 \+- 0.00$" <<<"$output"
+	grep -Eq "^cpu16 C6 % idle +30.98 \+- 33.94 split +0.00 \+- 0.00 differs$" <<<"$output"
+	grep -Eq "^cpu16 kHz APERF/MPERF +2597000 \+- 430645 split +2990833 \+- 1472 differs$" <<<"$output"
+	# a state never entered is left out
+	[[ $output != *C1E* ]]
+	grep -qxF "  split: 6.1 cpu16 C6 % idle: 3 iterations at or below 0.00 % (runtime_ns mean 117527091.33), 3 at or above 61.43 % (runtime_ns mean 704348067.67)" <<<"$output"
+	grep -qxF "  differs: 6.12 cpu16 C6 % idle: 0.00 % against 30.98 % on 6.1" <<<"$output"
+	grep -qxF "  split: 6.1 cpu16 kHz APERF/MPERF: 3 iterations at or below 2221000 kHz (runtime_ns mean 704348067.67), 3 at or above 2989000 kHz (runtime_ns mean 117527091.33)" <<<"$output"
+	# no mark where nothing moved: CPU16's C1 share 4.0 % +- 2.8 against 1.3 %
+	grep -Eq "^cpu16 C1 % idle +3.98 \+- 2.79 +1.33 \+- 0.03$" <<<"$output"
+	# the idle section is no verdict: the same exit, nothing on stderr
+	[ -z "$stderr" ]
+	run --separate-stderr "$S/compare.sh" -f csv "$P/6.1" "$P/6.12"
+	[ "$status" -eq 0 ]
+	[ "$(awk -F, '{ print NF }' <<<"$output" | sort -u)" = 36 ]
+	for st in POLL C1 C6; do
+		read -r m sd lo hi < <(idle_py "$P/6.1" cpu16 "$st")
+		r=$(awk -F, -v n="\"cpu16.$st.residency_pct\"" '$2 == "idle" && $3 == n && $5 == "\"6.1\"" { print NR - 1 }' <<<"$output")
+		close "$(col mean "$r")" "$m" 1e-5
+		close "$(col stddev "$r")" "$sd" 1e-4
+		close "$(col min "$r")" "$lo" 1e-4
+		close "$(col max "$r")" "$hi" 1e-4
+	done
+	grep -qxF 'ipistorm-compare/3,idle,"cpu16.C6.residency_pct",,"6.12","'"$P"'/6.12",6,0.0000,0.0000,,0.0000,0.0000,,,,,-30.9778,,,,,,,30.9778,differs,0.0000,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/3,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f json "$P/6.1" "$P/6.12"
+	[ "$status" -eq 0 ]
+	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/3" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
+}
+
+# mkidle DIR ITER CPU:STATE=TIME,...:KHZ ...: DIR's idle-iter-ITER.txt.
+mkidle() {
+	local d=$1 it=$2 c cpu states st s
+	shift 2
+	{
+		echo format=ipistorm-idle/1
+		for c in "$@"; do
+			IFS=: read -r cpu states khz <<<"$c"
+			s=0
+			IFS=, read -ra st <<<"$states"
+			for x in "${st[@]}"; do
+				printf '%s.state%d.name=%s\n%s.state%d.usage=1\n%s.state%d.time=%s\n' "$cpu" "$s" "${x%=*}" "$cpu" "$s" "$cpu" "$s" "${x#*=}"
+				s=$((s + 1))
+			done
+			[ -z "$khz" ] || echo "$cpu.cur_freq_khz=$khz"
+		done
+	} >"$d/idle-iter-$(printf %03d "$it").txt"
+}
+
+@test "compare: directories without idle files compare as before, the section left out" {
+	for f in text csv json; do
+		run --separate-stderr "$S/compare.sh" -f $f "$F/ipistorm-6.1" "$F/ipistorm-6.12"
+		[ "$status" -eq 0 ]
+		[[ $output != *"Idle states"* ]]
+		[[ $output != *,idle,* ]]
+	done
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["idle"] == [] and d["instrument"] == []' <<<"$output"
+	# one side with idle files, the other without: n/a there
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" new 100 101 102
+	for i in 1 2 3; do mkidle "$T/b" $i "cpu0:POLL=90,C1=10:2000000"; done
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	grep -Eq "^Iterations +0 +3$" <<<"$output"
+	grep -Eq "^cpu0 POLL % idle +n/a +90.00 \+- 0.00$" <<<"$output"
+	grep -Eq "^cpu0 kHz scaling_cur_freq +n/a +2000000 \+- 0$" <<<"$output"
+	# an idle file of another format is bad input
+	sed -i 's|^format=.*|format=ipistorm-idle/2|' "$T/b/idle-iter-002.txt"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr == *"$T/b/idle-iter-002.txt: format is 'format=ipistorm-idle/2', want format=ipistorm-idle/1"* ]]
+}
+
+# Beyond 8 CPUs, the measured CPUs together: their idle times summed,
+# their frequencies averaged. An outlier is a split.
+@test "compare: many measured CPUs are shown together; one outlier is a split" {
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" new 100 101 102
+	for i in 1 2 3; do
+		cpus=()
+		for c in $(seq 0 8); do cpus+=("cpu$c:POLL=80,C6=20:3000000"); done
+		mkidle "$T/a" $i "${cpus[@]}"
+		# in b, CPU0 sleeps in C6 for 900 us more in the 3rd iteration
+		[ "$i" -lt 3 ] || cpus[0]="cpu0:POLL=80,C6=920:1200000"
+		mkidle "$T/b" $i "${cpus[@]}"
+	done
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	# the 3rd: C6 (8 x 20 + 920) / (9 x 100 + 900) = 60 %; 2.8 GHz on average
+	grep -Eq "^all POLL % idle +80.00 \+- 0.00 +66.67 \+- 23.09 differs split$" <<<"$output"
+	grep -Eq "^all C6 % idle +20.00 \+- 0.00 +33.33 \+- 23.09 differs split$" <<<"$output"
+	grep -Eq "^all kHz scaling_cur_freq +3000000 \+- 0 +2933333 \+- 115470$" <<<"$output"
+	grep -qxF "  split: new all C6 % idle: 2 iterations at or below 20.00 % (runtime_ns mean 100.50), 1 at or above 60.00 % (runtime_ns mean 102.00)" <<<"$output"
+	[[ $output != *$'\n'"cpu0 "* ]]
+}
+
 # The measured machine may have busybox alone: its sh and awk (Debian's is
 # built without the math library: no sqrt, exp, log or "^", no "%*s"),
 # with nothing else on PATH, must give the same bytes as the host's.
@@ -686,7 +875,8 @@ derive() {
 	done
 	P=$F/sm_idle-published
 	for args in "$P/without $P/with" "$P/with $P/without" "$F/ipistorm-6.1 $F/ipistorm-6.12" \
-		"$F/idle_reentry-6.1 $F/idle_reentry-6.12" "$F/nohz_csd-6.1 $F/nohz_csd-6.12"; do
+		"$F/idle_reentry-6.1 $F/idle_reentry-6.12" "$F/nohz_csd-6.1 $F/nohz_csd-6.12" \
+		"$F/idle-split/6.1 $F/idle-split/6.12" "$F/idle-split/6.12 $F/idle-split/6.1"; do
 		for opt in "-f text" "-f csv" "-f json" "-m mmtests" "-m mmtests -f csv"; do
 			# shellcheck disable=SC2086 # options and paths without blanks
 			run --separate-stderr "$S/compare.sh" $opt $args

@@ -16,7 +16,15 @@ setup() {
 		touch "$T/mods/$m/$m.ko"
 	done
 	mkdir -p "$T/bin"
-	# fake insmod: log, snapshot C-state 3 and the governor, publish
+	# settings: every setting -p may change, FILE:VALUE a line, sorted
+	cat >"$T/bin/settings" <<-'SH'
+	#!/bin/sh
+	cd "$R/sys/devices/system/cpu" || exit 1
+	find . \( -name disable -o -name scaling_governor -o -name boost -o -name no_turbo \
+		-o -name energy_performance_preference -o -path '*/schedutil/*' \) -type f | sort | xargs grep -H .
+	SH
+	# fake insmod: log, snapshot C-state 3 and the governor (and in
+	# during.all every setting, in saved.during the saved state), publish
 	# fixtures/ipistorm-6.1/iter-001.txt (with STORM_STATUS as its status,
 	# if set), fixtures/nohz_csd-6.1/iter-001.txt (with STATUS as its
 	# status, if set) or an idle_reentry result; with
@@ -34,6 +42,31 @@ setup() {
 	awk '$1 == "CAL:" { $3 += 20000 } $1 == "RES:" { $2 += 7 } { print }' "$R/proc/interrupts" >"$R/proc/interrupts.new"
 	mv "$R/proc/interrupts.new" "$R/proc/interrupts"
 	echo "$(cat "$R/sys/devices/system/cpu/cpu5/cpuidle/state3/disable") $(cat "$R/sys/devices/system/cpu/cpu5/cpufreq/scaling_governor")" >>"$R/during"
+	# CPU1 polls 20000 times, 15 ms in all (3 times too short: below),
+	# halts 10 times, 500 us (2 times too long: above); CPU0 halts 7
+	# times, 700 us; their APERF grows by 3e6 and 1e6 cycles, MPERF by
+	# 256 times that and 50 (fixtures/make-fixtures.sh's msr())
+	c=$R/sys/devices/system/cpu
+	add() { [ ! -f "$1" ] || echo "$(($(cat "$1") + $2))" >"$1"; }
+	add "$c/cpu1/cpuidle/state0/usage" 20000
+	add "$c/cpu1/cpuidle/state0/time" 15000
+	add "$c/cpu1/cpuidle/state0/below" 3
+	add "$c/cpu1/cpuidle/state1/usage" 10
+	add "$c/cpu1/cpuidle/state1/time" 500
+	add "$c/cpu1/cpuidle/state1/above" 2
+	add "$c/cpu0/cpuidle/state1/usage" 7
+	add "$c/cpu0/cpuidle/state1/time" 700
+	for x in 0:1000000 1:3000000; do
+		f=$R/dev/cpu/${x%:*}/msr
+		[ -f "$f" ] || continue
+		a=$(command -p dd if="$f" bs=8 count=1 skip=232 iflag=skip_bytes 2>/dev/null | od -A n -t u8)
+		l=$(command -p dd if="$f" bs=1 count=1 skip=231 2>/dev/null | od -A n -t u1)
+		awk -v a="$((a + ${x#*:}))" -v l="$(((l + 50) % 256))" 'BEGIN {
+			printf "%c", l; for (i = 0; i < 8; i++) { printf "%c", a % 256; a = int(a / 256) }
+		}' | command -p dd of="$f" bs=1 seek=231 conv=notrunc 2>/dev/null
+	done
+	settings >"$R/during.all"
+	cp "$R/run/ipistorm/saved" "$R/saved.during" 2>/dev/null || :
 	mkdir -p "$R/sys/kernel/debug/$m" "$R/sys/module/$m/parameters"
 	echo ABCDEF0123 >"$R/sys/module/$m/srcversion"
 	echo 1.0 >"$R/sys/module/$m/version"
@@ -64,7 +97,8 @@ setup() {
 	echo "rmmod $*" >>"$R/calls"
 	rm -rf "$R/sys/kernel/debug/$1"
 	SH
-	chmod +x "$T/bin/insmod" "$T/bin/rmmod"
+	chmod +x "$T/bin/insmod" "$T/bin/rmmod" "$T/bin/settings"
+	PATH=$T/bin:$PATH
 	export R F IPISTORM_SYSROOT=$R IPISTORM_INSMOD=$T/bin/insmod IPISTORM_RMMOD=$T/bin/rmmod
 	C=$R/sys/devices/system/cpu
 }
@@ -90,8 +124,13 @@ big_sysfs() {
 				put(d "/cpuidle/state" s "/name", nm[s + 1])
 				put(d "/cpuidle/state" s "/latency", lat[s + 1])
 				put(d "/cpuidle/state" s "/disable", 0)
+				put(d "/cpuidle/state" s "/usage", 1000 * s + i)
+				put(d "/cpuidle/state" s "/time", 250000 * s + i)
+				put(d "/cpuidle/state" s "/above", s)
+				put(d "/cpuidle/state" s "/below", s)
 			}
 			put(d "/cpufreq/scaling_governor", "powersave")
+			put(d "/cpufreq/scaling_cur_freq", 2000000 + i)
 			put(d "/cpufreq/scaling_driver", "intel_pstate")
 			put(d "/cpufreq/energy_performance_preference", "balance_performance")
 			put(c "/cpufreq/policy" i "/boost", 1)
@@ -115,6 +154,11 @@ big_sysfs() {
 	}'
 	awk -v mode=dirs "$@" | xargs mkdir -p
 	awk -v mode=files "$@"
+	# the msr driver's files, more than run.sh reads
+	seq 0 $((n - 1)) | sed "s|^|$r/dev/cpu/|" | xargs mkdir -p
+	local -a msrs
+	mapfile -t msrs < <(seq 0 $((n - 1)) | sed "s|^\(.*\)$|$r/dev/cpu/\1/msr|")
+	tee "${msrs[@]}" <"$F/sysfs-2s16/dev/cpu/0/msr" >/dev/null
 }
 
 teardown() {
@@ -168,7 +212,10 @@ restored() {
 @test "run: N iterations, raw results and meta.txt, under busybox sh" {
 	run busybox sh "$S/run.sh" -n 3 -w 0 -o "$T/out" -m "$T/mods" -g v6.12-rc1-5-gabc ipistorm numipi=20000 single=1 cpulist=0 offset=1 wait=1
 	[ "$status" -eq 0 ]
-	[ "$(ls "$T/out")" = "irq-iter-001.txt
+	[ "$(ls "$T/out")" = "idle-iter-001.txt
+idle-iter-002.txt
+idle-iter-003.txt
+irq-iter-001.txt
 irq-iter-002.txt
 irq-iter-003.txt
 iter-001.txt
@@ -211,6 +258,98 @@ cpu1.CAL=20000
 cpu1.RES=0
 cpu1.LOC=0
 cpu1.TLB=0" ]
+}
+
+# idle_want CPU0_FREQ CPU1_FREQ: the idle-iter file of an iteration of the
+# fake insmod (CPU0 sends, CPU1 polls), with each CPU's frequency lines.
+idle_want() {
+	local c st k f0=$1 f1=$2
+	echo format=ipistorm-idle/1
+	for c in 0 1; do
+		for st in "0 POLL 0 0 0 0 20000 15000 0 3" "1 C1 7 700 0 0 10 500 2 0" "2 C1E 0 0 0 0 0 0 0 0" "3 C6 0 0 0 0 0 0 0 0"; do
+			# shellcheck disable=SC2086 # the fields of st
+			set -- $st
+			k=cpu$c.state$1
+			echo "$k.name=$2"
+			shift 2
+			[ "$c" = 0 ] || shift 4
+			echo "$k.usage=$1"
+			echo "$k.time=$2"
+			[ -z "${NO_ABOVE:-}" ] || continue
+			echo "$k.above=$3"
+			echo "$k.below=$4"
+		done
+		if [ "$c" = 0 ]; then tr ' ' '\n' <<<"$f0"; else tr ' ' '\n' <<<"$f1"; fi
+	done
+}
+
+# The idle counters of the measured CPUs and their APERF/MPERF, read
+# through the msr driver's file (fixtures/make-fixtures.sh's msr()), by
+# busybox's dd and by coreutils'.
+@test "run: idle-iter-NNN.txt: idle state deltas and effective frequency of the measured CPUs" {
+	aperf="cpu0.aperf_mperf_ratio=0.0039 cpu0.aperf_mperf_base=base_frequency cpu0.aperf_mperf_base_khz=2000000 cpu0.aperf_mperf_khz=7812"
+	aperf1=${aperf//cpu0/cpu1}
+	for sh in "busybox sh" dash; do
+		rm -rf "$T/out" "$R"
+		cp -r "$F/sysfs-2s16" "$R"
+		# shellcheck disable=SC2086 # a shell and its argument
+		run $sh "$S/run.sh" -n 2 -w 1 -o "$T/out" -m "$T/mods" ipistorm numipi=20000 single=1 cpulist=0 offset=1 wait=1
+		[ "$status" -eq 0 ]
+		for f in idle-warmup-001.txt idle-iter-001.txt idle-iter-002.txt; do
+			[ "$(cat "$T/out/$f")" = "$(idle_want "$aperf" "$aperf1")" ] ||
+				{ echo "$sh $f:"; diff <(idle_want "$aperf" "$aperf1") "$T/out/$f"; false; }
+		done
+	done
+	# CPU0 under acpi-cpufreq: its nominal frequency is cpuinfo_max_freq;
+	# CPU1 without the msr driver: scaling_cur_freq at the end; a kernel
+	# without above and below
+	echo acpi-cpufreq >"$C/cpu0/cpufreq/scaling_driver"
+	rm "$C/cpu0/cpufreq/base_frequency" "$R/dev/cpu/1/msr" "$C"/cpu[01]/cpuidle/state*/above "$C"/cpu[01]/cpuidle/state*/below
+	echo 2345678 >"$C/cpu1/cpufreq/scaling_cur_freq"
+	run dash "$S/run.sh" -n 1 -w 0 -o "$T/out2" -m "$T/mods" ipistorm numipi=20000 single=1 cpulist=0 offset=1 wait=1
+	[ "$status" -eq 0 ]
+	want=$(NO_ABOVE=1 idle_want "cpu0.aperf_mperf_ratio=0.0039 cpu0.aperf_mperf_base=cpuinfo_max_freq cpu0.aperf_mperf_base_khz=3500000 cpu0.aperf_mperf_khz=13672" cpu1.cur_freq_khz=2345678)
+	[ "$(cat "$T/out2/idle-iter-001.txt")" = "$want" ] || { diff <(echo "$want") "$T/out2/idle-iter-001.txt"; false; }
+	# no cpuidle, no cpufreq, no msr: the format line alone
+	rm -r "${R:?}/dev" "$C"/cpu*/cpuidle "$C"/cpu*/cpufreq
+	run dash "$S/run.sh" -n 1 -w 0 -o "$T/out3" -m "$T/mods" ipistorm numipi=10 single=1 cpulist=0 offset=1
+	[ "$status" -eq 0 ]
+	[ "$(cat "$T/out3/idle-iter-001.txt")" = format=ipistorm-idle/1 ]
+}
+
+# A read of an MSR is an IPI to its CPU: the idle counters, the interrupts
+# and the module's run happen between the two reads, never the reverse.
+@test "run: the idle counters and MSRs are read around the iteration, never inside it" {
+	# spy TOOL PATTERN: TOOL logs "TOOL ARG" of an argument matching
+	# PATTERN (the sysroot left out), then runs
+	mkdir "$T/spy"
+	spy() {
+		cat >"$T/spy/$1" <<-EOF
+		#!/bin/sh
+		for a in "\$@"; do
+			case \$a in $2) echo "$1 \${a#*\$R/}" >>"\$R/calls"; break ;; esac
+		done
+		exec /usr/bin/$1 "\$@"
+		EOF
+		chmod +x "$T/spy/$1"
+	}
+	spy dd 'if=*/msr'
+	spy grep '*/cpuidle/state0/usage'
+	spy cat '*/proc/interrupts'
+	PATH=$T/spy:$PATH run dash "$S/run.sh" -p -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 single=1 cpulist=0 offset=1
+	[ "$status" -eq 0 ]
+	msr="dd dev/cpu/0/msr
+dd dev/cpu/0/msr
+dd dev/cpu/1/msr
+dd dev/cpu/1/msr"
+	[ "$(sed 's|^insmod /[^ ]*/|insmod |' "$R/calls")" = "$msr
+grep cpu0/cpuidle/state0/usage
+cat proc/interrupts
+insmod ipistorm.ko numipi=10 single=1 cpulist=0 offset=1
+rmmod ipistorm
+cat proc/interrupts
+grep cpu0/cpuidle/state0/usage
+$msr" ] || { cat "$R/calls"; false; }
 }
 
 @test "run: the measured CPUs follow the parameters" {
@@ -278,6 +417,160 @@ cpu1.TLB=0" ]
 	[ "$status" -eq 0 ]
 	[[ $output == *"could not turn boost off: no writable cpufreq/boost, policy*/boost or intel_pstate/no_turbo"* ]]
 	grep -q '^warning=could not turn boost off' "$T/out2/meta.txt"
+}
+
+# in_run FILE:VALUE...: each setting held during the iteration (the fake
+# insmod's during.all; FILE relative to /sys/devices/system/cpu).
+in_run() {
+	for kv in "$@"; do
+		grep -qxF "./$kv" "$R/during.all" || { echo "not during the run: $kv"; grep -F "./${kv%%:*}:" "$R/during.all"; false; }
+	done
+}
+
+# The published setups: boost on and C2 off (EPYC), C1E and deeper off,
+# performance, turbo off (Xeon: what -p does). Boost starts off here, so
+# that turning it on writes.
+@test "run: -P epyc and -P xeon prepare the published setups, and restore them" {
+	echo 0 | tee "$C/cpufreq/boost" "$C"/cpufreq/policy*/boost >/dev/null
+	echo 1 >"$C/intel_pstate/no_turbo"
+	settings >"$T/before"
+	run busybox sh "$S/run.sh" -P epyc -n 1 -w 0 -o "$T/epyc" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	in_run cpu5/cpuidle/state1/disable:0 cpu5/cpuidle/state2/disable:1 cpu5/cpuidle/state3/disable:1 \
+		cpu5/cpufreq/scaling_governor:powersave cpufreq/boost:1 cpufreq/policy3/boost:1 intel_pstate/no_turbo:0 \
+		cpu5/cpufreq/energy_performance_preference:balance_performance
+	# the governor kept: neither it nor what it holds is saved
+	run ! grep -q 'scaling_governor\|energy_performance' "$R/saved.during"
+	grep -qx "/sys/devices/system/cpu/cpufreq/boost 0" "$R/saved.during"
+	grep -qx "/sys/devices/system/cpu/intel_pstate/no_turbo 1" "$R/saved.during"
+	m=$T/epyc/meta.txt
+	for kv in prepared=1 prepare_spec=epyc prepare_preset=epyc prepare_boost=on prepare_cstate=C1 \
+		prepare_cstate_latency_us=2 prepare_governor=keep boost=1 \
+		"warning=cpufreq governor is powersave, not performance (prepared governor=keep)"; do
+		grep -qxF "$kv" "$m" || { echo "missing: $kv"; cat "$m"; false; }
+	done
+	run ! grep -q "^warning=deep" "$m"
+	[ "$(settings)" = "$(cat "$T/before")" ]
+	[ ! -e "$R/run/ipistorm/saved" ]
+	for p in "-P xeon" -p; do
+		rm -rf "$T/out"
+		# shellcheck disable=SC2086 # one or two words
+		run dash "$S/run.sh" $p -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+		[ "$status" -eq 0 ]
+		in_run cpu5/cpuidle/state2/disable:1 cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:performance \
+			cpufreq/boost:0 cpufreq/policy3/boost:0 intel_pstate/no_turbo:1
+		want=xeon
+		[ "$p" = "-P xeon" ] || want=quiet
+		for kv in "prepare_spec=$want" "prepare_preset=$want" prepare_boost=off prepare_cstate=C1 prepare_governor=performance; do
+			grep -qxF "$kv" "$T/out/meta.txt" || { echo "$p: missing $kv"; false; }
+		done
+		run ! grep -q "^warning=" "$T/out/meta.txt"
+		[ "$(settings)" = "$(cat "$T/before")" ]
+	done
+	# without -p: nothing prepared, said so
+	run busybox sh "$S/run.sh" -n 1 -w 0 -o "$T/none" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	grep -qx prepare_preset=none "$T/none/meta.txt"
+	run ! grep -q "^prepare_boost=" "$T/none/meta.txt"
+}
+
+@test "run: -P knobs: a state by name or exit latency, another governor, boost kept" {
+	settings >"$T/before"
+	while IFS='|' read -r what want preset; do
+		rm -rf "$T/out"
+		run busybox sh "$S/run.sh" -P "$what" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+		[ "$status" -eq 0 ] || { echo "$what: $output"; false; }
+		# shellcheck disable=SC2086 # a list of settings
+		in_run $want || { echo "-P $what"; false; }
+		grep -qxF "prepare_spec=$what" "$T/out/meta.txt"
+		grep -qxF "prepare_preset=$preset" "$T/out/meta.txt" || { echo "$what: $(grep prepare_preset "$T/out/meta.txt")"; false; }
+		[ "$(settings)" = "$(cat "$T/before")" ] || { echo "-P $what: not restored"; diff <(settings) "$T/before"; false; }
+		[ ! -e "$R/run/ipistorm/saved" ]
+	done <<-'EOF'
+	boost=keep,cstate=C1E,governor=schedutil|cpu5/cpuidle/state2/disable:0 cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:schedutil cpufreq/boost:1 cpufreq/policy2/boost:1|custom
+	cstate=10|cpu0/cpuidle/state2/disable:0 cpu0/cpuidle/state3/disable:1 cpu0/cpufreq/scaling_governor:powersave cpufreq/boost:1|custom
+	cstate=POLL,boost=off|cpu9/cpuidle/state0/disable:0 cpu9/cpuidle/state1/disable:1 cpu9/cpuidle/state2/disable:1 cpufreq/boost:0 cpufreq/policy9/boost:0|custom
+	xeon,governor=keep|cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:powersave cpufreq/boost:0|custom
+	governor=ondemand,epyc|cpu5/cpuidle/state3/disable:1 cpu5/cpufreq/scaling_governor:powersave cpufreq/boost:1|epyc
+	EOF
+	grep -qx "prepare_cstate_latency_us=2" "$T/out/meta.txt"
+	# the latency of C1E
+	run busybox sh "$S/run.sh" -P cstate=C1E -n 1 -w 0 -o "$T/c1e" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	grep -qx "prepare_cstate_latency_us=10" "$T/c1e/meta.txt"
+	grep -qx "prepare_boost=keep" "$T/c1e/meta.txt"
+	grep -qx "warning=deep C-states enabled: C1E (prepared cstate=C1E)" "$T/c1e/meta.txt"
+}
+
+@test "run: -P refuses unknown presets, knobs and values, touching nothing" {
+	settings >"$T/before"
+	while IFS='|' read -r what msg; do
+		run busybox sh "$S/run.sh" -P "$what" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+		[ "$status" -eq 2 ] || { echo "-P $what: exit $status"; false; }
+		[ "${lines[0]}" = "run.sh: $msg" ] || { echo "-P $what: $output"; false; }
+		[ "${#lines[@]}" -eq 2 ]
+		[[ ${lines[1]} == usage:* ]]
+		[ ! -e "$T/out" ]
+		[ ! -e "$R/calls" ]
+		[ ! -e "$R/run/ipistorm/saved" ]
+	done <<-'EOF'
+	fast|-P: unknown preset 'fast' (presets: quiet epyc xeon; knobs: boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
+	xeon,turbo=off|-P: unknown knob 'turbo' (knobs: boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
+	boost=maybe|-P: boost=maybe: boost is on, off or keep
+	cstate=C1 E|-P: cstate=C1 E: cstate is an idle state's name (C1, C1E, POLL), an exit latency in us or keep
+	cstate=10us|-P: cstate=10us: cstate is an idle state's name (C1, C1E, POLL), an exit latency in us or keep
+	cstate=1000000000|-P: cstate=1000000000: an exit latency of 1000 s or more
+	governor=Perf|-P: governor=Perf: governor is a cpufreq governor's name (performance, schedutil) or keep
+	governor=keep|-P: nothing to prepare, every knob is keep
+	xeon,|-P: 'xeon,' is not a comma-separated list of presets and knobs (quiet epyc xeon; boost=on|off|keep, cstate=NAME|LATENCY_US|keep, governor=NAME|keep)
+	EOF
+	run busybox sh "$S/run.sh" -P "" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 2 ]
+	# a state the machine lacks: exit 1 before anything is written
+	run busybox sh "$S/run.sh" -P cstate=C7 -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 1 ]
+	[[ $output == "run.sh: -P cstate=C7: cpu0 has no idle state C7 (its states: POLL C1 C1E C6): give one of them, or an exit latency in us" ]]
+	[ ! -e "$T/out" ]
+	[ ! -e "$R/calls" ]
+	[ ! -e "$R/run/ipistorm/saved" ]
+	[ ! -e "$R/run/ipistorm/lock" ]
+	run busybox sh "$S/run.sh" -r -P epyc
+	[ "$status" -eq 2 ]
+	[ "$(settings)" = "$(cat "$T/before")" ]
+}
+
+# Every preset's changes come back on a signal, and after kill -9 through
+# -r, exactly.
+@test "run: every preset is restored on TERM, and by -r after kill -9" {
+	echo 0 | tee "$C/cpufreq/boost" "$C"/cpufreq/policy{2,3}/boost >/dev/null
+	echo 1 >"$C/intel_pstate/no_turbo"
+	for p in "$C"/cpufreq/policy*; do
+		mkdir "$p/schedutil"
+		echo 500 >"$p/schedutil/rate_limit_us"
+	done
+	echo schedutil | tee "$C"/cpu*/cpufreq/scaling_governor >/dev/null
+	settings >"$T/before"
+	for what in quiet epyc xeon boost=on,cstate=POLL,governor=ondemand; do
+		for how in TERM KILL; do
+			rm -rf "$T/out" "$R/hang"
+			# a change of governor resets the tunables: not with epyc's
+			reset=1
+			[ "$what" != epyc ] || reset=""
+			HANG_INSMOD=1 GOV_RESET=$reset start dash -P "$what" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+			wait_for "$R/hang"
+			[ "$(settings)" != "$(cat "$T/before")" ]
+			kill -"$how" -- "-$pid"
+			finish
+			[ "$rc" -ne 0 ]
+			if [ "$how" = KILL ]; then
+				[ "$(settings)" != "$(cat "$T/before")" ]
+				run busybox sh "$S/run.sh" -r
+				[ "$status" -eq 0 ]
+			else
+				grep -qx status=interrupted "$T/out/meta.txt"
+			fi
+			[ "$(settings)" = "$(cat "$T/before")" ] || { echo "-P $what, $how: not restored"; diff "$T/before" <(settings); false; }
+			[ ! -e "$R/run/ipistorm/saved" ]
+		done
+	done
 }
 
 # An ssh drop (HUP), Ctrl-C (INT) and kill (TERM) under each shell: the
@@ -552,7 +845,10 @@ rmmod nohz_csd" ]
 @test "run: warm-up iterations are kept apart" {
 	run busybox sh "$S/run.sh" -n 1 -w 2 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
 	[ "$status" -eq 0 ]
-	[ "$(ls "$T/out")" = "irq-iter-001.txt
+	[ "$(ls "$T/out")" = "idle-iter-001.txt
+idle-warmup-001.txt
+idle-warmup-002.txt
+irq-iter-001.txt
 irq-warmup-001.txt
 irq-warmup-002.txt
 iter-001.txt
@@ -631,7 +927,9 @@ tree() {
 	[ "$status" -eq 2 ]
 }
 
-# 512 CPUs x 4 C-states: ~7000 files read, 2000 written and restored; a
+# 512 CPUs x 4 C-states: ~7000 files read, 2000 written and restored, and
+# around the iteration 20000 idle counters read twice (the MSRs of so many
+# CPUs are not read, scaling_cur_freq is); a
 # fork per file read cost 25 s before the first iteration here. The bound
 # is on the CPU time (user + system) of the whole run, which holds on a
 # loaded machine where the wall time does not (measured on this 2-core
@@ -659,6 +957,13 @@ tree() {
 	for kv in sockets=2 cores=256 threads=512 numa_nodes=16 node15.cpulist=240-255,496-511 governors=performance; do
 		grep -qx "$kv" "$m" || { echo "missing: $kv"; false; }
 	done
+	i=$T/out/idle-iter-001.txt
+	# every state's time, unchanged but where the fake insmod idles CPU0 and CPU1
+	[ "$(grep -c '^cpu[0-9]*\.state[0-3]\.time=0$' "$i")" -eq 2045 ]
+	grep -qx cpu1.state0.time=15000 "$i"
+	[ "$(grep -c '^cpu[0-9]*\.cur_freq_khz=2000[0-9]*$' "$i")" -eq 512 ]
+	grep -qx cpu511.cur_freq_khz=2000511 "$i"
+	run ! grep -q aperf "$i"
 	[ "$(cat "$C"/cpu*/cpuidle/state3/disable | sort -u) $(cat "$C"/cpu*/cpufreq/scaling_governor | sort -u)" = "0 powersave" ]
 	[ "$(cat "$C"/cpufreq/policy*/boost | sort -u)" = 1 ]
 }
