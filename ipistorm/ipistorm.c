@@ -114,7 +114,7 @@ static bool single_given;
 
 static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
 {
-	int ret = param_set_bool(val, kp);
+	int ret = ips_bool_strict_set(val, kp);
 
 	single_given |= !ret;
 	return ret;
@@ -130,7 +130,7 @@ MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 
 
 /* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
 static bool wait = true;
-module_param(wait, bool, 0444);
+module_param_cb(wait, &ips_bool_strict_ops, &wait, 0444);
 MODULE_PARM_DESC(wait, "1: wait for each callback to finish before the next call; 0: do not (default 1)");
 
 /* A pause lets the target go back to idle, where the polling path starts. */
@@ -140,7 +140,7 @@ MODULE_PARM_DESC(delay, "Sleep between calls (microseconds, default 0: never sle
 
 /* Per-call timing costs two clock reads per call; 0 leaves the bare loop. */
 static bool timing = true;
-module_param(timing, bool, 0444);
+module_param_cb(timing, &ips_bool_strict_ops, &timing, 0444);
 MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the storm only, for the least overhead (default 1)");
 
 /*
@@ -148,7 +148,7 @@ MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the st
  * and an ftrace hook per real IPI, so it is asked for.
  */
 static bool witness;
-module_param(witness, bool, 0444);
+module_param_cb(witness, &ips_bool_strict_ops, &witness, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
 
 /* ---- state ------------------------------------------------------------- */
