@@ -628,14 +628,24 @@ static void nc_unregister_kprobes(struct work_struct *work)
 static DECLARE_WORK(nc_kprobes_work, nc_unregister_kprobes);
 
 /*
+ * Whether every probe is gone. Where ftrace or a tracepoint refused to
+ * remove one, it may still run and write the per-CPU state: the state is
+ * then never freed, and the module stays loaded (pinned), as
+ * ips_hooks_unregister_wait() says in the log.
+ */
+static bool nc_unhooked = true;
+
+/*
  * The grace periods of ftrace, of the tracepoints and of the kprobes run
  * at once, two of them in workers: each counts against a stop's second.
  * The kprobes go first: on ftrace they take ftrace's lock, which the
- * removal of the hooks holds through its RCU-tasks grace period.
+ * removal of the hooks holds through its RCU-tasks grace period. 0 once
+ * no CPU is inside any probe; else an error, nc_unhooked false.
  */
-static void nc_unhook(void)
+static int nc_unhook(void)
 {
 	unsigned int i;
+	int ret = 0, err;
 
 	if (nc_kprobes)
 		schedule_work(&nc_kprobes_work);
@@ -643,7 +653,14 @@ static void nc_unhook(void)
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		if (!nc_tps[i].registered)
 			continue;
-		tracepoint_probe_unregister(nc_tps[i].tp, nc_tps[i].probe, NULL);
+		err = tracepoint_probe_unregister(nc_tps[i].tp, nc_tps[i].probe,
+						  NULL);
+		if (err) {
+			pr_err("cannot remove the probe of tracepoint %s (%d): the state is kept and the module stays loaded\n",
+			       nc_tps[i].name, err);
+			ret = ret ?: err;
+			continue;
+		}
 		nc_tps[i].registered = false;
 	}
 	tracepoint_synchronize_unregister();
@@ -651,7 +668,15 @@ static void nc_unhook(void)
 		flush_work(&nc_kprobes_work);
 		nc_kprobes = false;
 	}
-	ips_hooks_unregister_wait(&nc_hook_set);
+	err = ips_hooks_unregister_wait(&nc_hook_set);
+	ret = ret ?: err;
+	if (ret && nc_unhooked) {
+		nc_unhooked = false;
+		/* ips_hooks_unregister_wait() pins the module on its own error. */
+		if (!err)
+			__module_get(THIS_MODULE);
+	}
+	return ret;
 }
 
 /* Put every probe in place; none counts before the session measures. */
@@ -922,8 +947,11 @@ static void nc_finish(bool interrupted)
 
 /* ---- init and exit ----------------------------------------------------- */
 
+/* Free the state, unless probes that write it could not be removed. */
 static void nc_free_state(void)
 {
+	if (!nc_unhooked)
+		return;
 	ips_session_cpus_free((void **)nc_state, nc_mask);
 	nc_state = NULL;
 	free_cpumask_var(nc_mask);
@@ -1024,7 +1052,11 @@ static int __init nc_init(void)
 	if (ret) {
 		ips_session_unlock(&nc_session);
 		nc_free_state();
-		return ret;
+		/*
+		 * A failed init frees the module whatever its count: with a
+		 * probe left in place it must stay, loaded and pinned.
+		 */
+		return nc_unhooked ? ret : 0;
 	}
 	ips_session_start(&nc_session, duration);
 	ips_session_unlock(&nc_session);
@@ -1035,10 +1067,14 @@ static int __init nc_init(void)
 	ret = ips_session_sleep(&nc_session);
 	if (ret)
 		nc_free_state();
-	return ret;
+	return nc_unhooked ? ret : 0;
 }
 
-/* rmmod: stop a measurement that still runs, then free everything. */
+/*
+ * rmmod: stop a measurement that still runs, then free everything. (Should
+ * a probe refuse to go here, the module is on its way out already: no pin
+ * can hold it, and only the state is kept.)
+ */
 static void __exit nc_exit(void)
 {
 	ips_session_exit(&nc_session);
