@@ -113,6 +113,11 @@ static char *test_misname;
 module_param(test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as _nohz_idle_balance) on one never called, to check that its proof reads unproven (default unset)");
 
+/* A figure whose hook is missing must read unproven: show that it does. */
+static char *test_skip;
+module_param(test_skip, charp, 0444);
+MODULE_PARM_DESC(test_skip, "Test only: leave the optional hook of this function (_nohz_idle_balance or tick_nohz_idle_stop_tick) unhooked, as on a kernel without it, to check that the figures resting on it read unproven or are left out (default unset)");
+
 /* Ends an until-stopped run where debugfs refuses writes (lockdown). */
 static void nc_finish(bool interrupted);
 static struct ips_session nc_session = IPS_SESSION_INIT(nc_session, nc_finish);
@@ -716,6 +721,7 @@ static int nc_hook(void)
 	}
 
 	nc_hook_set.misname = test_misname;
+	nc_hook_set.skipname = test_skip;
 	ret = ips_hooks_register(&nc_hook_set);
 	if (ret)
 		nc_unhook();
@@ -785,6 +791,10 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	u64 v;
 
 	for (k = 0; k < ARRAY_SIZE(nc_keys); k++) {
+		/* Not counted at all without its hook. */
+		if (nc_keys[k].first == NC_TICK_STOPS &&
+		    !nc_hooks[HK_TICK_STOP].hooked)
+			continue;
 		v = 0;
 		for (i = nc_keys[k].first; i <= nc_keys[k].last; i++)
 			v += c->n[i];
@@ -815,6 +825,10 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
  * served a kick and saw no balance (unbalanced) for the balance hook,
  * which every nohz idle balance calls; a kick for the tick stop (only a
  * CPU whose tick stopped is kicked) and for do_idle (a kicked CPU idles).
+ * The balance hook missing (no traceable _nohz_idle_balance, or
+ * test_skip=): every served kick would read unbalanced, so the figures
+ * resting on it are unproven ("missing"). Without the tick stop's hook
+ * tick_stops is left out: no figure rests on it.
  */
 static void nc_proofs(enum ips_hook_proof *p)
 {
@@ -830,16 +844,20 @@ static void nc_proofs(enum ips_hook_proof *p)
 		fired |= c->fired;
 	}
 	p[HK_BALANCE] = ips_hook_prove(fired & BIT(HK_BALANCE), unbalanced);
+	if (!nc_hooks[HK_BALANCE].hooked)
+		p[HK_BALANCE] = IPS_HOOK_MISSING;
 	p[HK_TICK_STOP] = ips_hook_prove(fired & BIT(HK_TICK_STOP), kicks);
 	p[HK_DO_IDLE] = ips_hook_prove(fired & BIT(HK_DO_IDLE), kicks);
 }
 
+/* The hooks whose figures are unproven: never fired where they ran, or missing. */
 static unsigned int nc_unproven(const enum ips_hook_proof *p)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < NR_HK; i++)
-		n += nc_hooks[i].hooked && p[i] == IPS_HOOK_UNPROVEN;
+		n += (nc_hooks[i].hooked && p[i] == IPS_HOOK_UNPROVEN) ||
+		     p[i] == IPS_HOOK_MISSING;
 	return n;
 }
 
@@ -938,7 +956,7 @@ static void nc_finish(bool interrupted)
 
 		nc_proofs(proofs);
 		if (nc_unproven(proofs))
-			pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
+			pr_warn("%u hooks never fired where their function ran, or are missing: their figures are unproven (proof.* in the result)\n",
 				nc_unproven(proofs));
 	}
 	ips_result_report(&nc_session.result, KBUILD_MODNAME, nc_result_size(),
@@ -958,6 +976,26 @@ static void nc_free_state(void)
 	free_cpumask_var(nc_load_mask);
 }
 
+/* test_skip= must name an optional hook, and not the one test_misname= moves. */
+static int nc_check_skip(void)
+{
+	unsigned int i;
+
+	if (!test_skip)
+		return 0;
+	if (test_misname && !strcmp(test_skip, test_misname)) {
+		pr_err("test_skip=%s: no effect with test_misname=%s, which moves the same hook\n",
+		       test_skip, test_misname);
+		return -EINVAL;
+	}
+	for (i = 0; i < NR_HK; i++)
+		if (!nc_hooks[i].required && !strcmp(test_skip, nc_hooks[i].names[0]))
+			return 0;
+	pr_err("test_skip=%s: not an optional hook (_nohz_idle_balance, tick_nohz_idle_stop_tick)\n",
+	       test_skip);
+	return -EINVAL;
+}
+
 static int nc_parse(void)
 {
 	int cpu, ret;
@@ -972,6 +1010,9 @@ static int nc_parse(void)
 		       MAX_LOAD_THREADS);
 		return -EINVAL;
 	}
+	ret = nc_check_skip();
+	if (ret)
+		return ret;
 	if (load_threads_given && !load_cpus.val) {
 		pr_err("load_threads=%u: no effect without load_cpus=, which places the threads\n",
 		       load_threads);

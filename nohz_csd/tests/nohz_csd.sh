@@ -122,6 +122,43 @@ test_nohz_csd_hook_proof() {
 		fail "no warning in the kernel log"
 }
 
+# A figure whose hook is missing is unproven: with the balance hook left
+# unhooked (test_skip=, as on a kernel where no _nohz_idle_balance is
+# traceable) every served kick would read unbalanced, so the result reads
+# status=unproven, proof._nohz_idle_balance=missing, with a warning. The
+# tick stop's hook left out: tick_stops is not reported, and nothing else
+# rests on it.
+test_nohz_csd_hook_missing() {
+	need_cpus 3
+	mark=$(dmesg_mark)
+	nc_run load_cpus="$(cpu 0)" duration=3 test_skip=_nohz_idle_balance
+	check_nc
+	note "balance hook missing: kicks $(val nohz_csd total.kicks)," \
+		"unbalanced $(val nohz_csd total.unbalanced), missing=$(key missing "$TMP/nohz_csd")," \
+		"proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance)"
+	case ,$(key missing "$TMP/nohz_csd"), in
+	*,_nohz_idle_balance,*) ;;
+	*) fail "missing=$(key missing "$TMP/nohz_csd") does not list _nohz_idle_balance" ;;
+	esac
+	[ "$(val nohz_csd proof._nohz_idle_balance)" = missing ] ||
+		fail "proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance) without the hook"
+	[ "$(val nohz_csd status)" = unproven ] ||
+		fail "status=$(val nohz_csd status) with the balance hook missing"
+	dmesg_since "$mark" | grep -q "nohz_csd: .*figures are unproven" ||
+		fail "no warning in the kernel log"
+
+	nc_run load_cpus="$(cpu 0)" duration=3 test_skip=tick_nohz_idle_stop_tick
+	check_nc
+	case ,$(key missing "$TMP/nohz_csd"), in
+	*,tick_nohz_idle_stop_tick,*) ;;
+	*) fail "missing=$(key missing "$TMP/nohz_csd") does not list tick_nohz_idle_stop_tick" ;;
+	esac
+	! has nohz_csd total.tick_stops || fail "tick_stops reported without its hook"
+	! has nohz_csd proof.tick_nohz_idle_stop_tick || fail "a proof of a hook not in place"
+	[ "$(val nohz_csd status)" = complete ] ||
+		fail "status=$(val nohz_csd status): no figure rests on the tick stop's hook"
+}
+
 # Under idle=poll the tick never stops, so no CPU is kicked: the module
 # must say why instead of printing zeros.
 test_nohz_csd_idle_poll_explains() {
@@ -151,7 +188,7 @@ test_nohz_csd_passive() {
 
 test_nohz_csd_hostile_params() {
 	need_cpus 2
-	hostile nohz_csd 14 nohz_csd_load <<-EOF
+	hostile nohz_csd 17 nohz_csd_load <<-EOF
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
 	cpulist|cpulist=99999 duration=1
@@ -163,6 +200,9 @@ test_nohz_csd_hostile_params() {
 	load_threads|load_threads=3 duration=1
 	cpulist|cpulist=$(cpu 0) load_cpus=$(cpu 0) duration=1
 	stop|stop=1
+	test_skip|test_skip=do_idle duration=1
+	test_skip|test_skip=nc_decoy duration=1
+	test_skip|test_skip=_nohz_idle_balance test_misname=_nohz_idle_balance duration=1
 	stop|stop=0 duration=1
 	load_cpus|load_cpus=$(cat /sys/devices/system/cpu/online) duration=1
 	cpulist|cpulist=$(awk 'BEGIN { for (i = 0; i < 33000; i++) printf "0," }') duration=1
