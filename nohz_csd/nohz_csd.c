@@ -189,10 +189,24 @@ static const struct nc_key {
 #undef NC_KEY
 };
 
+/* The ftrace hooks: the nohz idle balance, tick stops, idle rounds. */
+enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, NR_HK };
+
 /*
  * Per watched CPU, written only by probes running on that CPU (and read by
  * the report once no probe can run). Each is a separate allocation of a
  * cache-line multiple on the CPU's node: no two CPUs share a line.
+ *
+ * The probes of one CPU run in three contexts, each of which can cut into
+ * the one before: the idle task with interrupts on (do_idle()'s hook, the
+ * balance of nohz_run_idle_balance()), a SCHED_SOFTIRQ run with interrupts
+ * on (softirq_entry and softirq_exit, the balance hook), and interrupts
+ * off (the kretprobe, the wakeup kprobe, softirq_raise, sched_switch, the
+ * tick stop's hook). Every field that a later context writes and an
+ * earlier one reads and clears is read and cleared with interrupts off
+ * (awaiting and mid in softirq_entry, mid in the balance hook, the open
+ * drops in do_idle()'s hook); the rest is written in one context only,
+ * or, as fired[], by plain stores.
  */
 struct nc_cpu {
 	/* Inside a counted nohz_csd_func() call; it raised SCHED_SOFTIRQ. */
@@ -228,7 +242,12 @@ struct nc_cpu {
 	unsigned int poll_drops_open;
 
 	u64 n[NR_NC];
-	unsigned int fired;	/* BIT(hook index) of every hook hit here */
+	/*
+	 * Each hook that hit here, a byte of its own: a store, no
+	 * read-modify-write that a softirq's hook (on an interrupt's exit)
+	 * could cut into, as a bit mask had.
+	 */
+	u8 fired[NR_HK];
 	struct ips_hist delay;
 } ____cacheline_aligned_in_smp;
 
@@ -486,14 +505,11 @@ static struct nc_tp {
 	{ .name = "sched_switch", .probe = nc_tp_switch },
 };
 
-/* ftrace hooks: the nohz idle balance, tick stops, idle rounds. */
-
 /*
- * _nohz_idle_balance() also runs from do_idle() (nohz_run_idle_balance(),
- * blocked-load updates): only a call inside the SCHED_SOFTIRQ run that
- * serves a kick is that kick's balance.
+ * The ftrace hooks. _nohz_idle_balance() also runs from do_idle()
+ * (nohz_run_idle_balance(), blocked-load updates): only a call inside the
+ * SCHED_SOFTIRQ run that serves a kick is that kick's balance.
  */
-enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, NR_HK };
 
 /*
  * The start of every hook: the recursion lock, which also keeps
@@ -526,7 +542,7 @@ static void nc_balance(unsigned long ip, unsigned long parent_ip,
 	c = nc_hook_enter(ip, parent_ip, &bit);
 	if (!c)
 		return;
-	c->fired |= BIT(HK_BALANCE);
+	WRITE_ONCE(c->fired[HK_BALANCE], 1);
 	if (!in_serving_softirq())
 		goto out;
 	if (c->in_run && !c->run_balanced) {
@@ -557,7 +573,7 @@ static void nc_tick_stop(unsigned long ip, unsigned long parent_ip,
 	c = nc_hook_enter(ip, parent_ip, &bit);
 	if (!c)
 		return;
-	c->fired |= BIT(HK_TICK_STOP);
+	WRITE_ONCE(c->fired[HK_TICK_STOP], 1);
 	if (ips_session_measuring(&nc_session))
 		c->n[NC_TICK_STOPS]++;
 	ips_hook_exit(bit);
@@ -573,7 +589,7 @@ static void nc_do_idle(unsigned long ip, unsigned long parent_ip,
 	c = nc_hook_enter(ip, parent_ip, &bit);
 	if (!c)
 		return;
-	c->fired |= BIT(HK_DO_IDLE);
+	WRITE_ONCE(c->fired[HK_DO_IDLE], 1);
 	if (READ_ONCE(c->drops_open)) {
 		/* Interrupts are on here; a kick's return handler adds drops. */
 		local_irq_save(flags);
@@ -833,7 +849,8 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
 static void nc_proofs(enum ips_hook_proof *p)
 {
 	u64 kicks = 0, unbalanced = 0;
-	unsigned int fired = 0;
+	u8 fired[NR_HK] = {};
+	unsigned int i;
 	int cpu;
 
 	for_each_cpu(cpu, nc_mask) {
@@ -841,13 +858,14 @@ static void nc_proofs(enum ips_hook_proof *p)
 
 		kicks += c->n[NC_KICKS];
 		unbalanced += c->n[NC_UNBALANCED];
-		fired |= c->fired;
+		for (i = 0; i < NR_HK; i++)
+			fired[i] |= c->fired[i];
 	}
-	p[HK_BALANCE] = ips_hook_prove(fired & BIT(HK_BALANCE), unbalanced);
+	p[HK_BALANCE] = ips_hook_prove(fired[HK_BALANCE], unbalanced);
 	if (!nc_hooks[HK_BALANCE].hooked)
 		p[HK_BALANCE] = IPS_HOOK_MISSING;
-	p[HK_TICK_STOP] = ips_hook_prove(fired & BIT(HK_TICK_STOP), kicks);
-	p[HK_DO_IDLE] = ips_hook_prove(fired & BIT(HK_DO_IDLE), kicks);
+	p[HK_TICK_STOP] = ips_hook_prove(fired[HK_TICK_STOP], kicks);
+	p[HK_DO_IDLE] = ips_hook_prove(fired[HK_DO_IDLE], kicks);
 }
 
 /* The hooks whose figures are unproven: never fired where they ran, or missing. */
