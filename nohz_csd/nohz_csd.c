@@ -259,6 +259,7 @@ static unsigned long nc_missed_base, nc_missed;
 static struct task_struct **nc_load;
 static unsigned int nr_load;
 static bool nc_load_stop;
+static atomic_t nc_load_offline;	/* load threads whose CPU went offline */
 
 /* ---- the measurement --------------------------------------------------- */
 
@@ -744,9 +745,21 @@ static int nc_hook(void)
 	return ret;
 }
 
+/*
+ * A load thread spins on its CPU until the load ends. Bound, it is moved
+ * elsewhere when its CPU goes offline, where it would load a CPU not in
+ * load_cpus (a watched one, perhaps): it stops spinning then, counted in
+ * load_offline.
+ */
 static int nc_load_thread(void *arg)
 {
+	int cpu = (long)arg;
+
 	while (!READ_ONCE(nc_load_stop) && !kthread_should_stop()) {
+		if (raw_smp_processor_id() != cpu) {
+			atomic_inc(&nc_load_offline);
+			break;
+		}
 		cpu_relax();
 		ips_thread_pause();
 	}
@@ -766,10 +779,18 @@ static void nc_load_end(void)
 	nr_load = 0;
 }
 
+/*
+ * The load threads, each bound to its CPU and woken under the CPU-hotplug
+ * lock's read side, from the check that the CPU is still online (it was
+ * when load_cpus= was parsed, before the probes went in) to the wakeup: a
+ * thread bound to an offline CPU would run unbound. A CPU that goes
+ * offline later is nc_load_thread()'s. Not taken around the probes'
+ * registration, which takes it itself to patch the kernel.
+ */
 static int nc_load_start(void)
 {
 	unsigned int n;
-	int cpu, ret;
+	int cpu, ret = 0;
 
 	if (cpumask_empty(nc_load_mask))
 		return 0;
@@ -778,24 +799,38 @@ static int nc_load_start(void)
 	if (!nc_load)
 		return -ENOMEM;
 	WRITE_ONCE(nc_load_stop, false);
+	atomic_set(&nc_load_offline, 0);
+	cpus_read_lock();
+	for_each_cpu(cpu, nc_load_mask) {
+		if (!cpu_online(cpu)) {
+			pr_err("load_cpus=%.64s: CPU %d went offline\n",
+			       load_cpus.val, cpu);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
 	for_each_cpu(cpu, nc_load_mask) {
 		for (n = 0; n < load_threads; n++) {
 			struct task_struct *t;
 
-			t = kthread_create_on_node(nc_load_thread, NULL,
+			t = kthread_create_on_node(nc_load_thread,
+						   (void *)(long)cpu,
 						   cpu_to_node(cpu),
 						   "nohz_csd_load/%d", cpu);
 			if (IS_ERR(t)) {
 				ret = PTR_ERR(t);
-				nc_load_end();
-				return ret;
+				goto out;
 			}
 			kthread_bind(t, cpu);
 			nc_load[nr_load++] = t;
 			wake_up_process(t);
 		}
 	}
-	return 0;
+out:
+	cpus_read_unlock();
+	if (ret)
+		nc_load_end();
+	return ret;
 }
 
 /* ---- the report -------------------------------------------------------- */
@@ -896,6 +931,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "load_cpus=%*pbl\n", cpumask_pr_args(nc_load_mask));
 	seq_buf_printf(sb, "load_threads=%u\n",
 		       cpumask_empty(nc_load_mask) ? 0 : load_threads);
+	seq_buf_printf(sb, "load_offline=%d\n", atomic_read(&nc_load_offline));
 	nc_proofs(proofs);
 	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
 		       nc_unproven(proofs) ? "unproven" : "complete");

@@ -320,6 +320,43 @@ test_nohz_csd_witness_beside_load() {
 	check "$beside - $alone < 100" "beside the load the witness storm took ${beside}0 ms, alone ${alone}0 ms"
 }
 
+# CPU hotplug mid-run: a load CPU and a watched CPU go offline and come
+# back while nohz_csd runs. The load threads of the CPU that went were
+# moved off it; they must stop spinning rather than load another CPU
+# (one watched, perhaps), and the result says how many did
+# (load_offline). The accounting still holds, and stop returns.
+test_nohz_csd_load_cpu_offline() {
+	need_cpus 4
+	w1=$(cpu 1) l=$(cpu 2) w3=$(cpu 3)
+	for c in $l $w3; do
+		[ -w "/sys/devices/system/cpu/cpu$c/online" ] || skip "CPU $c cannot go offline"
+	done
+	unload nohz_csd
+	insmod "$(ko nohz_csd)" load_cpus="$l" cpulist="$w1,$w3" || fail "insmod failed"
+	sleep 1
+	echo 0 >"/sys/devices/system/cpu/cpu$l/online"
+	echo 0 >"/sys/devices/system/cpu/cpu$w3/online"
+	sleep 1
+	running=0
+	for d in /proc/[0-9]*; do
+		[ "$(cat "$d/comm" 2>/dev/null)" = "nohz_csd_load/$l" ] || continue
+		st=$(awk '{ print $3 }' "$d/stat" 2>/dev/null)
+		note "${d#/proc/} nohz_csd_load/$l: state $st, on CPU $(awk '{ print $39 }' "$d/stat")"
+		[ "$st" != R ] || running=$((running + 1))
+	done
+	echo 1 >"/sys/devices/system/cpu/cpu$l/online"
+	echo 1 >"/sys/devices/system/cpu/cpu$w3/online"
+	echo 1 >/sys/module/nohz_csd/parameters/stop || fail "stop failed"
+	cat /sys/kernel/debug/nohz_csd/result >"$TMP/nohz_csd" || fail "no result after stop"
+	rmmod nohz_csd || fail "rmmod failed"
+	no_threads nohz_csd_load
+	check "$running == 0" "$running load threads kept spinning off their offline CPU $l"
+	check_nc
+	check "$(val nohz_csd load_offline) == $(val nohz_csd load_threads)" \
+		"load_offline=$(val nohz_csd load_offline), $(val nohz_csd load_threads) threads lost their CPU"
+	nc_summary
+}
+
 # A signal to a timed insmod stops the load and the probes at once.
 test_nohz_csd_interrupt() {
 	need_cpus 2
