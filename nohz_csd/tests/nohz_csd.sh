@@ -422,6 +422,25 @@ test_nohz_csd_polling_aid_unload() {
 	insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid again"
 }
 
+# The polling aid's enter() runs with RCU not watching: it must not be
+# traceable on any kernel (6.1's __cpuidle does not make it notrace). The
+# module's other functions are listed, so the list is the module's.
+test_nohz_csd_polling_aid_notrace() {
+	need_cpus 2
+	f=/sys/kernel/tracing/available_filter_functions
+	[ -r "$f" ] || f=/sys/kernel/debug/tracing/available_filter_functions
+	[ -r "$f" ] || skip "no available_filter_functions"
+	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
+	if [ "$(cpuidle_driver)" != polling_idle ]; then
+		[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) owns the CPUs"
+		insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+	fi
+	grep '\[polling_idle\]' "$f" >"$TMP/traceable" || true
+	note "traceable in polling_idle: $(awk '{ print $1 }' "$TMP/traceable" | tr '\n' ' ')"
+	grep -q '^pi_check ' "$TMP/traceable" || fail "the module's functions are not listed"
+	! grep -q '^pi_enter' "$TMP/traceable" || fail "pi_enter, run with RCU not watching, is traceable"
+}
+
 # Every online CPU watched under a load on the first: the accounting holds
 # on each CPU, and the kernel log gets at most 20 lines whatever the
 # number of CPUs (the per-CPU detail is in debugfs).
