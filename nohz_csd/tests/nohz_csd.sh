@@ -18,7 +18,12 @@ cpuidle_driver() {
 # "Using nohz_csd"), per watched CPU and in total, and no probe hit missed.
 # shellcheck disable=SC2154 # vals sets the variables
 check_nc() {
-	[ "$(val nohz_csd format)" = nohz_csd/3 ] || fail "unknown result format"
+	[ "$(val nohz_csd format)" = nohz_csd/4 ] || fail "unknown result format"
+	[ "$(val nohz_csd times)" = kernel ] || fail "times=$(val nohz_csd times)"
+	# Every watched CPU calibrated: each kind's hit costs something.
+	for k in kretprobe kprobe tracepoint hook span; do
+		check "$(val nohz_csd "calib_${k}_ns_min") > 0" "calib_${k}_ns_min is 0"
+	done
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
 	if grep -q '^proof\..*=unproven$' "$TMP/nohz_csd"; then
 		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/nohz_csd" | tr '\n' ' ')"
@@ -54,7 +59,27 @@ check_nc() {
 		else
 			check_hist nohz_csd "$p.delay" "$b"
 		fi
+		check_nc_cost "$p" "$b"
 	done
+}
+
+# check_nc_cost PREFIX DELAYS: the instrument's cost of a CPU (or the
+# totals): probe hits counted, their cost stated; the delays with the
+# cost removed (their mean) no longer than as measured, each holding at
+# least the kick's raise and the balance hook.
+check_nc_cost() {
+	_h=0
+	for _k in kretprobe kprobe tracepoint hook; do
+		_h=$((_h + $(val nohz_csd "$1.probe_hits_$_k")))
+	done
+	if [ "$_h" -gt 0 ]; then
+		check "$(val nohz_csd "$1.probe_cost_ns") > 0" "$1: $_h probe hits at no cost"
+	fi
+	[ "$2" -gt 0 ] || return 0
+	check "$(val nohz_csd "$1.delay_mean_ns") <= $(val nohz_csd "$1.delay_raw_mean_ns") + 1" \
+		"$1: the delays with the probes' cost removed are longer than measured"
+	check "$(val nohz_csd "$1.delay_probe_hits") >= 2 * $2" \
+		"$1: $(val nohz_csd "$1.delay_probe_hits") probe hits inside $2 delays"
 }
 
 nc_summary() {
@@ -66,6 +91,10 @@ nc_summary() {
 		"unbalanced $(val nohz_csd total.unbalanced), merged $(val nohz_csd total.merged), unserved $(val nohz_csd total.unserved)," \
 		"midrun $(val nohz_csd total.midrun)," \
 		"ksoftirqd $(val nohz_csd total.ksoftirqd_wakeups)," \
+		"probes $(val nohz_csd total.probe_cost_ppm) ppm of the CPUs' time," \
+		"delay mean $(val nohz_csd total.delay_mean_ns 2>/dev/null || echo -) ns" \
+		"(measured $(val nohz_csd total.delay_raw_mean_ns) ns, $(val nohz_csd total.delay_probe_hits) probe hits inside)," \
+		"calibrated span $(val nohz_csd calib_span_ns) ns," \
 		"delay p50 $(val nohz_csd total.delay_p50_ns 2>/dev/null || echo -) ns" \
 		"p99 $(val nohz_csd total.delay_p99_ns 2>/dev/null || echo -) ns" \
 		"max $(val nohz_csd total.delay_max_ns 2>/dev/null || echo -) ns"
@@ -355,6 +384,55 @@ test_nohz_csd_load_cpu_offline() {
 	check "$(val nohz_csd load_offline) == $(val nohz_csd load_threads)" \
 		"load_offline=$(val nohz_csd load_offline), $(val nohz_csd load_threads) threads lost their CPU"
 	nc_summary
+}
+
+# median A B C: the middle of three numbers.
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+
+# nohz_csd's cost to what it watches, under instruction counting with
+# idle=poll (make bench, or vm/boot.sh -c 2 -p -i ... -- -b
+# nohz_csd_overhead): a storm of waited calls CPU0 -> CPU1, three times
+# alone, then three times while nohz_csd watches both CPUs (no load: under
+# idle=poll no kick comes, but its probes fire on every idle round,
+# softirq, context switch and wakeup). The storm's added time per call
+# beside nohz_csd's own estimate, the probes' calibrated cost on the
+# watched CPUs over its whole run per call. The storms alone come first:
+# those after an ftrace unhook run slower on 6.1.
+bench_nohz_csd_overhead() {
+	need_cpus 2
+	cmdline_has idle=poll || skip "boot with idle=poll"
+	a=$(cpu 0) t=$(cpu 1)
+	n=${IPISTORM_BENCH_NUMIPI:-20000}
+	alone="" with=""
+	for _ in 1 2 3; do
+		storm numipi="$n" pairs="$a:$t" wait=1 timing=0
+		alone="$alone $(val ipistorm runtime_ns)"
+	done
+	unload nohz_csd
+	insmod "$(ko nohz_csd)" cpulist="$a,$t" || fail "insmod nohz_csd failed"
+	for _ in 1 2 3; do
+		storm numipi="$n" pairs="$a:$t" wait=1 timing=0
+		with="$with $(val ipistorm runtime_ns)"
+	done
+	echo 1 >/sys/module/nohz_csd/parameters/stop || fail "stop failed"
+	cat /sys/kernel/debug/nohz_csd/result >"$TMP/nohz_csd" || fail "no result"
+	rmmod nohz_csd || fail "rmmod nohz_csd failed"
+	# shellcheck disable=SC2086 # three numbers each
+	ma=$(median $alone) mw=$(median $with)
+	note "runs (ns): alone$alone; with nohz_csd$with"
+	note "probe hits on the watched CPUs: kretprobe $(val nohz_csd total.probe_hits_kretprobe)," \
+		"kprobe $(val nohz_csd total.probe_hits_kprobe), tracepoint $(val nohz_csd total.probe_hits_tracepoint)," \
+		"hook $(val nohz_csd total.probe_hits_hook); calibrated hook $(val nohz_csd calib_hook_ns) ns," \
+		"tracepoint $(val nohz_csd calib_tracepoint_ns) ns"
+	added=$(awk -v n="$n" -v a="$ma" -v w="$mw" 'BEGIN { printf "%.1f", (w - a) / n }')
+	est=$(awk -v n="$n" -v c="$(val nohz_csd total.probe_cost_ns)" 'BEGIN { printf "%.1f", c / (3 * n) }')
+	awk -v k="$(uname -r)" -v n="$n" -v a="$ma" -v w="$mw" -v d="$added" -v e="$est" 'BEGIN {
+		printf "# bench kernel=%s numipi=%d alone_ns=%d with_ns=%d ratio=%.4f", k, n, a, w, w / a
+		printf " added_ns_per_call=%s probe_cost_ns_per_call=%s\n", d, e }'
+	check "$mw > $ma" "the storm was no slower beside nohz_csd's probes"
+	# What nohz_csd says its probes cost is what they cost the storm.
+	check "$added >= 0.75 * $est && $added <= 1.33 * $est" \
+		"the storm took $added ns a call more, nohz_csd estimates its probes at $est"
 }
 
 # A signal to a timed insmod stops the load and the probes at once.
