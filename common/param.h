@@ -9,6 +9,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
@@ -65,6 +66,38 @@ static const struct kernel_param_ops ips_long_string_ops __maybe_unused = {
 	.set	= ips_long_string_set,
 	.get	= ips_long_string_get,
 	.free	= ips_long_string_free,
+};
+
+/*
+ * A bool parameter that takes exactly 0, 1, n, N, y or Y. The kernel's
+ * own bool reads the first character only (kstrtobool()), so wait=10,
+ * timing=yes or witness=on-please would load as 1. Anything else, and the
+ * name alone, is refused (EINVAL) by the kernel's one line naming the
+ * parameter and its value: "mod: `10' invalid for parameter `wait'".
+ */
+static inline int ips_bool_strict_parse(const char *val, bool *res)
+{
+	static const char * const words[] = { "0", "n", "N", "1", "y", "Y" };
+	unsigned int i;
+
+	for (i = 0; val && i < ARRAY_SIZE(words); i++) {
+		if (!strcmp(val, words[i])) {
+			*res = i >= ARRAY_SIZE(words) / 2;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static inline int ips_bool_strict_set(const char *val,
+				      const struct kernel_param *kp)
+{
+	return ips_bool_strict_parse(val, kp->arg);
+}
+
+static const struct kernel_param_ops ips_bool_strict_ops __maybe_unused = {
+	.set	= ips_bool_strict_set,
+	.get	= param_get_bool,
 };
 
 /*

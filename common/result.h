@@ -33,14 +33,28 @@ struct ips_result {
 	void (*stop)(struct ips_result *r);
 };
 
-/* Per-second rate of @n events in @ns nanoseconds, without overflow. */
+/*
+ * Per-second rate of @n events in @ns nanoseconds, floor(n * 1e9 / ns),
+ * exact for every @n: n = q * ns + r makes it q * 1e9 + r * 1e9 / ns,
+ * the second a 128-bit product (x86-64's mulq; divq) whose quotient, below
+ * 1e9 as r < ns, cannot trap. A rate that does not fit 64 bits (1.8e19
+ * per second, which no count of events reaches) reads U64_MAX; no time, 0.
+ */
 static inline u64 ips_result_rate(u64 n, u64 ns)
 {
+	u64 q, r, frac;
+
 	if (!ns)
 		return 0;
 	if (n <= U64_MAX / NSEC_PER_SEC)
 		return div64_u64(n * NSEC_PER_SEC, ns);
-	return div64_u64(n, max_t(u64, div64_u64(ns, NSEC_PER_SEC), 1));
+	q = div64_u64_rem(n, ns, &r);
+	if (q > U64_MAX / NSEC_PER_SEC)
+		return U64_MAX;
+	frac = mul_u64_u64_div_u64(r, NSEC_PER_SEC, ns);
+	if (q * NSEC_PER_SEC > U64_MAX - frac)
+		return U64_MAX;
+	return q * NSEC_PER_SEC + frac;
 }
 
 /* Print "<pfx><key>=" and @num/@den with one decimal: "1114.3". */

@@ -114,7 +114,7 @@ static bool single_given;
 
 static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
 {
-	int ret = param_set_bool(val, kp);
+	int ret = ips_bool_strict_set(val, kp);
 
 	single_given |= !ret;
 	return ret;
@@ -130,7 +130,7 @@ MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 
 
 /* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
 static bool wait = true;
-module_param(wait, bool, 0444);
+module_param_cb(wait, &ips_bool_strict_ops, &wait, 0444);
 MODULE_PARM_DESC(wait, "1: wait for each callback to finish before the next call; 0: do not (default 1)");
 
 /* A pause lets the target go back to idle, where the polling path starts. */
@@ -140,7 +140,7 @@ MODULE_PARM_DESC(delay, "Sleep between calls (microseconds, default 0: never sle
 
 /* Per-call timing costs two clock reads per call; 0 leaves the bare loop. */
 static bool timing = true;
-module_param(timing, bool, 0444);
+module_param_cb(timing, &ips_bool_strict_ops, &timing, 0444);
 MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the storm only, for the least overhead (default 1)");
 
 /*
@@ -148,7 +148,7 @@ MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the st
  * and an ftrace hook per real IPI, so it is asked for.
  */
 static bool witness;
-module_param(witness, bool, 0444);
+module_param_cb(witness, &ips_bool_strict_ops, &witness, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
 
 /* ---- state ------------------------------------------------------------- */
@@ -341,6 +341,14 @@ static struct ips_hook_set witness_set = {
 static struct tracepoint *witness_tp;
 
 /*
+ * A witness probe that the kernel refused to remove may still run and read
+ * the senders (through witness_sender): they are then never freed, and the
+ * module stays loaded, pinned (a failed init would free it whatever its
+ * count, so init then returns 0).
+ */
+static bool witness_stuck;
+
+/*
  * x86 sends the IPI through smp_ops, which Xen (for one) points elsewhere:
  * the hook would then see no IPI and every IPI would read as queued.
  */
@@ -381,17 +389,35 @@ static int __init witness_start(void)
 	if (ret) {
 		pr_err("witness=1: cannot probe sched_wake_idle_without_ipi: %d\n",
 		       ret);
-		ips_hooks_unregister(&witness_set);
+		/* Pins the module when ftrace refuses (witness_stuck). */
+		if (ips_hooks_unregister(&witness_set))
+			witness_stuck = true;
 	}
 	return ret;
 }
 
-/* Every sender has stopped counting: no probe can be inside a sender. */
-static void __init witness_stop(void)
+/*
+ * Every sender has stopped counting: once the probes are gone none can be
+ * inside a sender. 0, or an error when one could not be removed: then
+ * witness_stuck, the module pinned.
+ */
+static int __init witness_stop(void)
 {
-	tracepoint_probe_unregister(witness_tp, witness_no_ipi, NULL);
-	ips_hooks_unregister(&witness_set);
+	int ret, err;
+
+	ret = tracepoint_probe_unregister(witness_tp, witness_no_ipi, NULL);
+	if (ret) {
+		pr_err("witness=1: cannot remove the probe of sched_wake_idle_without_ipi (%d): the senders are kept and the module stays loaded\n",
+		       ret);
+		__module_get(THIS_MODULE);
+	}
+	/* Pins the module itself when ftrace refuses. */
+	err = ips_hooks_unregister(&witness_set);
 	tracepoint_synchronize_unregister();
+	ret = ret ?: err;
+	if (ret)
+		witness_stuck = true;
+	return ret;
 }
 
 /* ---- the storm --------------------------------------------------------- */
@@ -1185,7 +1211,7 @@ static int __init ipistorm_init(void)
 	if (witness) {
 		ret = witness_start();
 		if (ret)
-			return ret;
+			return witness_stuck ? 0 : ret;
 	}
 	/* From the CPUs' validation to the binding of their senders. */
 	cpus_read_lock();
@@ -1204,6 +1230,9 @@ static int __init ipistorm_init(void)
 	ipistorm_warn();
 	ret = ips_result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
 				ipistorm_emit, ret == -EINTR) ?: ret;
+	/* Probes left in place may read the senders: keep them, stay loaded. */
+	if (witness_stuck)
+		return 0;
 	ipistorm_free_senders();
 	return ret;
 
@@ -1211,8 +1240,9 @@ err_free:
 	ipistorm_free_senders();
 err_unlock:
 	cpus_read_unlock();
-	if (witness)
-		witness_stop();
+	/* No sender ran: the probes read none, but they are this module's code. */
+	if (witness && witness_stop())
+		return 0;
 	return ret;
 }
 

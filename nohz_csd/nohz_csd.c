@@ -53,7 +53,9 @@
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+#include <asm/local.h>
 
+#include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
 #include "../common/param.h"
@@ -62,10 +64,12 @@
 #include "../common/thread.h"
 #include "../common/tp.h"
 
-#define NC_FORMAT		"nohz_csd/3"
+#define NC_FORMAT		"nohz_csd/4"
 #define MAX_DURATION_S		3600U
 #define MAX_LOAD_THREADS	16U
 #define DEF_LOAD_THREADS	2U
+#define CALIB_CALLS		256
+#define CALIB_RUNS		3
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -112,6 +116,11 @@ MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seco
 static char *test_misname;
 module_param(test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as _nohz_idle_balance) on one never called, to check that its proof reads unproven (default unset)");
+
+/* A figure whose hook is missing must read unproven: show that it does. */
+static char *test_skip;
+module_param(test_skip, charp, 0444);
+MODULE_PARM_DESC(test_skip, "Test only: leave the optional hook of this function (_nohz_idle_balance or tick_nohz_idle_stop_tick) unhooked, as on a kernel without it, to check that the figures resting on it read unproven or are left out (default unset)");
 
 /* Ends an until-stopped run where debugfs refuses writes (lockdown). */
 static void nc_finish(bool interrupted);
@@ -185,9 +194,64 @@ static const struct nc_key {
 };
 
 /*
+ * The ftrace hooks: the nohz idle balance, tick stops, idle rounds; and
+ * the calibration's, on functions of this module (nc_calibrate()).
+ */
+enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, HK_CAL_IDLE, HK_CAL_BALANCE, NR_HK };
+
+/*
+ * The kinds of probe hits, each of its own cost: a kretprobe's entry and
+ * return (nohz_csd_func), a kprobe (wake_up_process), a tracepoint's
+ * probe (softirq_raise, softirq_entry, softirq_exit, sched_switch), an
+ * ftrace hook (the balance, the tick stop, do_idle).
+ */
+enum { K_KRETPROBE, K_KPROBE, K_TRACEPOINT, K_HOOK, NR_KIND };
+
+static const char * const nc_kind_name[NR_KIND] = {
+	"kretprobe", "kprobe", "tracepoint", "hook",
+};
+
+/*
+ * The instrument's cost on one CPU, measured on it by the instrument
+ * itself (nc_calibrate()), in picoseconds: each kind's hit, and what the
+ * probes add to a delay span of the fewest hits (the kick's kretprobe
+ * return, its softirq_raise and softirq_entry probes, the balance hook up
+ * to its clock read) with the weighted hits it holds (@span_acc_ps, in
+ * the units of nc_cpu's @acc).
+ */
+struct nc_calib {
+	u32 hit_ps[NR_KIND];
+	u32 span_ps;
+	u32 span_acc_ps;
+	u32 span_hits;
+};
+
+/*
+ * A time of the instrument's, with the probe hits counted on the CPU so
+ * far: the hits between two stamps are inside the span they bound, their
+ * calibrated costs summed in @acc.
+ */
+struct nc_stamp {
+	u64 t;		/* clock units (common/clock.h) */
+	u64 acc;	/* ps */
+	u64 hits;
+};
+
+/*
  * Per watched CPU, written only by probes running on that CPU (and read by
  * the report once no probe can run). Each is a separate allocation of a
  * cache-line multiple on the CPU's node: no two CPUs share a line.
+ *
+ * The probes of one CPU run in three contexts, each of which can cut into
+ * the one before: the idle task with interrupts on (do_idle()'s hook, the
+ * balance of nohz_run_idle_balance()), a SCHED_SOFTIRQ run with interrupts
+ * on (softirq_entry and softirq_exit, the balance hook), and interrupts
+ * off (the kretprobe, the wakeup kprobe, softirq_raise, sched_switch, the
+ * tick stop's hook). Every field that a later context writes and an
+ * earlier one reads and clears is read and cleared with interrupts off
+ * (awaiting and mid in softirq_entry, mid in the balance hook, the open
+ * drops in do_idle()'s hook); the rest is written in one context only,
+ * or, as fired[], by plain stores.
  */
 struct nc_cpu {
 	/* Inside a counted nohz_csd_func() call; it raised SCHED_SOFTIRQ. */
@@ -197,8 +261,8 @@ struct nc_cpu {
 	bool serving;
 	/* Raised kicks that no SCHED_SOFTIRQ run served yet; the oldest's time. */
 	unsigned int awaiting;
-	u64 t_kick;
-	u64 t_serve;
+	struct nc_stamp t_kick;
+	struct nc_stamp t_serve;
 	unsigned int served;	/* kicks the serving run took over */
 	/*
 	 * Inside a SCHED_SOFTIRQ run; it called the balance; kicks raised
@@ -208,7 +272,7 @@ struct nc_cpu {
 	bool in_run;
 	bool run_balanced;
 	unsigned int mid;
-	u64 t_mid;
+	struct nc_stamp t_mid;
 	/*
 	 * Of the last run that balanced with such kicks in: how many, whether
 	 * it served a kick of its own, when it balanced and the first's time.
@@ -216,18 +280,46 @@ struct nc_cpu {
 	 */
 	unsigned int consumed;
 	bool consumed_serving;
-	u64 t_consumed;
-	u64 t_consumed_kick;
+	struct nc_stamp t_consumed;
+	struct nc_stamp t_consumed_kick;
 	/* Kicks dropped in the idle task: does a task run next, or idle? */
 	unsigned int drops_open;
 	unsigned int poll_drops_open;
 
 	u64 n[NR_NC];
-	unsigned int fired;	/* BIT(hook index) of every hook hit here */
+	/*
+	 * Each hook that hit here, a byte of its own: a store, no
+	 * read-modify-write that a softirq's hook (on an interrupt's exit)
+	 * could cut into, as a bit mask had.
+	 */
+	u8 fired[NR_HK];
+
+	/*
+	 * Every probe hit here, by kind and in all, and their calibrated
+	 * costs summed (ps): incremented by single instructions (local_t),
+	 * which no interrupt on this CPU can cut.
+	 */
+	local_t kind_hits[NR_KIND];
+	local_t hits;
+	local_t acc;
+	struct nc_calib cal;
+	/* The hits and their cost from the measurement's start to its end. */
+	u64 m_kind_hits[NR_KIND];
+	u64 m_acc;
+
+	/* The delays: the kernel's (cost removed), and as measured, summed. */
 	struct ips_hist delay;
+	u64 delay_raw_ns;
+	u64 delay_hits;		/* probe hits inside the delays */
+	u64 delay_acc;		/* their calibrated cost, ps */
 } ____cacheline_aligned_in_smp;
 
 static struct nc_cpu **nc_state;	/* [nr_cpu_ids], NULL when unwatched */
+/*
+ * This CPU's entry of nc_state, one load for the probes; the calibration's
+ * scratch state while it runs.
+ */
+static DEFINE_PER_CPU(struct nc_cpu *, nc_this_cpu);
 static cpumask_var_t nc_mask, nc_load_mask;
 
 static bool nc_kprobes;
@@ -235,6 +327,7 @@ static unsigned long nc_missed_base, nc_missed;
 static struct task_struct **nc_load;
 static unsigned int nr_load;
 static bool nc_load_stop;
+static atomic_t nc_load_offline;	/* load threads whose CPU went offline */
 
 /* ---- the measurement --------------------------------------------------- */
 
@@ -249,9 +342,44 @@ static bool nc_load_stop;
  * entry to its exit.
  */
 
-static inline struct nc_cpu *nc_this(void)
+static __always_inline struct nc_cpu *nc_this(void)
 {
-	return nc_state[raw_smp_processor_id()];
+	return this_cpu_read(nc_this_cpu);
+}
+
+/* A probe hit of kind @k: counted first thing in every probe. */
+static __always_inline void nc_count(struct nc_cpu *c, unsigned int k)
+{
+	local_inc(&c->kind_hits[k]);
+	local_inc(&c->hits);
+	local_add(c->cal.hit_ps[k], &c->acc);
+}
+
+/* Now, and the hits so far: with interrupts off (or none counting here). */
+static __always_inline void nc_stamp(struct nc_cpu *c, struct nc_stamp *st)
+{
+	st->t = ips_clock_read();
+	st->acc = local_read(&c->acc);
+	st->hits = local_read(&c->hits);
+}
+
+/*
+ * A delay from @from to @to: as measured, and with the calibrated cost of
+ * the probes inside removed: a span of the fewest hits' cost, and each
+ * hit's more (or less) than such a span holds.
+ */
+static __always_inline void nc_delay_add(struct nc_cpu *c,
+					 const struct nc_stamp *from,
+					 const struct nc_stamp *to)
+{
+	u64 raw = ips_clock_ns(to->t - from->t), acc = to->acc - from->acc;
+	s64 cost_ps = (s64)c->cal.span_ps + (s64)acc - (s64)c->cal.span_acc_ps;
+	u64 cost = cost_ps > 0 ? div_u64(cost_ps, 1000) : 0;
+
+	c->delay_raw_ns += raw;
+	c->delay_hits += to->hits - from->hits;
+	c->delay_acc += acc;
+	ips_hist_add(&c->delay, raw > cost ? raw - cost : 0);
 }
 
 static inline bool sched_softirq_pending(void)
@@ -268,18 +396,19 @@ struct nc_csd_data {
 	u8 dlv;
 	bool idle;
 	bool was_pending;
-	u64 t;
+	struct nc_stamp t;
 };
 
-static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/*
+ * Each probe is a body shared with the calibration, which runs it on a
+ * scratch state taking the kernel's state as given (@measuring and the
+ * like).
+ */
+static __always_inline int nc_csd_entry_body(struct nc_cpu *c,
+					     struct nc_csd_data *d,
+					     bool measuring)
 {
-	struct nc_csd_data *d = (struct nc_csd_data *)ri->data;
-	struct nc_cpu *c;
-
-	if (!ips_session_measuring(&nc_session))
-		return 1;
-	c = nc_this();
-	if (!c)
+	if (!measuring)
 		return 1;
 	c->n[NC_KICKS]++;
 	d->idle = is_idle_task(current);
@@ -291,10 +420,21 @@ static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		d->dlv = DLV_OTHER;
 	c->n[NC_KICK_POLL + d->dlv]++;
 	d->was_pending = sched_softirq_pending();
-	d->t = sched_clock();
+	nc_stamp(c, &d->t);
 	c->csd_raised = false;
 	c->in_csd = true;
 	return 0;
+}
+
+static int nc_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct nc_cpu *c = nc_this();
+
+	if (!c)
+		return 1;
+	nc_count(c, K_KRETPROBE);
+	return nc_csd_entry_body(c, (struct nc_csd_data *)ri->data,
+				 ips_session_measuring(&nc_session));
 }
 
 static int nc_csd_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -346,7 +486,10 @@ static int nc_wake_pre(struct kprobe *p, struct pt_regs *regs)
 	struct nc_cpu *c;
 
 	c = nc_this();
-	if (!c || !c->in_csd)
+	if (!c)
+		return 0;
+	nc_count(c, K_KPROBE);
+	if (!c->in_csd)
 		return 0;
 	t = (struct task_struct *)regs_get_kernel_argument(regs, 0);
 	if (t && (t->flags & PF_KTHREAD) && !strncmp(t->comm, "ksoftirqd/", 10))
@@ -367,26 +510,23 @@ static struct kprobe nc_wake_probe = {
  * the softirq. softirq_entry and softirq_exit bracket each run of the
  * SCHED_SOFTIRQ handler, the only run that can serve a kick.
  */
-static void nc_tp_raise(void *data, unsigned int vec)
+static noinline void nc_tp_raise(void *data, unsigned int vec)
 {
-	struct nc_cpu *c;
+	struct nc_cpu *c = nc_this();
 
-	if (vec != SCHED_SOFTIRQ)
+	if (!c)
 		return;
-	c = nc_this();
-	if (c && c->in_csd)
+	nc_count(c, K_TRACEPOINT);
+	if (vec == SCHED_SOFTIRQ && c->in_csd)
 		c->csd_raised = true;
 }
 
-static void nc_tp_entry(void *data, unsigned int vec)
+static __always_inline void nc_tp_entry_body(struct nc_cpu *c, unsigned int vec,
+					     bool measuring)
 {
 	unsigned long flags;
-	struct nc_cpu *c;
 
-	if (vec != SCHED_SOFTIRQ || !ips_session_measuring(&nc_session))
-		return;
-	c = nc_this();
-	if (!c)
+	if (vec != SCHED_SOFTIRQ || !measuring)
 		return;
 	/* A kick's return handler (hard IRQ) also writes awaiting and mid. */
 	local_irq_save(flags);
@@ -403,6 +543,16 @@ static void nc_tp_entry(void *data, unsigned int vec)
 		c->serving = true;
 	}
 	local_irq_restore(flags);
+}
+
+static noinline void nc_tp_entry(void *data, unsigned int vec)
+{
+	struct nc_cpu *c = nc_this();
+
+	if (!c)
+		return;
+	nc_count(c, K_TRACEPOINT);
+	nc_tp_entry_body(c, vec, ips_session_measuring(&nc_session));
 }
 
 /*
@@ -427,18 +577,18 @@ static void nc_run_unbalanced(struct nc_cpu *c)
 		c->n[NC_MERGED]++;
 	} else {
 		c->n[NC_BALANCED]++;
-		ips_hist_add(&c->delay, c->t_consumed - c->t_consumed_kick);
+		nc_delay_add(c, &c->t_consumed_kick, &c->t_consumed);
 	}
 }
 
-static void nc_tp_exit(void *data, unsigned int vec)
+static noinline void nc_tp_exit(void *data, unsigned int vec)
 {
-	struct nc_cpu *c;
+	struct nc_cpu *c = nc_this();
 
-	if (vec != SCHED_SOFTIRQ)
+	if (!c)
 		return;
-	c = nc_this();
-	if (!c || !c->in_run)
+	nc_count(c, K_TRACEPOINT);
+	if (vec != SCHED_SOFTIRQ || !c->in_run)
 		return;
 	c->in_run = false;
 	if (c->serving) {
@@ -462,7 +612,10 @@ static void nc_tp_switch(void *data, bool preempt, struct task_struct *prev,
 {
 	struct nc_cpu *c = nc_this();
 
-	if (c && c->drops_open) {
+	if (!c)
+		return;
+	nc_count(c, K_TRACEPOINT);
+	if (c->drops_open) {
 		c->n[NC_DROPPED_WOKEN] += c->drops_open;
 		c->drops_open = 0;
 		c->poll_drops_open = 0;
@@ -481,14 +634,11 @@ static struct nc_tp {
 	{ .name = "sched_switch", .probe = nc_tp_switch },
 };
 
-/* ftrace hooks: the nohz idle balance, tick stops, idle rounds. */
-
 /*
- * _nohz_idle_balance() also runs from do_idle() (nohz_run_idle_balance(),
- * blocked-load updates): only a call inside the SCHED_SOFTIRQ run that
- * serves a kick is that kick's balance.
+ * The ftrace hooks. _nohz_idle_balance() also runs from do_idle()
+ * (nohz_run_idle_balance(), blocked-load updates): only a call inside the
+ * SCHED_SOFTIRQ run that serves a kick is that kick's balance.
  */
-enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, NR_HK };
 
 /*
  * The start of every hook: the recursion lock, which also keeps
@@ -511,64 +661,43 @@ static __always_inline struct nc_cpu *nc_hook_enter(unsigned long ip,
 	return c;
 }
 
-static void nc_balance(unsigned long ip, unsigned long parent_ip,
-		       unsigned long arg0)
+/*
+ * The balance: a kick's delay ends at this hook's clock read, taken with
+ * interrupts off so that no probe of an interrupt counts inside the span
+ * and after its end. @serving_softirq: inside a SCHED_SOFTIRQ run.
+ */
+static __always_inline void nc_balance_body(struct nc_cpu *c,
+					    bool serving_softirq)
 {
+	struct nc_stamp now;
 	unsigned long flags;
-	struct nc_cpu *c;
-	int bit;
 
-	c = nc_hook_enter(ip, parent_ip, &bit);
-	if (!c)
+	WRITE_ONCE(c->fired[HK_BALANCE], 1);
+	if (!serving_softirq)
 		return;
-	c->fired |= BIT(HK_BALANCE);
-	if (!in_serving_softirq())
-		goto out;
+	/* A kick's return handler (hard IRQ) writes mid. */
+	local_irq_save(flags);
+	nc_stamp(c, &now);
 	if (c->in_run && !c->run_balanced) {
-		/* A kick's return handler (hard IRQ) writes mid. */
-		local_irq_save(flags);
 		c->run_balanced = true;
 		c->consumed = c->mid;
 		c->consumed_serving = c->serving;
-		c->t_consumed = sched_clock();
+		c->t_consumed = now;
 		c->t_consumed_kick = c->t_mid;
-		local_irq_restore(flags);
 	}
+	local_irq_restore(flags);
 	if (c->serving) {
 		c->serving = false;
 		c->n[NC_BALANCED]++;
-		ips_hist_add(&c->delay, sched_clock() - c->t_serve);
+		nc_delay_add(c, &c->t_serve, &now);
 	}
-out:
-	ips_hook_exit(bit);
 }
 
-static void nc_tick_stop(unsigned long ip, unsigned long parent_ip,
-			 unsigned long arg0)
-{
-	struct nc_cpu *c;
-	int bit;
-
-	c = nc_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
-	c->fired |= BIT(HK_TICK_STOP);
-	if (ips_session_measuring(&nc_session))
-		c->n[NC_TICK_STOPS]++;
-	ips_hook_exit(bit);
-}
-
-static void nc_do_idle(unsigned long ip, unsigned long parent_ip,
-		       unsigned long arg0)
+static __always_inline void nc_do_idle_body(struct nc_cpu *c)
 {
 	unsigned long flags;
-	struct nc_cpu *c;
-	int bit;
 
-	c = nc_hook_enter(ip, parent_ip, &bit);
-	if (!c)
-		return;
-	c->fired |= BIT(HK_DO_IDLE);
+	WRITE_ONCE(c->fired[HK_DO_IDLE], 1);
 	if (READ_ONCE(c->drops_open)) {
 		/* Interrupts are on here; a kick's return handler adds drops. */
 		local_irq_save(flags);
@@ -578,7 +707,71 @@ static void nc_do_idle(unsigned long ip, unsigned long parent_ip,
 		c->poll_drops_open = 0;
 		local_irq_restore(flags);
 	}
-	ips_hook_exit(bit);
+}
+
+/* A hook: @body with this CPU's state inside the recursion lock. */
+#define NC_HOOK(name, body)						\
+static void name(unsigned long ip, unsigned long parent_ip,		\
+		 unsigned long arg0)					\
+{									\
+	struct nc_cpu *c;						\
+	int bit;							\
+									\
+	c = nc_hook_enter(ip, parent_ip, &bit);				\
+	if (c) {							\
+		nc_count(c, K_HOOK);					\
+		body;							\
+		ips_hook_exit(bit);					\
+	}								\
+}
+
+static __always_inline void nc_tick_stop_body(struct nc_cpu *c)
+{
+	WRITE_ONCE(c->fired[HK_TICK_STOP], 1);
+	if (ips_session_measuring(&nc_session))
+		c->n[NC_TICK_STOPS]++;
+}
+
+NC_HOOK(nc_balance, nc_balance_body(c, in_serving_softirq()))
+NC_HOOK(nc_tick_stop, nc_tick_stop_body(c))
+NC_HOOK(nc_do_idle, nc_do_idle_body(c))
+/* The calibration's: the same bodies, the kernel's state taken as given. */
+NC_HOOK(nc_cal_idle, nc_do_idle_body(c))
+NC_HOOK(nc_cal_balance, nc_balance_body(c, true))
+
+/*
+ * The calibration's functions (nc_calibrate()): empty but for the kick's
+ * raise, each hooked or probed as the kernel's are, and one left alone.
+ * Each body differs, so that the compiler folds no two into one.
+ */
+#define NC_CAL_FN(name, n)			\
+static noinline void name(void)			\
+{						\
+	asm volatile("" : : "i" (n));		\
+}
+
+NC_CAL_FN(nc_cal_plain, 0)
+NC_CAL_FN(nc_cal_fn_idle, 1)
+NC_CAL_FN(nc_cal_fn_balance, 2)
+NC_CAL_FN(nc_cal_fn_wake, 3)
+
+/*
+ * A tracepoint's hit as the kernel makes it: preemption off, a direct call
+ * of the one probe (a static call).
+ */
+#define NC_CAL_TP(probe, vec)			\
+	do {					\
+		preempt_disable_notrace();	\
+		probe(NULL, vec);		\
+		preempt_enable_notrace();	\
+	} while (0)
+
+/* nohz_csd_func()'s stand-in: a kick that raises SCHED_SOFTIRQ, or none. */
+static noinline void nc_cal_fn_csd(bool raise)
+{
+	if (raise)
+		NC_CAL_TP(nc_tp_raise, SCHED_SOFTIRQ);
+	barrier();
 }
 
 static struct ips_hook nc_hooks[] = {
@@ -597,6 +790,18 @@ static struct ips_hook nc_hooks[] = {
 		.func = nc_do_idle,
 		.required = true,
 	},
+	[HK_CAL_IDLE] = {
+		.names = IPS_HOOK_NAMES("nc_cal_fn_idle"),
+		.func = nc_cal_idle,
+		.required = true,
+		.quiet = true,
+	},
+	[HK_CAL_BALANCE] = {
+		.names = IPS_HOOK_NAMES("nc_cal_fn_balance"),
+		.func = nc_cal_balance,
+		.required = true,
+		.quiet = true,
+	},
 };
 
 /* Never called: where test_misname= puts a hook. */
@@ -612,30 +817,64 @@ static struct ips_hook_set nc_hook_set = {
 	.decoy = "nc_decoy",
 };
 
+/* The calibration's kretprobe and kprobe, on the functions above. */
+static int nc_cal_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct nc_cpu *c = nc_this();
+
+	if (!c)
+		return 1;
+	nc_count(c, K_KRETPROBE);
+	return nc_csd_entry_body(c, (struct nc_csd_data *)ri->data, true);
+}
+
+static struct kretprobe nc_cal_csd_probe = {
+	.entry_handler	= nc_cal_csd_entry,
+	.handler	= nc_csd_return,
+	.data_size	= sizeof(struct nc_csd_data),
+};
+
+static struct kprobe nc_cal_wake_probe = {
+	.pre_handler	= nc_wake_pre,
+};
+
 static unsigned long nc_probe_misses(void)
 {
 	return nc_csd_probe.nmissed + nc_csd_probe.kp.nmissed +
 	       nc_wake_probe.nmissed;
 }
 
-/* Both return once no CPU is inside a handler. */
+static struct kprobe *nc_kps[] = { &nc_wake_probe, &nc_cal_wake_probe };
+static struct kretprobe *nc_krps[] = { &nc_csd_probe, &nc_cal_csd_probe };
+
+/* Both return once no CPU is inside a handler; one grace period each. */
 static void nc_unregister_kprobes(struct work_struct *work)
 {
-	unregister_kprobe(&nc_wake_probe);
-	unregister_kretprobe(&nc_csd_probe);
+	unregister_kprobes(nc_kps, ARRAY_SIZE(nc_kps));
+	unregister_kretprobes(nc_krps, ARRAY_SIZE(nc_krps));
 }
 
 static DECLARE_WORK(nc_kprobes_work, nc_unregister_kprobes);
 
 /*
+ * Whether every probe is gone. Where ftrace or a tracepoint refused to
+ * remove one, it may still run and write the per-CPU state: the state is
+ * then never freed, and the module stays loaded (pinned), as
+ * ips_hooks_unregister_wait() says in the log.
+ */
+static bool nc_unhooked = true;
+
+/*
  * The grace periods of ftrace, of the tracepoints and of the kprobes run
  * at once, two of them in workers: each counts against a stop's second.
  * The kprobes go first: on ftrace they take ftrace's lock, which the
- * removal of the hooks holds through its RCU-tasks grace period.
+ * removal of the hooks holds through its RCU-tasks grace period. 0 once
+ * no CPU is inside any probe; else an error, nc_unhooked false.
  */
-static void nc_unhook(void)
+static int nc_unhook(void)
 {
 	unsigned int i;
+	int ret = 0, err;
 
 	if (nc_kprobes)
 		schedule_work(&nc_kprobes_work);
@@ -643,7 +882,14 @@ static void nc_unhook(void)
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		if (!nc_tps[i].registered)
 			continue;
-		tracepoint_probe_unregister(nc_tps[i].tp, nc_tps[i].probe, NULL);
+		err = tracepoint_probe_unregister(nc_tps[i].tp, nc_tps[i].probe,
+						  NULL);
+		if (err) {
+			pr_err("cannot remove the probe of tracepoint %s (%d): the state is kept and the module stays loaded\n",
+			       nc_tps[i].name, err);
+			ret = ret ?: err;
+			continue;
+		}
 		nc_tps[i].registered = false;
 	}
 	tracepoint_synchronize_unregister();
@@ -651,7 +897,15 @@ static void nc_unhook(void)
 		flush_work(&nc_kprobes_work);
 		nc_kprobes = false;
 	}
-	ips_hooks_unregister_wait(&nc_hook_set);
+	err = ips_hooks_unregister_wait(&nc_hook_set);
+	ret = ret ?: err;
+	if (ret && nc_unhooked) {
+		nc_unhooked = false;
+		/* ips_hooks_unregister_wait() pins the module on its own error. */
+		if (!err)
+			__module_get(THIS_MODULE);
+	}
+	return ret;
 }
 
 /* Put every probe in place; none counts before the session measures. */
@@ -673,6 +927,22 @@ static int nc_hook(void)
 		pr_err("cannot probe wake_up_process: %d\n", ret);
 		return ret;
 	}
+	/* The calibration's, on this module's own functions. */
+	nc_cal_csd_probe.kp.addr = (kprobe_opcode_t *)nc_cal_fn_csd;
+	nc_cal_csd_probe.maxactive = 2 * num_possible_cpus();
+	ret = register_kretprobe(&nc_cal_csd_probe);
+	if (!ret) {
+		nc_cal_wake_probe.addr = (kprobe_opcode_t *)nc_cal_fn_wake;
+		ret = register_kprobe(&nc_cal_wake_probe);
+		if (ret)
+			unregister_kretprobe(&nc_cal_csd_probe);
+	}
+	if (ret) {
+		unregister_kprobe(&nc_wake_probe);
+		unregister_kretprobe(&nc_csd_probe);
+		pr_err("cannot probe the calibration's functions: %d\n", ret);
+		return ret;
+	}
 	nc_kprobes = true;
 
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
@@ -691,15 +961,217 @@ static int nc_hook(void)
 	}
 
 	nc_hook_set.misname = test_misname;
+	nc_hook_set.skipname = test_skip;
 	ret = ips_hooks_register(&nc_hook_set);
 	if (ret)
 		nc_unhook();
 	return ret;
 }
 
+/*
+ * The instrument measured by itself, on each watched CPU in turn (an
+ * emulated CPU's clock runs on while another CPU executes), with
+ * interrupts off, once every probe is in place and before the session
+ * measures. This module's functions are called CALIB_CALLS times, probed
+ * as the kernel's are, with the very bodies of the counting probes on a
+ * scratch state, against the same calls unprobed, the best of CALIB_RUNS
+ * runs each: each kind's hit (a tracepoint's probe is called as a static
+ * call does, preemption off, on a vector the probes pass over). Then
+ * rounds of a kick's fewest hits, nohz_csd_func()'s stand-in raising
+ * SCHED_SOFTIRQ, the softirq_entry probe, the balance hook and the
+ * softirq_exit probe, each probe's hit weighed with the costs just
+ * measured: the delay spans the scratch state measured in them are what
+ * the probes add to a span of that weight, all else being empty calls.
+ */
+enum {
+	CAL_PLAIN, CAL_EMPTY, CAL_KRETPROBE, CAL_KPROBE, CAL_TRACEPOINT,
+	CAL_HOOK, CAL_SPAN,
+};
+
+/* softirq_entry's probe as the calibration's span calls it: measuring. */
+static noinline void nc_cal_tp_entry(void *data, unsigned int vec)
+{
+	struct nc_cpu *c = nc_this();
+
+	if (!c)
+		return;
+	nc_count(c, K_TRACEPOINT);
+	nc_tp_entry_body(c, vec, true);
+}
+
+static __always_inline void nc_cal_step(unsigned int what)
+{
+	switch (what) {
+	case CAL_PLAIN:
+		nc_cal_plain();
+		break;
+	case CAL_EMPTY:
+		barrier();
+		break;
+	case CAL_KRETPROBE:
+		nc_cal_fn_csd(false);
+		break;
+	case CAL_KPROBE:
+		nc_cal_fn_wake();
+		break;
+	case CAL_TRACEPOINT:
+		NC_CAL_TP(nc_tp_exit, TIMER_SOFTIRQ);
+		break;
+	case CAL_HOOK:
+		nc_cal_fn_idle();
+		break;
+	case CAL_SPAN:
+		nc_cal_fn_csd(true);
+		NC_CAL_TP(nc_cal_tp_entry, SCHED_SOFTIRQ);
+		nc_cal_fn_balance();
+		NC_CAL_TP(nc_tp_exit, SCHED_SOFTIRQ);
+		break;
+	}
+}
+
+/* What the span rounds measured, summed over the best run's rounds. */
+struct nc_cal_spans {
+	u64 raw_ns;
+	u64 acc;
+	u64 hits;
+};
+
+/*
+ * The calibration's kprobes missed so far: a hit that finds another kprobe
+ * running on the CPU (the calibration's interrupt cut into one) runs no
+ * handler, and would make its run look cheap.
+ */
+static unsigned long nc_cal_misses(void)
+{
+	return READ_ONCE(nc_cal_csd_probe.nmissed) +
+	       READ_ONCE(nc_cal_csd_probe.kp.nmissed) +
+	       READ_ONCE(nc_cal_wake_probe.nmissed);
+}
+
+/*
+ * The best of CALIB_RUNS runs of CALIB_CALLS steps @what (a run with a
+ * missed kprobe hit does not count): ps a step.
+ */
+static __always_inline u64 nc_cal_time(struct nc_cpu *s, unsigned int what,
+				       struct nc_cal_spans *best)
+{
+	u64 t0, t, min = U64_MAX;
+	unsigned int run, i;
+	unsigned long missed;
+
+	for (run = 0; run < CALIB_RUNS; run++) {
+		missed = nc_cal_misses();
+		/* The kick's state and counts; the costs stay. */
+		memset(s, 0, offsetof(struct nc_cpu, kind_hits));
+		s->delay_raw_ns = 0;
+		s->delay_acc = 0;
+		s->delay_hits = 0;
+		t0 = ips_clock_read();
+		for (i = 0; i < CALIB_CALLS; i++)
+			nc_cal_step(what);
+		t = ips_clock_read() - t0;
+		if (t < min && nc_cal_misses() == missed) {
+			min = t;
+			if (best) {
+				best->raw_ns = s->delay_raw_ns;
+				best->acc = s->delay_acc;
+				best->hits = s->delay_hits;
+			}
+		}
+	}
+	if (min == U64_MAX)
+		return 0;
+	return div_u64(ips_clock_ns(min * 1000), CALIB_CALLS);
+}
+
+static u32 nc_cal_ps(u64 probed, u64 plain)
+{
+	return probed > plain ? min_t(u64, probed - plain, U32_MAX) : 0;
+}
+
+/* On one watched CPU, interrupts off; @info: the scratch state. */
+static void nc_calib_cpu(void *info)
+{
+	struct nc_cpu *s = info, *c = nc_this();
+	struct nc_calib *cal = &s->cal;
+	struct nc_cal_spans spans = {};
+	u64 plain, empty;
+
+	if (!c)
+		return;
+	memset(cal, 0, sizeof(*cal));
+	/* No probe of this CPU runs meanwhile but the calibration's. */
+	this_cpu_write(nc_this_cpu, s);
+	plain = nc_cal_time(s, CAL_PLAIN, NULL);
+	empty = nc_cal_time(s, CAL_EMPTY, NULL);
+	cal->hit_ps[K_KRETPROBE] = nc_cal_ps(nc_cal_time(s, CAL_KRETPROBE, NULL), plain);
+	cal->hit_ps[K_KPROBE] = nc_cal_ps(nc_cal_time(s, CAL_KPROBE, NULL), plain);
+	cal->hit_ps[K_TRACEPOINT] = nc_cal_ps(nc_cal_time(s, CAL_TRACEPOINT, NULL), empty);
+	cal->hit_ps[K_HOOK] = nc_cal_ps(nc_cal_time(s, CAL_HOOK, NULL), plain);
+	nc_cal_time(s, CAL_SPAN, &spans);
+	cal->span_ps = min_t(u64, div_u64(spans.raw_ns * 1000, CALIB_CALLS),
+			     U32_MAX);
+	cal->span_acc_ps = min_t(u64, div_u64(spans.acc, CALIB_CALLS), U32_MAX);
+	cal->span_hits = div_u64(spans.hits, CALIB_CALLS);
+	this_cpu_write(nc_this_cpu, c);
+	c->cal = *cal;
+}
+
+/*
+ * Calibrate every watched CPU, one after the other; a CPU gone offline
+ * meanwhile keeps costs of 0 (nothing removed). 0, or -ENOMEM.
+ */
+static int nc_calibrate(void)
+{
+	struct nc_cpu *s;
+	int cpu;
+
+	s = kvzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	ips_hist_init(&s->delay);
+	for_each_cpu(cpu, nc_mask) {
+		smp_call_function_single(cpu, nc_calib_cpu, s, 1);
+		cond_resched();
+	}
+	kvfree(s);
+	return 0;
+}
+
+/*
+ * The probe hits and their cost from the measurement's start (@start) to
+ * its end: counters read on each CPU, a few microseconds apart.
+ */
+static void nc_measure_hits(bool start)
+{
+	unsigned int k;
+	int cpu;
+
+	for_each_cpu(cpu, nc_mask) {
+		struct nc_cpu *c = nc_state[cpu];
+
+		for (k = 0; k < NR_KIND; k++)
+			c->m_kind_hits[k] = local_read(&c->kind_hits[k]) -
+					    (start ? 0 : c->m_kind_hits[k]);
+		c->m_acc = local_read(&c->acc) - (start ? 0 : c->m_acc);
+	}
+}
+
+/*
+ * A load thread spins on its CPU until the load ends. Bound, it is moved
+ * elsewhere when its CPU goes offline, where it would load a CPU not in
+ * load_cpus (a watched one, perhaps): it stops spinning then, counted in
+ * load_offline.
+ */
 static int nc_load_thread(void *arg)
 {
+	int cpu = (long)arg;
+
 	while (!READ_ONCE(nc_load_stop) && !kthread_should_stop()) {
+		if (raw_smp_processor_id() != cpu) {
+			atomic_inc(&nc_load_offline);
+			break;
+		}
 		cpu_relax();
 		ips_thread_pause();
 	}
@@ -719,10 +1191,18 @@ static void nc_load_end(void)
 	nr_load = 0;
 }
 
+/*
+ * The load threads, each bound to its CPU and woken under the CPU-hotplug
+ * lock's read side, from the check that the CPU is still online (it was
+ * when load_cpus= was parsed, before the probes went in) to the wakeup: a
+ * thread bound to an offline CPU would run unbound. A CPU that goes
+ * offline later is nc_load_thread()'s. Not taken around the probes'
+ * registration, which takes it itself to patch the kernel.
+ */
 static int nc_load_start(void)
 {
 	unsigned int n;
-	int cpu, ret;
+	int cpu, ret = 0;
 
 	if (cpumask_empty(nc_load_mask))
 		return 0;
@@ -731,41 +1211,115 @@ static int nc_load_start(void)
 	if (!nc_load)
 		return -ENOMEM;
 	WRITE_ONCE(nc_load_stop, false);
+	atomic_set(&nc_load_offline, 0);
+	cpus_read_lock();
+	for_each_cpu(cpu, nc_load_mask) {
+		if (!cpu_online(cpu)) {
+			pr_err("load_cpus=%.64s: CPU %d went offline\n",
+			       load_cpus.val, cpu);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
 	for_each_cpu(cpu, nc_load_mask) {
 		for (n = 0; n < load_threads; n++) {
 			struct task_struct *t;
 
-			t = kthread_create_on_node(nc_load_thread, NULL,
+			t = kthread_create_on_node(nc_load_thread,
+						   (void *)(long)cpu,
 						   cpu_to_node(cpu),
 						   "nohz_csd_load/%d", cpu);
 			if (IS_ERR(t)) {
 				ret = PTR_ERR(t);
-				nc_load_end();
-				return ret;
+				goto out;
 			}
 			kthread_bind(t, cpu);
 			nc_load[nr_load++] = t;
 			wake_up_process(t);
 		}
 	}
-	return 0;
+out:
+	cpus_read_unlock();
+	if (ret)
+		nc_load_end();
+	return ret;
 }
 
 /* ---- the report -------------------------------------------------------- */
 
+/*
+ * A CPU's counts (or the totals'), what the probes cost it over @cpu_ns of
+ * the measurement, and the delays: the kernel's under the usual keys
+ * (cost removed), as measured in delay_raw_mean_ns, with the probe hits
+ * inside them.
+ */
 static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
-			const struct nc_cpu *c, bool buckets)
+			const struct nc_cpu *c, bool buckets, u64 cpu_ns)
 {
 	unsigned int k, i;
 	u64 v;
 
 	for (k = 0; k < ARRAY_SIZE(nc_keys); k++) {
+		/* Not counted at all without its hook. */
+		if (nc_keys[k].first == NC_TICK_STOPS &&
+		    !nc_hooks[HK_TICK_STOP].hooked)
+			continue;
 		v = 0;
 		for (i = nc_keys[k].first; i <= nc_keys[k].last; i++)
 			v += c->n[i];
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, nc_keys[k].name, v);
 	}
+	for (k = 0; k < NR_KIND; k++)
+		seq_buf_printf(sb, "%sprobe_hits_%s=%llu\n", pfx, nc_kind_name[k],
+			       c->m_kind_hits[k]);
+	v = div_u64(c->m_acc, 1000);
+	seq_buf_printf(sb, "%sprobe_cost_ns=%llu\n", pfx, v);
+	ips_result_ratio(sb, pfx, "probe_cost_ppm", v * 1000000, cpu_ns);
 	ips_hist_emit(sb, pfx, "delay", &c->delay, buckets);
+	ips_result_ratio(sb, pfx, "delay_raw_mean_ns", c->delay_raw_ns,
+			 c->delay.n);
+	seq_buf_printf(sb, "%sdelay_probe_hits=%llu\n", pfx, c->delay_hits);
+}
+
+/* A CPU's calibration, ns. */
+static void nc_emit_calib(struct seq_buf *sb, const char *pfx,
+			  const struct nc_calib *cal)
+{
+	unsigned int k;
+	char key[32];
+
+	for (k = 0; k < NR_KIND; k++) {
+		snprintf(key, sizeof(key), "calib_%s_ns", nc_kind_name[k]);
+		ips_result_ratio(sb, pfx, key, cal->hit_ps[k], 1000);
+	}
+	ips_result_ratio(sb, pfx, "calib_span_ns", cal->span_ps, 1000);
+	seq_buf_printf(sb, "%scalib_span_hits=%u\n", pfx, cal->span_hits);
+}
+
+/*
+ * "KEY=" mean, "KEY_min=", "KEY_max=" over the watched CPUs of a value of
+ * their calibrations at @off, ps, in ns.
+ */
+static void nc_emit_spread(struct seq_buf *sb, const char *key, size_t off)
+{
+	u64 sum = 0, lo = U64_MAX, hi = 0;
+	unsigned int n = 0;
+	char k[40];
+	int cpu;
+
+	for_each_cpu(cpu, nc_mask) {
+		u32 v = *(const u32 *)((const char *)&nc_state[cpu]->cal + off);
+
+		sum += v;
+		lo = min_t(u64, lo, v);
+		hi = max_t(u64, hi, v);
+		n++;
+	}
+	ips_result_ratio(sb, "", key, sum, (u64)n * 1000);
+	snprintf(k, sizeof(k), "%s_min", key);
+	ips_result_ratio(sb, "", k, lo, 1000);
+	snprintf(k, sizeof(k), "%s_max", key);
+	ips_result_ratio(sb, "", k, hi, 1000);
 }
 
 /*
@@ -790,11 +1344,16 @@ static const char *nc_reason(const struct nc_cpu *all, bool ticks_hooked)
  * served a kick and saw no balance (unbalanced) for the balance hook,
  * which every nohz idle balance calls; a kick for the tick stop (only a
  * CPU whose tick stopped is kicked) and for do_idle (a kicked CPU idles).
+ * The balance hook missing (no traceable _nohz_idle_balance, or
+ * test_skip=): every served kick would read unbalanced, so the figures
+ * resting on it are unproven ("missing"). Without the tick stop's hook
+ * tick_stops is left out: no figure rests on it.
  */
 static void nc_proofs(enum ips_hook_proof *p)
 {
 	u64 kicks = 0, unbalanced = 0;
-	unsigned int fired = 0;
+	u8 fired[NR_HK] = {};
+	unsigned int i;
 	int cpu;
 
 	for_each_cpu(cpu, nc_mask) {
@@ -802,28 +1361,34 @@ static void nc_proofs(enum ips_hook_proof *p)
 
 		kicks += c->n[NC_KICKS];
 		unbalanced += c->n[NC_UNBALANCED];
-		fired |= c->fired;
+		for (i = 0; i < NR_HK; i++)
+			fired[i] |= c->fired[i];
 	}
-	p[HK_BALANCE] = ips_hook_prove(fired & BIT(HK_BALANCE), unbalanced);
-	p[HK_TICK_STOP] = ips_hook_prove(fired & BIT(HK_TICK_STOP), kicks);
-	p[HK_DO_IDLE] = ips_hook_prove(fired & BIT(HK_DO_IDLE), kicks);
+	p[HK_BALANCE] = ips_hook_prove(fired[HK_BALANCE], unbalanced);
+	if (!nc_hooks[HK_BALANCE].hooked)
+		p[HK_BALANCE] = IPS_HOOK_MISSING;
+	p[HK_TICK_STOP] = ips_hook_prove(fired[HK_TICK_STOP], kicks);
+	p[HK_DO_IDLE] = ips_hook_prove(fired[HK_DO_IDLE], kicks);
 }
 
+/* The hooks whose figures are unproven: never fired where they ran, or missing. */
 static unsigned int nc_unproven(const enum ips_hook_proof *p)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < NR_HK; i++)
-		n += nc_hooks[i].hooked && p[i] == IPS_HOOK_UNPROVEN;
+		n += (nc_hooks[i].hooked && p[i] == IPS_HOOK_UNPROVEN) ||
+		     p[i] == IPS_HOOK_MISSING;
 	return n;
 }
 
 static void nc_emit(struct seq_buf *sb, bool interrupted)
 {
+	u64 measured = nc_session.stop_ns - nc_session.start_ns;
 	enum ips_hook_proof proofs[NR_HK];
+	unsigned int i, ncpus = 0;
 	const char *why;
 	struct nc_cpu *all;
-	unsigned int i;
 	char pfx[24];
 	int cpu;
 
@@ -831,19 +1396,29 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
 	seq_buf_printf(sb, "mode=%s\n", duration ? "timed" : "until_stop");
+	seq_buf_printf(sb, "times=kernel\n");
+	seq_buf_printf(sb, "clock=%s\n", ips_clock_name());
+	seq_buf_printf(sb, "hooks_via=%s\n", ips_hooks_how(&nc_hook_set));
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(nc_mask));
 	seq_buf_printf(sb, "load_cpus=%*pbl\n", cpumask_pr_args(nc_load_mask));
 	seq_buf_printf(sb, "load_threads=%u\n",
 		       cpumask_empty(nc_load_mask) ? 0 : load_threads);
+	seq_buf_printf(sb, "load_offline=%d\n", atomic_read(&nc_load_offline));
 	nc_proofs(proofs);
 	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
 		       nc_unproven(proofs) ? "unproven" : "complete");
-	seq_buf_printf(sb, "measured_ns=%llu\n",
-		       nc_session.stop_ns - nc_session.start_ns);
+	seq_buf_printf(sb, "measured_ns=%llu\n", measured);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
 	ips_hooks_emit(sb, &nc_hook_set,
 		       "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
 	ips_hooks_emit_proofs(sb, &nc_hook_set, proofs);
+	for (i = 0; i < NR_KIND; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "calib_%s_ns", nc_kind_name[i]);
+		nc_emit_spread(sb, key, offsetof(struct nc_calib, hit_ps[i]));
+	}
+	nc_emit_spread(sb, "calib_span_ns", offsetof(struct nc_calib, span_ps));
 
 	all = vzalloc(sizeof(*all));
 	if (all)
@@ -852,16 +1427,23 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		const struct nc_cpu *c = nc_state[cpu];
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		nc_emit_cpu(sb, pfx, c, true);
+		nc_emit_calib(sb, pfx, &c->cal);
+		nc_emit_cpu(sb, pfx, c, true, measured);
+		ncpus++;
 		if (!all)
 			continue;
 		for (i = 0; i < NR_NC; i++)
 			all->n[i] += c->n[i];
+		for (i = 0; i < NR_KIND; i++)
+			all->m_kind_hits[i] += c->m_kind_hits[i];
+		all->m_acc += c->m_acc;
 		ips_hist_merge(&all->delay, &c->delay);
+		all->delay_raw_ns += c->delay_raw_ns;
+		all->delay_hits += c->delay_hits;
 		cond_resched();
 	}
 	if (all) {
-		nc_emit_cpu(sb, "total.", all, false);
+		nc_emit_cpu(sb, "total.", all, false, measured * ncpus);
 		why = nc_reason(all, !!nc_hooks[HK_TICK_STOP].hooked);
 		if (why)
 			seq_buf_printf(sb, "reason=%s\n", why);
@@ -875,7 +1457,7 @@ static size_t nc_result_size(void)
 	int cpu;
 
 	for_each_cpu(cpu, nc_mask)
-		size += 1024 + 64 * ips_hist_used(&nc_state[cpu]->delay);
+		size += 2048 + 64 * ips_hist_used(&nc_state[cpu]->delay);
 	return size;
 }
 
@@ -890,6 +1472,7 @@ static void nc_finish(bool interrupted)
 	int cpu;
 
 	nc_missed = nc_probe_misses() - nc_missed_base;
+	nc_measure_hits(false);
 	nc_load_end();
 	nc_unhook();
 	/* Nothing moves now. What counted kicks were still waiting for: */
@@ -913,7 +1496,7 @@ static void nc_finish(bool interrupted)
 
 		nc_proofs(proofs);
 		if (nc_unproven(proofs))
-			pr_warn("%u hooks never fired where their function ran: their figures are unproven (proof.* in the result)\n",
+			pr_warn("%u hooks never fired where their function ran, or are missing: their figures are unproven (proof.* in the result)\n",
 				nc_unproven(proofs));
 	}
 	ips_result_report(&nc_session.result, KBUILD_MODNAME, nc_result_size(),
@@ -922,12 +1505,39 @@ static void nc_finish(bool interrupted)
 
 /* ---- init and exit ----------------------------------------------------- */
 
+/* Free the state, unless probes that write it could not be removed. */
 static void nc_free_state(void)
 {
+	int cpu;
+
+	if (!nc_unhooked)
+		return;
+	for_each_possible_cpu(cpu)
+		per_cpu(nc_this_cpu, cpu) = NULL;
 	ips_session_cpus_free((void **)nc_state, nc_mask);
 	nc_state = NULL;
 	free_cpumask_var(nc_mask);
 	free_cpumask_var(nc_load_mask);
+}
+
+/* test_skip= must name an optional hook, and not the one test_misname= moves. */
+static int nc_check_skip(void)
+{
+	unsigned int i;
+
+	if (!test_skip)
+		return 0;
+	if (test_misname && !strcmp(test_skip, test_misname)) {
+		pr_err("test_skip=%s: no effect with test_misname=%s, which moves the same hook\n",
+		       test_skip, test_misname);
+		return -EINVAL;
+	}
+	for (i = 0; i < NR_HK; i++)
+		if (!nc_hooks[i].required && !strcmp(test_skip, nc_hooks[i].names[0]))
+			return 0;
+	pr_err("test_skip=%s: not an optional hook (_nohz_idle_balance, tick_nohz_idle_stop_tick)\n",
+	       test_skip);
+	return -EINVAL;
 }
 
 static int nc_parse(void)
@@ -944,6 +1554,9 @@ static int nc_parse(void)
 		       MAX_LOAD_THREADS);
 		return -EINVAL;
 	}
+	ret = nc_check_skip();
+	if (ret)
+		return ret;
 	if (load_threads_given && !load_cpus.val) {
 		pr_err("load_threads=%u: no effect without load_cpus=, which places the threads\n",
 		       load_threads);
@@ -982,8 +1595,11 @@ static int nc_parse(void)
 							sizeof(struct nc_cpu));
 	if (!nc_state)
 		goto err;
-	for_each_cpu(cpu, nc_mask)
+	for_each_cpu(cpu, nc_mask) {
 		ips_hist_init(&nc_state[cpu]->delay);
+		per_cpu(nc_this_cpu, cpu) = nc_state[cpu];
+	}
+	ips_clock_init();
 	return 0;
 err:
 	nc_free_state();
@@ -998,7 +1614,10 @@ static int nc_begin(void)
 	ret = nc_hook();
 	if (ret)
 		return ret;
-	ret = nc_load_start();
+	/* Hooked, not yet measuring, no load yet: what the probes cost. */
+	ret = nc_calibrate();
+	if (!ret)
+		ret = nc_load_start();
 	if (ret) {
 		nc_unhook();
 		return ret;
@@ -1024,8 +1643,13 @@ static int __init nc_init(void)
 	if (ret) {
 		ips_session_unlock(&nc_session);
 		nc_free_state();
-		return ret;
+		/*
+		 * A failed init frees the module whatever its count: with a
+		 * probe left in place it must stay, loaded and pinned.
+		 */
+		return nc_unhooked ? ret : 0;
 	}
+	nc_measure_hits(true);
 	ips_session_start(&nc_session, duration);
 	ips_session_unlock(&nc_session);
 	ips_result_log_params("start");
@@ -1035,10 +1659,14 @@ static int __init nc_init(void)
 	ret = ips_session_sleep(&nc_session);
 	if (ret)
 		nc_free_state();
-	return ret;
+	return nc_unhooked ? ret : 0;
 }
 
-/* rmmod: stop a measurement that still runs, then free everything. */
+/*
+ * rmmod: stop a measurement that still runs, then free everything. (Should
+ * a probe refuse to go here, the module is on its way out already: no pin
+ * can hold it, and only the state is kept.)
+ */
 static void __exit nc_exit(void)
 {
 	ips_session_exit(&nc_session);

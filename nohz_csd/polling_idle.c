@@ -13,7 +13,8 @@
  * The state ends on need_resched() or on any interrupt, whatever its
  * vector, as MWAIT does; otherwise a timer queued by an interrupt handler
  * could wait for the next wake-up. Its enter() runs with RCU not
- * watching: it stays in .cpuidle.text and calls nothing.
+ * watching: it stays in .cpuidle.text, untraced and uninstrumented, and
+ * calls nothing.
  *
  * Load it once per boot: cpuidle_register() fails when another driver owns
  * the CPUs. Unloading waits until no CPU is inside the state or about to
@@ -56,8 +57,17 @@ static __always_inline int pi_irqs(void)
 	return arch_atomic_read(this_cpu_ptr(&context_tracking.state));
 }
 
-static int __cpuidle pi_enter(struct cpuidle_device *dev,
-			      struct cpuidle_driver *drv, int index)
+/*
+ * enter() runs with RCU not watching: nothing may trace or instrument it.
+ * From 6.2 __cpuidle is noinstr in .cpuidle.text; 6.1's is the section
+ * alone, and its enter() had an ftrace call site (listed in
+ * available_filter_functions). So noinstr's attributes are spelled out
+ * here for every kernel.
+ */
+static noinline notrace __no_kcsan __no_sanitize_address __no_profile
+__no_sanitize_coverage __cpuidle int pi_enter(struct cpuidle_device *dev,
+					      struct cpuidle_driver *drv,
+					      int index)
 {
 	int irqs;
 

@@ -446,11 +446,29 @@ test_ipistorm_delivery_irq() {
 }
 
 # Each set must fail with EINVAL, print one error naming its parameter and
-# leave nothing behind.
+# leave nothing behind. The bool switches take 0, 1, n, N, y or Y only:
+# the kernel's own bool reads one character, so wait=10, timing=yes or
+# witness=on-please would load; each of those is refused with one error
+# (busybox's insmod may print it twice: one distinct line).
 test_ipistorm_hostile_params() {
 	need_cpus 2
 	c0=$(cpu 0) c1=$(cpu 1)
-	hostile ipistorm 32 ipistorm <<-EOF
+	bools="wait=10 timing=yes witness=on-please single=true wait=Yes timing=00"
+	for b in $bools; do
+		mark=$(dmesg_mark)
+		# shellcheck disable=SC2086 # the storm's words
+		if insmod "$(ko ipistorm)" numipi=10 single=1 cpulist="$c0" $b 2>/dev/null; then
+			rmmod ipistorm
+			fail "$b was accepted"
+		fi
+		# (The first load of a boot also logs the taint: not an error.)
+		n=$(dmesg_since "$mark" | grep "ipistorm: .*${b%%=*}" | sed 's/^\[[^]]*\] //' |
+			sort -u | wc -l)
+		dmesg_since "$mark" | grep -q "ipistorm: .*\`${b#*=}' invalid for parameter \`${b%%=*}'" ||
+			fail "$b: no error naming ${b%%=*} and its value"
+		check "$n == 1" "$b: $n distinct error lines name ${b%%=*}"
+	done
+	hostile ipistorm 38 ipistorm <<-EOF
 	numipi|cpulist=$c0
 	numipi|numipi=10 timeout=1 cpulist=$c0
 	cpulist|numipi=10
@@ -482,6 +500,12 @@ test_ipistorm_hostile_params() {
 	time_cap|numipi=10 single=1 cpulist=$c0 time_cap=99999
 	witness|numipi=10 single=0 cpulist=$c0 witness=1
 	witness|numipi=10 single=1 cpulist=$c0 witness=3
+	wait|numipi=10 single=1 cpulist=$c0 wait=10
+	timing|numipi=10 single=1 cpulist=$c0 timing=yes
+	witness|numipi=10 single=1 cpulist=$c0 witness=on-please
+	single|numipi=10 cpulist=$c0 single=true
+	wait|numipi=10 single=1 cpulist=$c0 wait
+	timing|numipi=10 single=1 cpulist=$c0 timing=
 	pairs|numipi=10 pairs=$(awk 'BEGIN { for (i = 0; i < 4100; i++) printf "0:1," }')
 	offset|numipi=10 single=1 cpulist=$c0 offset=-2147483648
 	single|numipi=10 pairs=$c0:$c1 single=-1

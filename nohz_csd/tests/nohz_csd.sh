@@ -18,7 +18,12 @@ cpuidle_driver() {
 # "Using nohz_csd"), per watched CPU and in total, and no probe hit missed.
 # shellcheck disable=SC2154 # vals sets the variables
 check_nc() {
-	[ "$(val nohz_csd format)" = nohz_csd/3 ] || fail "unknown result format"
+	[ "$(val nohz_csd format)" = nohz_csd/4 ] || fail "unknown result format"
+	[ "$(val nohz_csd times)" = kernel ] || fail "times=$(val nohz_csd times)"
+	# Every watched CPU calibrated: each kind's hit costs something.
+	for k in kretprobe kprobe tracepoint hook span; do
+		check "$(val nohz_csd "calib_${k}_ns_min") > 0" "calib_${k}_ns_min is 0"
+	done
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
 	if grep -q '^proof\..*=unproven$' "$TMP/nohz_csd"; then
 		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/nohz_csd" | tr '\n' ' ')"
@@ -54,7 +59,27 @@ check_nc() {
 		else
 			check_hist nohz_csd "$p.delay" "$b"
 		fi
+		check_nc_cost "$p" "$b"
 	done
+}
+
+# check_nc_cost PREFIX DELAYS: the instrument's cost of a CPU (or the
+# totals): probe hits counted, their cost stated; the delays with the
+# cost removed (their mean) no longer than as measured, each holding at
+# least the kick's raise and the balance hook.
+check_nc_cost() {
+	_h=0
+	for _k in kretprobe kprobe tracepoint hook; do
+		_h=$((_h + $(val nohz_csd "$1.probe_hits_$_k")))
+	done
+	if [ "$_h" -gt 0 ]; then
+		check "$(val nohz_csd "$1.probe_cost_ns") > 0" "$1: $_h probe hits at no cost"
+	fi
+	[ "$2" -gt 0 ] || return 0
+	check "$(val nohz_csd "$1.delay_mean_ns") <= $(val nohz_csd "$1.delay_raw_mean_ns") + 1" \
+		"$1: the delays with the probes' cost removed are longer than measured"
+	check "$(val nohz_csd "$1.delay_probe_hits") >= 2 * $2" \
+		"$1: $(val nohz_csd "$1.delay_probe_hits") probe hits inside $2 delays"
 }
 
 nc_summary() {
@@ -66,6 +91,10 @@ nc_summary() {
 		"unbalanced $(val nohz_csd total.unbalanced), merged $(val nohz_csd total.merged), unserved $(val nohz_csd total.unserved)," \
 		"midrun $(val nohz_csd total.midrun)," \
 		"ksoftirqd $(val nohz_csd total.ksoftirqd_wakeups)," \
+		"probes $(val nohz_csd total.probe_cost_ppm) ppm of the CPUs' time," \
+		"delay mean $(val nohz_csd total.delay_mean_ns 2>/dev/null || echo -) ns" \
+		"(measured $(val nohz_csd total.delay_raw_mean_ns) ns, $(val nohz_csd total.delay_probe_hits) probe hits inside)," \
+		"calibrated span $(val nohz_csd calib_span_ns) ns," \
 		"delay p50 $(val nohz_csd total.delay_p50_ns 2>/dev/null || echo -) ns" \
 		"p99 $(val nohz_csd total.delay_p99_ns 2>/dev/null || echo -) ns" \
 		"max $(val nohz_csd total.delay_max_ns 2>/dev/null || echo -) ns"
@@ -122,6 +151,43 @@ test_nohz_csd_hook_proof() {
 		fail "no warning in the kernel log"
 }
 
+# A figure whose hook is missing is unproven: with the balance hook left
+# unhooked (test_skip=, as on a kernel where no _nohz_idle_balance is
+# traceable) every served kick would read unbalanced, so the result reads
+# status=unproven, proof._nohz_idle_balance=missing, with a warning. The
+# tick stop's hook left out: tick_stops is not reported, and nothing else
+# rests on it.
+test_nohz_csd_hook_missing() {
+	need_cpus 3
+	mark=$(dmesg_mark)
+	nc_run load_cpus="$(cpu 0)" duration=3 test_skip=_nohz_idle_balance
+	check_nc
+	note "balance hook missing: kicks $(val nohz_csd total.kicks)," \
+		"unbalanced $(val nohz_csd total.unbalanced), missing=$(key missing "$TMP/nohz_csd")," \
+		"proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance)"
+	case ,$(key missing "$TMP/nohz_csd"), in
+	*,_nohz_idle_balance,*) ;;
+	*) fail "missing=$(key missing "$TMP/nohz_csd") does not list _nohz_idle_balance" ;;
+	esac
+	[ "$(val nohz_csd proof._nohz_idle_balance)" = missing ] ||
+		fail "proof._nohz_idle_balance=$(val nohz_csd proof._nohz_idle_balance) without the hook"
+	[ "$(val nohz_csd status)" = unproven ] ||
+		fail "status=$(val nohz_csd status) with the balance hook missing"
+	dmesg_since "$mark" | grep -q "nohz_csd: .*figures are unproven" ||
+		fail "no warning in the kernel log"
+
+	nc_run load_cpus="$(cpu 0)" duration=3 test_skip=tick_nohz_idle_stop_tick
+	check_nc
+	case ,$(key missing "$TMP/nohz_csd"), in
+	*,tick_nohz_idle_stop_tick,*) ;;
+	*) fail "missing=$(key missing "$TMP/nohz_csd") does not list tick_nohz_idle_stop_tick" ;;
+	esac
+	! has nohz_csd total.tick_stops || fail "tick_stops reported without its hook"
+	! has nohz_csd proof.tick_nohz_idle_stop_tick || fail "a proof of a hook not in place"
+	[ "$(val nohz_csd status)" = complete ] ||
+		fail "status=$(val nohz_csd status): no figure rests on the tick stop's hook"
+}
+
 # Under idle=poll the tick never stops, so no CPU is kicked: the module
 # must say why instead of printing zeros.
 test_nohz_csd_idle_poll_explains() {
@@ -151,7 +217,7 @@ test_nohz_csd_passive() {
 
 test_nohz_csd_hostile_params() {
 	need_cpus 2
-	hostile nohz_csd 14 nohz_csd_load <<-EOF
+	hostile nohz_csd 17 nohz_csd_load <<-EOF
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
 	cpulist|cpulist=99999 duration=1
@@ -163,6 +229,9 @@ test_nohz_csd_hostile_params() {
 	load_threads|load_threads=3 duration=1
 	cpulist|cpulist=$(cpu 0) load_cpus=$(cpu 0) duration=1
 	stop|stop=1
+	test_skip|test_skip=do_idle duration=1
+	test_skip|test_skip=nc_decoy duration=1
+	test_skip|test_skip=_nohz_idle_balance test_misname=_nohz_idle_balance duration=1
 	stop|stop=0 duration=1
 	load_cpus|load_cpus=$(cat /sys/devices/system/cpu/online) duration=1
 	cpulist|cpulist=$(awk 'BEGIN { for (i = 0; i < 33000; i++) printf "0," }') duration=1
@@ -280,6 +349,92 @@ test_nohz_csd_witness_beside_load() {
 	check "$beside - $alone < 100" "beside the load the witness storm took ${beside}0 ms, alone ${alone}0 ms"
 }
 
+# CPU hotplug mid-run: a load CPU and a watched CPU go offline and come
+# back while nohz_csd runs. The load threads of the CPU that went were
+# moved off it; they must stop spinning rather than load another CPU
+# (one watched, perhaps), and the result says how many did
+# (load_offline). The accounting still holds, and stop returns.
+test_nohz_csd_load_cpu_offline() {
+	need_cpus 4
+	w1=$(cpu 1) l=$(cpu 2) w3=$(cpu 3)
+	for c in $l $w3; do
+		[ -w "/sys/devices/system/cpu/cpu$c/online" ] || skip "CPU $c cannot go offline"
+	done
+	unload nohz_csd
+	insmod "$(ko nohz_csd)" load_cpus="$l" cpulist="$w1,$w3" || fail "insmod failed"
+	sleep 1
+	echo 0 >"/sys/devices/system/cpu/cpu$l/online"
+	echo 0 >"/sys/devices/system/cpu/cpu$w3/online"
+	sleep 1
+	running=0
+	for d in /proc/[0-9]*; do
+		[ "$(cat "$d/comm" 2>/dev/null)" = "nohz_csd_load/$l" ] || continue
+		st=$(awk '{ print $3 }' "$d/stat" 2>/dev/null)
+		note "${d#/proc/} nohz_csd_load/$l: state $st, on CPU $(awk '{ print $39 }' "$d/stat")"
+		[ "$st" != R ] || running=$((running + 1))
+	done
+	echo 1 >"/sys/devices/system/cpu/cpu$l/online"
+	echo 1 >"/sys/devices/system/cpu/cpu$w3/online"
+	echo 1 >/sys/module/nohz_csd/parameters/stop || fail "stop failed"
+	cat /sys/kernel/debug/nohz_csd/result >"$TMP/nohz_csd" || fail "no result after stop"
+	rmmod nohz_csd || fail "rmmod failed"
+	no_threads nohz_csd_load
+	check "$running == 0" "$running load threads kept spinning off their offline CPU $l"
+	check_nc
+	check "$(val nohz_csd load_offline) == $(val nohz_csd load_threads)" \
+		"load_offline=$(val nohz_csd load_offline), $(val nohz_csd load_threads) threads lost their CPU"
+	nc_summary
+}
+
+# median A B C: the middle of three numbers.
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+
+# nohz_csd's cost to what it watches, under instruction counting with
+# idle=poll (make bench, or vm/boot.sh -c 2 -p -i ... -- -b
+# nohz_csd_overhead): a storm of waited calls CPU0 -> CPU1, three times
+# alone, then three times while nohz_csd watches both CPUs (no load: under
+# idle=poll no kick comes, but its probes fire on every idle round,
+# softirq, context switch and wakeup). The storm's added time per call
+# beside nohz_csd's own estimate, the probes' calibrated cost on the
+# watched CPUs over its whole run per call. The storms alone come first:
+# those after an ftrace unhook run slower on 6.1.
+bench_nohz_csd_overhead() {
+	need_cpus 2
+	cmdline_has idle=poll || skip "boot with idle=poll"
+	a=$(cpu 0) t=$(cpu 1)
+	n=${IPISTORM_BENCH_NUMIPI:-20000}
+	alone="" with=""
+	for _ in 1 2 3; do
+		storm numipi="$n" pairs="$a:$t" wait=1 timing=0
+		alone="$alone $(val ipistorm runtime_ns)"
+	done
+	unload nohz_csd
+	insmod "$(ko nohz_csd)" cpulist="$a,$t" || fail "insmod nohz_csd failed"
+	for _ in 1 2 3; do
+		storm numipi="$n" pairs="$a:$t" wait=1 timing=0
+		with="$with $(val ipistorm runtime_ns)"
+	done
+	echo 1 >/sys/module/nohz_csd/parameters/stop || fail "stop failed"
+	cat /sys/kernel/debug/nohz_csd/result >"$TMP/nohz_csd" || fail "no result"
+	rmmod nohz_csd || fail "rmmod nohz_csd failed"
+	# shellcheck disable=SC2086 # three numbers each
+	ma=$(median $alone) mw=$(median $with)
+	note "runs (ns): alone$alone; with nohz_csd$with"
+	note "probe hits on the watched CPUs: kretprobe $(val nohz_csd total.probe_hits_kretprobe)," \
+		"kprobe $(val nohz_csd total.probe_hits_kprobe), tracepoint $(val nohz_csd total.probe_hits_tracepoint)," \
+		"hook $(val nohz_csd total.probe_hits_hook); calibrated hook $(val nohz_csd calib_hook_ns) ns," \
+		"tracepoint $(val nohz_csd calib_tracepoint_ns) ns"
+	added=$(awk -v n="$n" -v a="$ma" -v w="$mw" 'BEGIN { printf "%.1f", (w - a) / n }')
+	est=$(awk -v n="$n" -v c="$(val nohz_csd total.probe_cost_ns)" 'BEGIN { printf "%.1f", c / (3 * n) }')
+	awk -v k="$(uname -r)" -v n="$n" -v a="$ma" -v w="$mw" -v d="$added" -v e="$est" 'BEGIN {
+		printf "# bench kernel=%s numipi=%d alone_ns=%d with_ns=%d ratio=%.4f", k, n, a, w, w / a
+		printf " added_ns_per_call=%s probe_cost_ns_per_call=%s\n", d, e }'
+	check "$mw > $ma" "the storm was no slower beside nohz_csd's probes"
+	# What nohz_csd says its probes cost is what they cost the storm.
+	check "$added >= 0.75 * $est && $added <= 1.33 * $est" \
+		"the storm took $added ns a call more, nohz_csd estimates its probes at $est"
+}
+
 # A signal to a timed insmod stops the load and the probes at once.
 test_nohz_csd_interrupt() {
 	need_cpus 2
@@ -343,6 +498,25 @@ test_nohz_csd_polling_aid_unload() {
 	done
 	# Leave it loaded, as the polled test does.
 	insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid again"
+}
+
+# The polling aid's enter() runs with RCU not watching: it must not be
+# traceable on any kernel (6.1's __cpuidle does not make it notrace). The
+# module's other functions are listed, so the list is the module's.
+test_nohz_csd_polling_aid_notrace() {
+	need_cpus 2
+	f=/sys/kernel/tracing/available_filter_functions
+	[ -r "$f" ] || f=/sys/kernel/debug/tracing/available_filter_functions
+	[ -r "$f" ] || skip "no available_filter_functions"
+	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
+	if [ "$(cpuidle_driver)" != polling_idle ]; then
+		[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) owns the CPUs"
+		insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+	fi
+	grep '\[polling_idle\]' "$f" >"$TMP/traceable" || true
+	note "traceable in polling_idle: $(awk '{ print $1 }' "$TMP/traceable" | tr '\n' ' ')"
+	grep -q '^pi_check ' "$TMP/traceable" || fail "the module's functions are not listed"
+	! grep -q '^pi_enter' "$TMP/traceable" || fail "pi_enter, run with RCU not watching, is traceable"
 }
 
 # Every online CPU watched under a load on the first: the accounting holds
