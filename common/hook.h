@@ -30,7 +30,6 @@
 #include <linux/seq_buf.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
-#include <linux/version.h>
 #include <linux/workqueue.h>
 
 #if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
@@ -181,6 +180,7 @@ static noinline notrace struct ips_hook *ips_hook_resolve(struct ips_hook_set *s
 		struct ips_hook_site *e = &set->map[(slot + i) & (ARRAY_SIZE(set->map) - 1)];
 
 		if (!cmpxchg(&e->hook, NULL, found)) {
+			/* Pairs with ips_hook_find(): the hook before its site. */
 			smp_store_release(&e->ip, ip);
 			break;
 		}
@@ -195,6 +195,7 @@ static __always_inline struct ips_hook *ips_hook_find(struct ips_hook_set *set,
 
 	for (i = 0; i < ARRAY_SIZE(set->map); i++) {
 		const struct ips_hook_site *e = &set->map[(slot + i) & (ARRAY_SIZE(set->map) - 1)];
+		/* Pairs with ips_hook_resolve(): a site's hook is set. */
 		unsigned long v = smp_load_acquire(&e->ip);
 
 		if (v == ip)
@@ -305,13 +306,14 @@ asm(IPS_HOOK_TRAMP(ips_hook_tramp,
 		   "	popq	%rcx\n	popq	%rdx\n	popq	%rsi\n"
 		   "	popq	%rdi\n",
 		   "	movq	%rdi, %rdx\n	movq	56(%rsp), %rdi\n"
-		   "	movq	64(%rsp), %rsi\n")
-    IPS_HOOK_TRAMP(ips_hook_tramp_lean,
+		   "	movq	64(%rsp), %rsi\n"));
+asm(IPS_HOOK_TRAMP(ips_hook_tramp_lean,
 		   "	pushq	%rdi\n	pushq	%rsi\n",
 		   "	popq	%rsi\n	popq	%rdi\n",
 		   "	movq	16(%rsp), %rdi\n"));
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+/* Before Linux 6.5 (Kbuild tells): the _multi names. */
+#ifdef IPS_FTRACE_DIRECT_MULTI
 #define ips_register_direct(ops, addr)	register_ftrace_direct_multi(ops, addr)
 #define ips_unregister_direct(ops, addr) unregister_ftrace_direct_multi(ops, addr)
 #else

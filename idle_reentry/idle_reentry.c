@@ -86,12 +86,12 @@ MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (se
  * boundary and the wake-up's cause, at several times its cost.
  */
 static bool phases;
-module_param(phases, bool, 0444);
+module_param_cb(phases, &ips_bool_strict_ops, &phases, 0444);
 MODULE_PARM_DESC(phases, "1: time every phase of a re-entry (tick, flush, sched) and tell what woke the CPU, with more hooks; 0: the light instrument, the fast-path share and the re-entry's total only (default 0)");
 
 /* Without the pick hooks a fast_pct of 100 proves nothing: show that it says so. */
 static bool pick_hook = true;
-module_param(pick_hook, bool, 0444);
+module_param_cb(pick_hook, &ips_bool_strict_ops, &pick_hook, 0444);
 MODULE_PARM_DESC(pick_hook, "0: leave the picks unhooked, to check that a result without them is reported unproven (default 1)");
 
 /* A hook on a wrong function must read unproven: show that it does. */
@@ -382,23 +382,52 @@ static __always_inline void ir_l_pick(unsigned int h)
 }
 
 /*
- * Each light hook twice: a callback of the set, and a function of no
- * argument that the direct calls jump to (ir_direct()).
+ * Each light hook twice: a function of no argument that the direct calls
+ * reach (ir_direct()), and a callback of the set that calls it.
  */
-#define IR_LIGHT_HOOK(name, body)					\
-static void name(unsigned long ip, unsigned long parent_ip,		\
-		 unsigned long arg0)					\
-{									\
-	body;								\
-}									\
-static noinline notrace void name##_hot(void)				\
-{									\
-	body;								\
+static noinline notrace void ir_l_do_idle_hot(void)
+{
+	ir_l_do_idle_body();
 }
-IR_LIGHT_HOOK(ir_l_do_idle, ir_l_do_idle_body())
-IR_LIGHT_HOOK(ir_l_tick, ir_l_tick_body())
-IR_LIGHT_HOOK(ir_l_pick_task_idle, ir_l_pick(IR_HOOK_PICK_IDLE))
-IR_LIGHT_HOOK(ir_l_pick_next_task_idle, ir_l_pick(IR_HOOK_PICK_IDLE_NEXT))
+
+static noinline notrace void ir_l_tick_hot(void)
+{
+	ir_l_tick_body();
+}
+
+static noinline notrace void ir_l_pick_task_idle_hot(void)
+{
+	ir_l_pick(IR_HOOK_PICK_IDLE);
+}
+
+static noinline notrace void ir_l_pick_next_task_idle_hot(void)
+{
+	ir_l_pick(IR_HOOK_PICK_IDLE_NEXT);
+}
+
+static void ir_l_do_idle(unsigned long ip, unsigned long parent_ip,
+			 unsigned long arg0)
+{
+	ir_l_do_idle_hot();
+}
+
+static void ir_l_tick(unsigned long ip, unsigned long parent_ip,
+		      unsigned long arg0)
+{
+	ir_l_tick_hot();
+}
+
+static void ir_l_pick_task_idle(unsigned long ip, unsigned long parent_ip,
+				unsigned long arg0)
+{
+	ir_l_pick_task_idle_hot();
+}
+
+static void ir_l_pick_next_task_idle(unsigned long ip, unsigned long parent_ip,
+				     unsigned long arg0)
+{
+	ir_l_pick_next_task_idle_hot();
+}
 
 /*
  * The phase instrument (phases=1). Each callback works on this CPU's
@@ -582,10 +611,10 @@ static void name(unsigned long ip, unsigned long parent_ip,		\
 	int bit;							\
 									\
 	c = ir_hook_enter(ip, parent_ip, &bit);				\
-	if (!c)								\
-		return;							\
-	body;								\
-	ips_hook_exit(bit);						\
+	if (c) {							\
+		body;							\
+		ips_hook_exit(bit);					\
+	}								\
 }
 
 IR_PHASE_HOOK(ir_do_idle, ir_do_idle_body(c, ir_measuring(c)))
@@ -613,11 +642,10 @@ IR_PHASE_HOOK(ir_pick_next_task_idle,
 	      ir_pick_body(c, IR_HOOK_PICK_IDLE_NEXT, true, ir_idle_task(c)))
 /* Called from the fair pick, runqueue locked: it counts like a pick. */
 IR_PHASE_HOOK(ir_newidle, ir_pick_body(c, IR_HOOK_NEWIDLE, false, false);
-	      c->newidle += c->phase == PHASE_SCHED && is_idle_task(current))
+	      c->newidle += c->phase == PHASE_SCHED && ir_idle_task(c))
 IR_PHASE_HOOK(ir_wake_poll, ir_wake_body(c, IR_HOOK_WAKE_POLL, WAKE_POLL, ir_in_idle_task(c)))
 IR_PHASE_HOOK(ir_wake_ipi, ir_wake_body(c, IR_HOOK_WAKE_IPI, WAKE_IPI, true))
 IR_PHASE_HOOK(ir_wake_timer, ir_wake_body(c, IR_HOOK_WAKE_TIMER, WAKE_TIMER, true))
-
 
 /*
  * sched_switch away from the idle task inside schedule_idle(): whether the
@@ -648,14 +676,15 @@ static struct tracepoint *ir_tp_switch;
 /*
  * The calibration's functions: empty, one for each hook of a round, which
  * the hook set hooks with the calibration's hooks, and one left unhooked;
- * and the decoy, never called, where test_misname= puts a hook.
+ * and the decoy, never called, where test_misname= puts a hook. Each body
+ * differs, so that the compiler folds no two into one.
  */
-/* Each body differs, so that the compiler folds no two into one. */
 #define IR_CAL_FN(name, n)			\
 static noinline void name(void)			\
 {						\
 	asm volatile("" : : "i" (n));		\
 }
+
 IR_CAL_FN(ir_cal_plain, 0)
 IR_CAL_FN(ir_cal_fn_tick, 1)
 IR_CAL_FN(ir_cal_fn_flush, 2)
@@ -1177,8 +1206,11 @@ static bool ir_count_shown(unsigned int i)
 	}
 }
 
-/* The spans of this run's instrument: every phase, or the total only. */
-#define for_each_span(s) for ((s) = phases ? H_TICK : H_TOTAL; (s) < IR_NR_HIST; (s)++)
+/* The first span of this run's instrument: every phase, or the total only. */
+static unsigned int ir_first_span(void)
+{
+	return phases ? H_TICK : H_TOTAL;
+}
 
 /*
  * What the hooks cost the rounds of the re-entries counted in @n, on a CPU
@@ -1255,7 +1287,7 @@ static void ir_emit_spans(struct seq_buf *sb, const char *pfx,
 	unsigned int s;
 	char key[24];
 
-	for_each_span(s) {
+	for (s = ir_first_span(); s < IR_NR_HIST; s++) {
 		if (s == H_TICK && !ir_hooks[IR_HOOK_TICK].hooked)
 			continue;
 		snprintf(key, sizeof(key), "%s_hook_hits", hist_name[s]);
@@ -1441,7 +1473,7 @@ static void ir_emit_calib(struct seq_buf *sb, const char *pfx,
 	ips_result_ratio(sb, pfx, "calib_round_ns", cal->round_ps, 1000);
 	seq_buf_printf(sb, "%scalib_round_hits=%u\n", pfx, cal->round_hits);
 	ips_result_ratio(sb, pfx, "calib_hit_ns", cal->hit_ps, 1000);
-	for_each_span(s) {
+	for (s = ir_first_span(); s < IR_NR_HIST; s++) {
 		snprintf(key, sizeof(key), "calib_%s_ns", hist_name[s]);
 		ips_result_ratio(sb, pfx, key, cal->span_ps[s], 1000);
 		snprintf(key, sizeof(key), "calib_%s_hits", hist_name[s]);
@@ -1478,7 +1510,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	ips_hooks_emit_proofs(sb, &ir_hook_set, proofs);
 	ir_emit_spread(sb, "calib_round_ns", offsetof(struct ir_calib, round_ps));
 	ir_emit_spread(sb, "calib_hit_ns", offsetof(struct ir_calib, hit_ps));
-	for_each_span(s) {
+	for (s = ir_first_span(); s < IR_NR_HIST; s++) {
 		char key[32];
 
 		snprintf(key, sizeof(key), "calib_%s_ns", hist_name[s]);
@@ -1645,6 +1677,16 @@ err:
 }
 
 /*
+ * What insmod returns after @ret: 0 where ftrace refused to remove the
+ * hooks, for a failed init would free the module they call into (it stays
+ * loaded, pinned, its state kept, and the log says so).
+ */
+static int ir_init_ret(int ret)
+{
+	return ir_unhooked ? ret : 0;
+}
+
+/*
  * insmod: check the parameters and set up the state, put every hook in
  * place, then measure: for duration= seconds here, or until stopped.
  */
@@ -1665,10 +1707,11 @@ static int __init ir_init(void)
 	/* Hooked, not yet measuring: what the hooks cost on each CPU. */
 	ret = ir_calibrate();
 	if (ret) {
-		ir_unhook();
+		if (ir_unhook())
+			ir_unhooked = false;
 		ips_session_unlock(&ir_session);
 		ir_free_state();
-		return ret;
+		return ir_init_ret(ret);
 	}
 	ips_session_start(&ir_session, duration);
 	ips_session_unlock(&ir_session);
@@ -1679,7 +1722,7 @@ static int __init ir_init(void)
 	ret = ips_session_sleep(&ir_session);
 	if (ret)
 		ir_free_state();
-	return ret;
+	return ir_init_ret(ret);
 }
 
 /* rmmod: stop a measurement that still runs, then free everything. */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench.sh [KERNEL...]: ipistorm's benchmarks on the test bed, under
+# bench.sh [KERNEL...]: the benchmarks of ipistorm and nohz_csd on the test bed, under
 # instruction counting with idle=poll on 2 vCPUs, for each kernel (default:
 # all). Prints the "bench ..." key=value lines of every kernel.
 set -euo pipefail
@@ -21,7 +21,7 @@ for k in "$@"; do
 	# idle=poll keeps the idle routine as it was.
 	"$VM_DIR/boot.sh" -c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 \
 		-l "$BUILD/$k/console-bench.log" "$k" -- \
-		-b 'ipistorm_*' >"$BUILD/$k/bench.ktap" || rc=1
+		-b 'ipistorm_*' 'nohz_csd_*' >"$BUILD/$k/bench.ktap" || rc=1
 	sed -n 's/^# bench /bench /p; /^not ok/p' "$BUILD/$k/bench.ktap"
 done
 exit "$rc"
