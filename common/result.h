@@ -8,6 +8,7 @@
 #ifndef IPISTORM_RESULT_H
 #define IPISTORM_RESULT_H
 
+#include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -74,6 +75,35 @@ static inline void ips_result_pct(struct seq_buf *s, const char *pfx,
 				  const char *key, u64 part, u64 whole)
 {
 	ips_result_ratio(s, pfx, key, part * 100, whole);
+}
+
+/*
+ * "<key>=" the mean, "<key>_min=" and "<key>_max=" over the CPUs of @mask
+ * of a u32 in ps at @off of each CPU's state (@state[cpu]), in ns with one
+ * decimal: a calibration's spread.
+ */
+static inline void ips_result_spread(struct seq_buf *sb, const char *key,
+				     void * const *state,
+				     const struct cpumask *mask, size_t off)
+{
+	u64 sum = 0, lo = U64_MAX, hi = 0;
+	unsigned int n = 0;
+	char k[48];
+	int cpu;
+
+	for_each_cpu(cpu, mask) {
+		u32 v = *(const u32 *)((const char *)state[cpu] + off);
+
+		sum += v;
+		lo = min_t(u64, lo, v);
+		hi = max_t(u64, hi, v);
+		n++;
+	}
+	ips_result_ratio(sb, "", key, sum, (u64)n * 1000);
+	snprintf(k, sizeof(k), "%s_min", key);
+	ips_result_ratio(sb, "", k, n ? lo : 0, 1000);
+	snprintf(k, sizeof(k), "%s_max", key);
+	ips_result_ratio(sb, "", k, hi, 1000);
 }
 
 /* Whether the result line @line holds per-CPU or per-sender detail. */

@@ -1296,30 +1296,11 @@ static void nc_emit_calib(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%scalib_span_hits=%u\n", pfx, cal->span_hits);
 }
 
-/*
- * "KEY=" mean, "KEY_min=", "KEY_max=" over the watched CPUs of a value of
- * their calibrations at @off, ps, in ns.
- */
+/* The spread over the watched CPUs of their calibrations' value at @off. */
 static void nc_emit_spread(struct seq_buf *sb, const char *key, size_t off)
 {
-	u64 sum = 0, lo = U64_MAX, hi = 0;
-	unsigned int n = 0;
-	char k[40];
-	int cpu;
-
-	for_each_cpu(cpu, nc_mask) {
-		u32 v = *(const u32 *)((const char *)&nc_state[cpu]->cal + off);
-
-		sum += v;
-		lo = min_t(u64, lo, v);
-		hi = max_t(u64, hi, v);
-		n++;
-	}
-	ips_result_ratio(sb, "", key, sum, (u64)n * 1000);
-	snprintf(k, sizeof(k), "%s_min", key);
-	ips_result_ratio(sb, "", k, lo, 1000);
-	snprintf(k, sizeof(k), "%s_max", key);
-	ips_result_ratio(sb, "", k, hi, 1000);
+	ips_result_spread(sb, key, (void * const *)nc_state, nc_mask,
+			  offsetof(struct nc_cpu, cal) + off);
 }
 
 /*

@@ -435,6 +435,18 @@ ir_switch_load() {
 	load_pid=$!
 }
 
+# ir_switch_measured CPU PARAMS...: idle_reentry on CPU with PARAMS for 2 s
+# while a task there sleeps and wakes; the result in $TMP/idle_reentry.
+ir_switch_measured() {
+	_c=$1
+	shift
+	unload idle_reentry
+	ir_switch_load "$_c"
+	load idle_reentry cpulist="$_c" duration=2 "$@"
+	wait "$load_pid"
+	unload idle_reentry
+}
+
 # The pick hook proves that it fires: in rounds that switched to a task it
 # is hit; with the picks left unhooked (pick_hook=0), the fast path cannot
 # be told from a silent hook, and the result says so. The light
@@ -446,12 +458,8 @@ test_idle_reentry_pick_proof() {
 	for inst in light phases; do
 		opt=""
 		[ "$inst" = light ] || opt=phases=1
-		unload idle_reentry
-		ir_switch_load "$t"
 		# shellcheck disable=SC2086 # no word or one
-		load idle_reentry cpulist="$t" duration=2 $opt
-		wait "$load_pid"
-		unload idle_reentry
+		ir_switch_measured "$t" $opt
 		check_ir
 		s=$(val idle_reentry total.switched)
 		sf=$(val idle_reentry total.switched_fair)
@@ -463,12 +471,9 @@ test_idle_reentry_pick_proof() {
 		[ "$(val idle_reentry pick_hook)" = proven ] || fail "pick_hook=$(val idle_reentry pick_hook)"
 		[ "$(val idle_reentry status)" = complete ] || fail "status=$(val idle_reentry status)"
 
-		ir_switch_load "$t"
 		mark=$(dmesg_mark)
 		# shellcheck disable=SC2086 # no word or one
-		load idle_reentry cpulist="$t" duration=2 pick_hook=0 $opt
-		wait "$load_pid"
-		unload idle_reentry
+		ir_switch_measured "$t" pick_hook=0 $opt
 		s=$(val idle_reentry total.switched_fair)
 		note "$inst, without it: switched to a fair task $s, re-entries $(val idle_reentry total.reentries)," \
 			"fast_pct $(val idle_reentry total.fast_pct), pick_hook=$(val idle_reentry pick_hook)"
@@ -502,12 +507,8 @@ test_idle_reentry_hook_proof() {
 			want="$want flush_smp_call_function_queue schedule_idle"
 			misname=schedule_idle
 		fi
-		unload idle_reentry
-		ir_switch_load "$t"
 		# shellcheck disable=SC2086 # no word or one
-		load idle_reentry cpulist="$t" duration=2 $opt
-		wait "$load_pid"
-		unload idle_reentry
+		ir_switch_measured "$t" $opt
 		check_ir
 		note "$inst: $(grep -E '^(proof|symbol)\.' "$TMP/idle_reentry" | tr '\n' ' ')"
 		# The idle class's pick: 6.1's pick_next_task_idle(), or later
@@ -520,12 +521,9 @@ test_idle_reentry_hook_proof() {
 		done
 		[ "$(val idle_reentry status)" = complete ] || fail "status=$(val idle_reentry status)"
 
-		ir_switch_load "$t"
 		mark=$(dmesg_mark)
 		# shellcheck disable=SC2086 # no word or one
-		load idle_reentry cpulist="$t" duration=2 test_misname=$misname $opt
-		wait "$load_pid"
-		unload idle_reentry
+		ir_switch_measured "$t" test_misname=$misname $opt
 		note "$inst: $misname's hook on a wrong function: rounds $(val idle_reentry total.rounds)," \
 			"proof.$misname=$(val idle_reentry "proof.$misname")"
 		[ "$(val idle_reentry "proof.$misname")" = unproven ] ||
