@@ -105,6 +105,44 @@ linux_source() {
 	rm -f "$2/linux-source-6.12.tar.xz"
 }
 
+# The builders of kernels of one's own from Debian's linux-source-6.12 of
+# the test bed's 6.12 (prefix-kernels.sh, enforcing-kernel.sh), each a
+# change of kernel/sched/core.c:
+#
+# own_source DEFAULT_OUT ARGS...: their command line, [OUT] (default
+# DEFAULT_OUT); the source unpacked into OUT, kernel/sched/core.c kept as
+# core.c.orig; sets out, src and core.
+own_source() {
+	only_help "${@:2}"
+	[ $# -le 2 ] || usage_error "unexpected argument '$3'"
+	out=${2:-$1}
+	src=$out/linux-source-6.12
+	core=$src/kernel/sched/core.c
+	mkdir -p "$out"
+	linux_source 6.12.95-1~bpo12+1 "$out"
+	[ -f "$core.orig" ] || cp "$core" "$core.orig"
+}
+
+# own_core LABEL SED: core.c is core.c.orig changed by SED, which must
+# change it; the change on stderr.
+own_core() {
+	sed "$2" "$core.orig" >"$core"
+	cmp -s "$core" "$core.orig" && die "$1: the change did not apply to $core"
+	diff -u "$core.orig" "$core" | sed -n '/^[-+][^-+]/p' >&2 || true
+}
+
+# own_build LABEL SM_IDLE [BUILD-KERNEL.SH OPTIONS...]: build src in
+# out/build, keep the image as out/vmlinuz-LABEL and register it as LABEL.
+own_build() {
+	local t0 image
+	log "$1: building (the first build takes about half an hour on 2 cores)"
+	t0=$(date +%s)
+	image=$("$VM_DIR/build-kernel.sh" "${@:3}" "$src" "$out/build")
+	log "$1: built in $(($(date +%s) - t0)) s"
+	cp "$image" "$out/vmlinuz-$1"
+	register_own_kernel "$1" "$out/vmlinuz-$1" "$out/build" "$2"
+}
+
 # unpack_block BEGIN END FILE OUT: print FILE on stderr but for the block
 # from the line BEGIN to the line END, and decode the base64 between them
 # (a "# " before each line, as KTAP diagnostics carry, removed) into OUT.
