@@ -20,6 +20,42 @@ KERNEL_MATRIX="
 
 KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }')
 
+# The line vm/init writes into the kernel log as it starts the suite: a
+# splat on the console before it is the boot's, none of the suite's.
+SUITE_START='ipistorm: the suite starts'
+# Reports of a CPU or a task that did not run for too long: a host that
+# starves the guest makes them, in whatever code the guest was running.
+SPLAT_STARVED='soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than'
+
+# splat_kind LOG: what the guest's console LOG shows: "none"; "early", a
+# splat before SUITE_START (or without it); "host", after it only reports
+# of SPLAT_STARVED whose backtraces name no module (the guest loads the
+# suite's modules only): the host starved the guest; else "suite".
+splat_kind() {
+	awk -v splat="$SPLAT" -v benign="$SPLAT_BENIGN" -v start="$SUITE_START" \
+		-v starved="$SPLAT_STARVED" '
+		index($0, start) { started = 1; next }
+		$0 ~ splat && !index($0, benign) {
+			if (!started) early = 1
+			else if ($0 ~ starved) host = 1
+			else if ($0 ~ /Call Trace/) trace = 1
+			else other = 1
+		}
+		started && /\+0x[0-9a-f]+\/0x[0-9a-f]+ \[[A-Za-z0-9_]+\]/ { module = 1 }
+		END {
+			if (early) print "early"
+			else if (other || host && module || trace && !host) print "suite"
+			else if (host) print "host"
+			else print "none"
+		}' "$1"
+}
+
+# guest_seconds LOG: the guest's clock, whole seconds, at the last line of
+# its console LOG (0: none).
+guest_seconds() {
+	sed -n 's/^\[ *\([0-9]*\)\.[0-9]*\].*/\1/p' "$1" 2>/dev/null | tail -n 1 | grep . || echo 0
+}
+
 # sm_idle NAME: 1 or 0 from the matrix, or what a kernel of the user's own
 # declared (empty: unknown).
 sm_idle() {
