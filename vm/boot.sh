@@ -141,18 +141,27 @@ boot() {
 # renumbered after the $shown before it; from its result FROM on (0:
 # none) commented out, for the boot that redoes them; its KTAP header
 # only when none was shown, its Totals only when it is the one boot
-# (MORE 0, no boot before). Adds its results kept to $shown.
-shown=0 header=0
+# (MORE 0, no boot before); $note, why it was booted, after the header.
+# Adds its results kept to $shown.
+shown=0 header=0 note=""
 emit() {
 	local k
-	awk -v off="$shown" -v from="$2" -v head="$header" -v totals=$((shown + $3 == 0 && n == 1)) '
+	awk -v off="$shown" -v from="$2" -v head="$header" -v totals=$((shown + $3 == 0 && n == 1)) \
+		-v note="$note" '
 		NR == FNR { if (from && /^(not )?ok [0-9]+ / && $(2 + /^not/) + 0 == from - 1) cut = FNR; next }
+		FNR == 1 && (head || !/^KTAP version /) && note != "" { print note; note = "" }
 		/^IPISTORM_EXIT=/ { next }
 		from && FNR > cut { print "# " $0; next }
-		/^KTAP version / || /^1\.\.[0-9]+$/ { if (!head) print; next }
+		/^KTAP version / || /^1\.\.[0-9]+$/ {
+			if (!head) print
+			if (!head && /^1/ && note != "") { print note; note = "" }
+			next
+		}
 		/^# Totals: / { if (totals) print; next }
 		/^(not )?ok [0-9]+ / && off { i = 1 + /^not/; $(i + 1) += off }
-		{ print }' "$1" "$1"
+		{ print }
+		END { if (note != "") print note }' "$1" "$1"
+	note=""
 	k=$(grep -c -E '^(not )?ok [0-9]+ ' "$1" || true)
 	[ "$2" = 0 ] || k=$(($2 - 1))
 	[ "$2" = 1 ] || header=1
@@ -193,13 +202,13 @@ while :; do
 		;&
 	0clock*)
 		emit "$o" 1 1 >>"$report"
-		echo "# boot $((n + 1)): retried: $why (console $log)" >>"$report"
+		note="# boot $((n + 1)): retried: $why (console $log)"
 		retried=1
 		continue
 		;;
 	0hoststop*)
 		emit "$o" "$(grep -c -E '^(not )?ok [0-9]+ ' "$o")" 1 >>"$report"
-		echo "# boot $((n + 1)): retried from $failed: the host starved the guest (lockups or stalls outside the suite's code; console $log)" >>"$report"
+		note="# boot $((n + 1)): retried from $failed: the host starved the guest (lockups or stalls outside the suite's code; console $log)"
 		read -r -a args <<<"${left#stop}"
 		args=("${opts[@]}" "$failed" "${args[@]}")
 		retried=1
@@ -207,7 +216,7 @@ while :; do
 		;;
 	0host*)
 		emit "$o" 1 1 >>"$report"
-		echo "# boot $((n + 1)): retried: the host starved the guest (lockups or stalls outside the suite's code; console $log)" >>"$report"
+		note="# boot $((n + 1)): retried: the host starved the guest (lockups or stalls outside the suite's code; console $log)"
 		retried=1
 		continue
 		;;
@@ -215,7 +224,7 @@ while :; do
 	*clock*) kind=none ;;
 	*stop?*)
 		emit "$o" 0 1 >>"$report"
-		echo "# boot $((n + 1)): restarted after the kernel splat in $failed, for the tests after it (console $log)" >>"$report"
+		note="# boot $((n + 1)): restarted after the kernel splat in $failed, for the tests after it (console $log)"
 		read -r -a args <<<"${left#stop}"
 		args=("${opts[@]}" "${args[@]}")
 		continue

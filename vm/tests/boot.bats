@@ -181,6 +181,9 @@ ok 3 c" ]
 	[ "$status" = 0 ]
 	[ "$(wc -l <"$FAKE/boots")" = 2 ]
 	[[ $output == *"# boot 2: retried: the host starved the guest (its clock at 1 s of the 4 s timeout"* ]]
+	# the first boot said nothing: the note follows the retry's KTAP header
+	[ "${lines[0]}" = "KTAP version 1" ]
+	[[ ${lines[2]} == "# boot 2: retried"* ]]
 	: >"$FAKE/boots"
 	console 1 '[    3.500000] still going'
 	run "$BATS_TEST_DIRNAME/../boot.sh" -c 2 -T 4 -l "$T/console.log" 6.12 -- a
