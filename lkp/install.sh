@@ -154,21 +154,8 @@ remove() {
 	rm -f "$list"
 }
 
-if [ "$uninstall" = 1 ]; then
-	[ -f "$list" ] || die "nothing installed in $dest (no .ipistorm-files)"
-	remove
-	echo "install.sh: removed the integration from $dest"
-	exit 0
-fi
-
-[ -f "$suite/scripts/run.sh" ] || die "$suite is not the suite's source tree (no scripts/run.sh)"
-suite=$(cd "$suite" && pwd)
-# Refuse to overwrite or duplicate what the checkout has of its own.
-for f in $(ours); do
-	if { [ -e "$dest/$f" ] || [ -L "$dest/$f" ]; } && ! grep -qxF "file$TAB$f" "$list" 2>/dev/null; then
-		die "$dest/$f exists and was not installed here: refusing to overwrite it"
-	fi
-done
+install_prepare "$list" "file$TAB"
+# Refuse to duplicate a line of the checkout's own.
 lines | while IFS= read -r entry; do
 	f=${entry%%"$TAB"*}
 	line=${entry#*"$TAB"}

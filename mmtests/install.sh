@@ -69,21 +69,7 @@ remove() {
 	rm -f "$list"
 }
 
-if [ "$uninstall" = 1 ]; then
-	[ -f "$list" ] || die "nothing installed in $dest (no .ipistorm-files)"
-	remove
-	echo "install.sh: removed the integration from $dest"
-	exit 0
-fi
-
-[ -f "$suite/scripts/run.sh" ] || die "$suite is not the suite's source tree (no scripts/run.sh)"
-suite=$(cd "$suite" && pwd)
-# Refuse to overwrite what the checkout has of its own.
-for f in $(ours); do
-	if [ -e "$dest/$f" ] && ! grep -qxF "$f" "$list" 2>/dev/null; then
-		die "$dest/$f exists and was not installed here: refusing to overwrite it"
-	fi
-done
+install_prepare "$list" ""
 for t in $TESTS; do
 	if [ -d "$dest/shellpack_src/src/$t" ] && [ ! -f "$list" ]; then
 		die "$dest/shellpack_src/src/$t exists and was not installed here"

@@ -192,10 +192,21 @@ interrupted() {
 	[ "$1" -lt 128 ] || end interrupted "a signal ended a build or a boot (exit $1)" 130
 }
 
-# set_status DIR STATUS: written whole, or not at all.
+# set_status DIR STATUS: written whole, or not at all. A failure is
+# remembered until the process ends: the signal that failed a build or a
+# boot may reach this shell only after the child's ordinary exit status
+# did, even after the status is written, and the traps then drop it
+# (drop_failure), so that no interrupt caches a failure.
 set_status() {
 	printf '%s\n' "$2" >"$1/status.tmp"
+	[ "$2" = ok ] || failed_status=$1/status
 	mv "$1/status.tmp" "$1/status"
+}
+
+# drop_failure: the traps' first act; the next run redoes the step.
+# shellcheck disable=SC2317 # run by the traps
+drop_failure() {
+	[ -z "$failed_status" ] || rm -f "$failed_status"
 }
 
 # build_kernel LOG: build the checked-out commit in $kbuild; prints the image.
@@ -282,7 +293,7 @@ on_error() {
 	exit "$error_exit"
 }
 
-old_mean="" new_mean="" mode=driver ended=0 error_exit=1
+old_mean="" new_mean="" mode=driver ended=0 error_exit=1 failed_status=""
 
 # step_setup: the step's mode and traps, set before run.env is read.
 step_setup() {
@@ -290,7 +301,7 @@ step_setup() {
 	set -E
 	trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
 	# shellcheck disable=SC2317 # run by the traps
-	trap '[ "$ended" = 1 ] || end interrupted "a signal ended the step" 130' INT TERM HUP
+	trap 'drop_failure; [ "$ended" = 1 ] || end interrupted "a signal ended the step" 130' INT TERM HUP
 }
 
 # run_step: the bisect run's step, with run.env read: measure HEAD and
@@ -459,9 +470,9 @@ open_state() {
 	fi
 	start_head=$(git -C "$src" symbolic-ref -q --short HEAD || git -C "$src" rev-parse HEAD)
 	trap restore EXIT
-	trap 'log "interrupted: what was cut short has no status and is redone by the same command"; exit 130' INT
-	trap 'exit 143' TERM
-	trap 'exit 129' HUP
+	trap 'drop_failure; log "interrupted: what was cut short has no status and is redone by the same command"; exit 130' INT
+	trap 'drop_failure; exit 143' TERM
+	trap 'drop_failure; exit 129' HUP
 	t_start=$(date +%s)
 }
 

@@ -17,6 +17,8 @@
 #                         (mmtests/install.sh, lkp/install.sh: [-s SUITE]
 #                         DIR | -u DIR): sets suite (default SUITE),
 #                         uninstall (0 or 1) and dest
+#   install_prepare LIST LISTED  their -u, and their checks of -s and of
+#                         the files they would overwrite
 #   and_list WORDS...     "a, b and c"
 #   key KEY FILE          the value of the first KEY=value line of FILE
 #   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
@@ -102,6 +104,28 @@ install_args() {
 	[ $# -eq 1 ] || usage_error
 	case $1 in -*) usage_error "unknown option $1" ;; esac
 	dest=$1
+}
+
+# install_prepare LIST LISTED: the fleet installers' step after their own
+# checks; remove and ours are theirs (undo what their list LIST says; the
+# files they install), LISTED how LIST names a file (its prefix). With -u,
+# remove and exit; else check -s's tree and refuse a file of $dest that
+# install would overwrite unless LIST holds it.
+install_prepare() {
+	if [ "$uninstall" = 1 ]; then
+		[ -f "$1" ] || die "nothing installed in $dest (no ${1##*/})"
+		remove
+		echo "$PROG: removed the integration from $dest"
+		exit 0
+	fi
+	[ -f "$suite/scripts/run.sh" ] || die "$suite is not the suite's source tree (no scripts/run.sh)"
+	suite=$(cd "$suite" && pwd)
+	for _ip in $(ours); do
+		if { [ -e "$dest/$_ip" ] || [ -L "$dest/$_ip" ]; } &&
+			! grep -qxF "$2$_ip" "$1" 2>/dev/null; then
+			die "$dest/$_ip exists and was not installed here: refusing to overwrite it"
+		fi
+	done
 }
 
 and_list() {

@@ -20,6 +20,42 @@ KERNEL_MATRIX="
 
 KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }')
 
+# The line vm/init writes into the kernel log as it starts the suite: a
+# splat on the console before it is the boot's, none of the suite's.
+SUITE_START='ipistorm: the suite starts'
+# Reports of a CPU or a task that did not run for too long: a host that
+# starves the guest makes them, in whatever code the guest was running.
+SPLAT_STARVED='soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more than'
+
+# splat_kind LOG: what the guest's console LOG shows: "none"; "early", a
+# splat before SUITE_START (or without it); "host", after it only reports
+# of SPLAT_STARVED whose backtraces name no module (the guest loads the
+# suite's modules only): the host starved the guest; else "suite".
+splat_kind() {
+	awk -v splat="$SPLAT" -v benign="$SPLAT_BENIGN" -v start="$SUITE_START" \
+		-v starved="$SPLAT_STARVED" '
+		index($0, start) { started = 1; next }
+		$0 ~ splat && !index($0, benign) {
+			if (!started) early = 1
+			else if ($0 ~ starved) host = 1
+			else if ($0 ~ /Call Trace/) trace = 1
+			else other = 1
+		}
+		started && /\+0x[0-9a-f]+\/0x[0-9a-f]+ \[[A-Za-z0-9_]+\]/ { module = 1 }
+		END {
+			if (early) print "early"
+			else if (other || host && module || trace && !host) print "suite"
+			else if (host) print "host"
+			else print "none"
+		}' "$1"
+}
+
+# guest_seconds LOG: the guest's clock, whole seconds, at the last line of
+# its console LOG (0: none).
+guest_seconds() {
+	sed -n 's/^\[ *\([0-9]*\)\.[0-9]*\].*/\1/p' "$1" 2>/dev/null | tail -n 1 | grep . || echo 0
+}
+
 # sm_idle NAME: 1 or 0 from the matrix, or what a kernel of the user's own
 # declared (empty: unknown).
 sm_idle() {
@@ -103,6 +139,44 @@ linux_source() {
 		--strip-components 3
 	tar -xJf "$2/linux-source-6.12.tar.xz" -C "$2"
 	rm -f "$2/linux-source-6.12.tar.xz"
+}
+
+# The builders of kernels of one's own from Debian's linux-source-6.12 of
+# the test bed's 6.12 (prefix-kernels.sh, enforcing-kernel.sh), each a
+# change of kernel/sched/core.c:
+#
+# own_source DEFAULT_OUT ARGS...: their command line, [OUT] (default
+# DEFAULT_OUT); the source unpacked into OUT, kernel/sched/core.c kept as
+# core.c.orig; sets out, src and core.
+own_source() {
+	only_help "${@:2}"
+	[ $# -le 2 ] || usage_error "unexpected argument '$3'"
+	out=${2:-$1}
+	src=$out/linux-source-6.12
+	core=$src/kernel/sched/core.c
+	mkdir -p "$out"
+	linux_source 6.12.95-1~bpo12+1 "$out"
+	[ -f "$core.orig" ] || cp "$core" "$core.orig"
+}
+
+# own_core LABEL SED: core.c is core.c.orig changed by SED, which must
+# change it; the change on stderr.
+own_core() {
+	sed "$2" "$core.orig" >"$core"
+	cmp -s "$core" "$core.orig" && die "$1: the change did not apply to $core"
+	diff -u "$core.orig" "$core" | sed -n '/^[-+][^-+]/p' >&2 || true
+}
+
+# own_build LABEL SM_IDLE [BUILD-KERNEL.SH OPTIONS...]: build src in
+# out/build, keep the image as out/vmlinuz-LABEL and register it as LABEL.
+own_build() {
+	local t0 image
+	log "$1: building (the first build takes about half an hour on 2 cores)"
+	t0=$(date +%s)
+	image=$("$VM_DIR/build-kernel.sh" "${@:3}" "$src" "$out/build")
+	log "$1: built in $(($(date +%s) - t0)) s"
+	cp "$image" "$out/vmlinuz-$1"
+	register_own_kernel "$1" "$out/vmlinuz-$1" "$out/build" "$2"
 }
 
 # unpack_block BEGIN END FILE OUT: print FILE on stderr but for the block

@@ -18,33 +18,11 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 USAGE="$PROG [OUT]"
-only_help "$@"
-[ $# -le 1 ] || usage_error "unexpected argument '$2'"
-
-version=6.12.95-1~bpo12+1
-out=${1:-$CACHE/prefix-6.12}
-src=$out/linux-source-6.12
-mkdir -p "$out"
-
-linux_source "$version" "$out"
-
-core=$src/kernel/sched/core.c
-[ -f "$core.orig" ] || cp "$core" "$core.orig"
-
-# variant NAME SED: build core.c.orig changed by SED, register NAME.
-variant() {
-	sed "$2" "$core.orig" >"$core"
-	cmp -s "$core" "$core.orig" && die "$1: the change did not apply to $core"
-	diff -u "$core.orig" "$core" | sed -n '/^[-+][^-+]/p' >&2 || true
-	log "$1: building (the first build takes about half an hour on 2 cores)"
-	t0=$(date +%s)
-	image=$("$VM_DIR/build-kernel.sh" "$src" "$out/build")
-	log "$1: built in $(($(date +%s) - t0)) s"
-	cp "$image" "$out/vmlinuz-$1"
-	register_own_kernel "$1" "$out/vmlinuz-$1" "$out/build" 1
-}
+own_source "$CACHE/prefix-6.12" "$@"
 
 # Only nohz_csd_func() is changed: it is the one function with these lines.
-variant 6.12-needresched 's/^\(\t*\)if (rq->idle_balance) {$/\1if (rq->idle_balance \&\& !need_resched()) {/'
-variant 6.12-raise '/^static void nohz_csd_func/,/^}/s/__raise_softirq_irqoff(SCHED_SOFTIRQ)/raise_softirq_irqoff(SCHED_SOFTIRQ)/'
+own_core 6.12-needresched 's/^\(\t*\)if (rq->idle_balance) {$/\1if (rq->idle_balance \&\& !need_resched()) {/'
+own_build 6.12-needresched 1
+own_core 6.12-raise '/^static void nohz_csd_func/,/^}/s/__raise_softirq_irqoff(SCHED_SOFTIRQ)/raise_softirq_irqoff(SCHED_SOFTIRQ)/'
+own_build 6.12-raise 1
 cp "$core.orig" "$core"
