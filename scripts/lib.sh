@@ -12,6 +12,12 @@
 #   usage_error [MSG...]  log MSG (when given) and "usage: $USAGE" on
 #                         stderr, exit 2
 #   usage_opt OPT         getopts' catch-all: -h usage_help, else usage_error
+#   parse_uint NAME VALUE [MAX [MIN]]  a decimal integer without leading
+#                         zeros, MIN (0) to MAX (2147483647), else a usage
+#                         error naming NAME and VALUE (exit 2)
+#   check_text NAME VALUE  one line of valid UTF-8 without control
+#                         characters (what goes into meta.txt or a label),
+#                         else a usage error naming NAME and VALUE (exit 2)
 #   only_help "$@"        -h and unknown options of a script without any
 #   install_args SUITE "$@"  the options of the fleet installers
 #                         (mmtests/install.sh, lkp/install.sh: [-s SUITE]
@@ -53,6 +59,68 @@ warn() { log "warning: $*"; }
 die() {
 	log "$*"
 	exit 1
+}
+
+# parse_uint NAME VALUE [MAX [MIN]]: VALUE is a decimal integer from MIN
+# (default 0) to MAX (default 2147483647; at most 9223372036854775807, what
+# every shell's arithmetic holds): digits, no sign, no blank, no leading zero
+# (a shell or the kernel reads 010 as octal, and 08 not at all); else a
+# usage error naming NAME (the option) and VALUE, exit 2.
+parse_uint() {
+	_pu_max=${3:-2147483647} _pu_min=${4:-0}
+	case $2 in
+	'' | *[!0-9]* | 0?*)
+		_pu=$(text_problem "$2")
+		usage_error "$1: '${_pu#*|}' is not a decimal integer (digits, no sign, no leading zero)"
+		;;
+	esac
+	# a longer number than MAX is above it, and may not fit the arithmetic
+	if [ "${#2}" -gt "${#_pu_max}" ] || [ "$2" -gt "$_pu_max" ] || [ "$2" -lt "$_pu_min" ]; then
+		usage_error "$1: $2 is out of range, want $_pu_min to $_pu_max"
+	fi
+}
+
+# check_text NAME VALUE: VALUE (one that goes into meta.txt or a label) is
+# one line of text: no newline, no other control character (C0, DEL, C1),
+# valid UTF-8; else a usage error naming NAME and VALUE (its bytes escaped
+# as \n, \t, \r, \xNN), exit 2.
+check_text() {
+	_ct=$(text_problem "$2")
+	case $_ct in '|'*) return 0 ;; esac
+	usage_error "$1: '${_ct#*|}' ${_ct%%|*}"
+}
+
+# text_problem VALUE: "PROBLEM|ESCAPED": what is wrong with VALUE as a line
+# of text (empty when nothing) and VALUE escaped. Its bytes are read by od
+# and awk in the C locale, whatever the shell's own.
+text_problem() {
+	printf '%s' "$1" | LC_ALL=C od -A n -v -t u1 | LC_ALL=C awk '
+	function bad(k, what) {
+		if (why == "") why = what
+		for (; k > 0; k--) e = e sprintf("\\x%02x", b[i++])
+	}
+	function cont(k, lo, hi) {
+		return k < n && b[k] >= lo && b[k] <= hi
+	}
+	{ for (j = 1; j <= NF; j++) b[n++] = $j + 0 }
+	END {
+		for (i = 0; i < n;) {
+			c = b[i]; len = 0
+			if (c == 10) { if (why == "") why = "holds a newline"; e = e "\\n"; i++; continue }
+			if (c == 9) { if (why == "") why = "holds a control character"; e = e "\\t"; i++; continue }
+			if (c == 13) { if (why == "") why = "holds a control character"; e = e "\\r"; i++; continue }
+			if (c < 32 || c == 127) { bad(1, "holds a control character"); continue }
+			if (c < 128) len = 1
+			else if (c >= 194 && c <= 223 && cont(i + 1, 128, 191)) len = 2
+			else if (c >= 224 && c <= 239 && cont(i + 1, c == 224 ? 160 : 128, c == 237 ? 159 : 191) && cont(i + 2, 128, 191)) len = 3
+			else if (c >= 240 && c <= 244 && cont(i + 1, c == 240 ? 144 : 128, c == 244 ? 143 : 191) && cont(i + 2, 128, 191) && cont(i + 3, 128, 191)) len = 4
+			if (len == 0) { bad(1, "is not valid UTF-8"); continue }
+			# U+0080 to U+009F, the C1 controls
+			if (c == 194 && b[i + 1] < 160) { bad(2, "holds a control character"); continue }
+			for (; len > 0; len--) e = e sprintf("%c", b[i++])
+		}
+		print why "|" e
+	}'
 }
 
 usage_help() {
