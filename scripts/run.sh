@@ -7,9 +7,9 @@
 #                PARAMs go to its insmod; what run.sh knows of it is its
 #                declaration, BENCH/bench.conf (docs/bench.md): a benchmark
 #                declared duration=yes needs duration= unless -s
-#     -n N       iterations (default 5); the module is loaded and unloaded
+#     -n N       iterations, 1 to 999 (default 5); the module is loaded and unloaded
 #                once per iteration
-#     -w N       warm-up iterations before them (default 1), kept as
+#     -w N       warm-up iterations before them, 0 to 99 (default 1), kept as
 #                warmup-NNN.txt and left out of comparisons: the first storm
 #                after boot can meet deferred boot work
 #     -o DIR     result directory, must not exist
@@ -217,20 +217,19 @@ check_args() {
 		esac
 		bench_check "$TOP" "$bench" || die "refusing to run $bench: its declaration $bench/bench.conf is broken"
 		stormmod=$(bench_get "$TOP" "$bench" storm)
-		case $n in
-		'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
-		esac
-		{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || usage_error "-n: $n iterations, want 1 to 999"
-		case $warmup in
-		'' | *[!0-9]*) usage_error "-w: '$warmup' is not a number of iterations" ;;
-		esac
-		[ "$warmup" -le 99 ] || usage_error "-w: $warmup warm-up iterations, want 0 to 99"
-		for p in "$@"; do
-			case $p in
-			[a-z]*=*) ;;
-			*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
-			esac
-		done
+		parse_uint -n "$n" 999 1
+		parse_uint -w "$warmup" 99
+		# What lands in meta.txt (and -o's DIR in the saved state's
+		# owner line) is one line of text.
+		check_text -g "$describe"
+		check_text -o "$out"
+		check_text -s "$storm"
+		check_text -P "$what"
+		check_params "$@"
+		set -f
+		# shellcheck disable=SC2086 # the storm is a list of parameters
+		check_params $storm
+		set +f
 		if [ -n "$storm" ] && [ -z "$stormmod" ]; then
 			usage_error "-s: $bench takes no storm (its declaration has no storm=)"
 		fi
@@ -255,6 +254,22 @@ check_args() {
 		done
 		[ "$prepare" = 0 ] || knobs "$what"
 	fi
+}
+
+# check_params PARAM=VALUE...: each is one line of text, PARAM a name, and
+# a VALUE of digits a decimal integer (the kernel reads 010 as octal).
+check_params() {
+	for p in "$@"; do
+		check_text parameter "$p"
+		case $p in
+		[a-z]*=*) ;;
+		*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
+		esac
+		case ${p#*=} in
+		*[!0-9]*) ;;
+		*) parse_uint "${p%%=*}" "${p#*=}" 9223372036854775807 ;;
+		esac
+	done
 }
 
 # The presets of -P: named knob values. quiet is what -p prepares; epyc and

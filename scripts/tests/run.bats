@@ -927,6 +927,81 @@ tree() {
 	[ "$status" -eq 2 ]
 }
 
+# Numbers are decimal, without leading zeros: "08" was recorded as given
+# (compare.sh refuses it), died in dash's arithmetic mid-run ("Illegal
+# number"), or reached the kernel, which reads 010 as octal.
+@test "run: numbers with a leading zero, a sign or out of range are refused, exit 2" {
+	settings >"$T/before"
+	while IFS='|' read -r opts msg; do
+		for sh in dash "busybox sh" bash; do
+			# shellcheck disable=SC2086 # a shell and its argument, a list of options
+			run $sh "$S/run.sh" $opts -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+			[ "$status" -eq 2 ] || { echo "$sh $opts: exit $status: $output"; false; }
+			[ "${lines[0]}" = "run.sh: $msg" ] || { echo "$sh $opts: $output"; false; }
+			[ "${#lines[@]}" -eq 2 ]
+			[ ! -e "$T/out" ] && [ ! -e "$R/calls" ]
+		done
+	done <<-'EOF'
+	-n 08|-n: '08' is not a decimal integer (digits, no sign, no leading zero)
+	-w 08 -p|-w: '08' is not a decimal integer (digits, no sign, no leading zero)
+	-n +1|-n: '+1' is not a decimal integer (digits, no sign, no leading zero)
+	-n 1e3|-n: '1e3' is not a decimal integer (digits, no sign, no leading zero)
+	-n 0|-n: 0 is out of range, want 1 to 999
+	-n 99999999999999999999|-n: 99999999999999999999 is out of range, want 1 to 999
+	-w 100|-w: 100 is out of range, want 0 to 99
+	EOF
+	# the kernel would read numipi=010 as 8
+	for p in numipi=010 duration=01; do
+		run dash "$S/run.sh" -n 1 -o "$T/out" -m "$T/mods" nohz_csd duration=1 "$p"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "run.sh: ${p%%=*}: '${p#*=}' is not a decimal integer (digits, no sign, no leading zero)" ] || { echo "$output"; false; }
+	done
+	run dash "$S/run.sh" -n " 1" -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 2 ]
+	[ ! -e "$R/run/ipistorm/saved" ]
+	[ "$(settings)" = "$(cat "$T/before")" ]
+	# 10 and 0 stay what they are
+	run dash "$S/run.sh" -n 10 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	grep -qx iterations=10 "$T/out/meta.txt"
+	grep -qx warmup=0 "$T/out/meta.txt"
+}
+
+# A newline in a value that lands in meta.txt forged lines of its own (a
+# status=ok first); the owner line of the saved state holds -o's DIR.
+@test "run: a newline, control character or invalid UTF-8 in -g, -s, -o, -P or a parameter is refused, exit 2" {
+	nl='
+'
+	while IFS='|' read -r opt bad shown; do
+		# shellcheck disable=SC2059 # the escapes of the table
+		v=$(printf "x${bad}status=ok")
+		for sh in dash "busybox sh"; do
+			rm -rf "$T/out"
+			case $opt in
+			-g | -P) args=("$opt" "$v" ipistorm numipi=10) what="$opt" ;;
+			-s) args=(-s "pairs=0:1 $v" idle_reentry cpulist=1) what="-s" ;;
+			-o) args=(-o "$T/out/$v" ipistorm numipi=10) what="-o" ;;
+			param) args=(ipistorm "numipi=10" "cpulist=$v") what="parameter" ;;
+			esac
+			[ "$opt" = -o ] || args=(-o "$T/out" "${args[@]}")
+			# shellcheck disable=SC2086 # a shell and its argument
+			run $sh "$S/run.sh" -p -n 1 -w 0 -m "$T/mods" "${args[@]}"
+			[ "$status" -eq 2 ] || { echo "$sh $opt '$bad': exit $status: $output"; false; }
+			[[ ${lines[0]} == "run.sh: $what: "*"x${shown}status=ok' "* ]] || { echo "$sh $opt '$bad': $output"; false; }
+			[[ ${lines[0]} != *"$nl"* ]]
+			[ ! -e "$T/out" ] && [ ! -e "$R/calls" ] && [ ! -e "$R/run/ipistorm/saved" ]
+		done
+	done <<-'EOF'
+	-g|\n|\n
+	-s|\n|\n
+	-o|\n|\n
+	param|\n|\n
+	-P|\n|\n
+	-g|\t|\t
+	-g|\377|\xff
+	EOF
+}
+
 # 512 CPUs x 4 C-states: ~7000 files read, 2000 written and restored, and
 # around the iteration 20000 idle counters read twice (the MSRs of so many
 # CPUs are not read, scaling_cur_freq is); a
