@@ -321,41 +321,60 @@ unload_module() {
 
 # lock_take DIR: take the lock DIR, a directory holding the owner's pid
 # (mkdir is atomic everywhere; busybox builds may lack flock). A lock whose
-# owner is gone (kill -9, a crash) is taken over. Fails, with the owner's
-# pid in LOCK_OWNER, while the owner runs, or after 10 s of a lock that is
-# neither held nor free.
+# owner is gone (kill -9, a crash) is taken over. Fails while the owner
+# runs, with its pid in LOCK_OWNER, or after 10 s of a lock that is neither
+# held nor free, with LOCK_OWNER empty.
 lock_take() {
-	_lk_n=0
+	_lk_n=0 _lk_e=0
 	while ! mkdir "$1" 2>/dev/null; do
 		_lk_n=$((_lk_n + 1))
-		LOCK_OWNER=""
-		read -r LOCK_OWNER 2>/dev/null <"$1/pid" || :
-		case $LOCK_OWNER in
-		'' | *[!0-9]*)
-			# made, its pid not yet written, or its owner died
-			# in between: give it time, then take it over
+		if [ "$_lk_n" -gt 10 ]; then
 			LOCK_OWNER=""
-			[ "$_lk_n" -gt 3 ] || { sleep 1; continue; }
-			;;
-		*)
-			if kill -0 "$LOCK_OWNER" 2>/dev/null || [ -d "/proc/$LOCK_OWNER" ]; then
-				return 1
-			fi
-			;;
-		esac
-		[ "$_lk_n" -le 10 ] || return 1
-		# Stale: removed under a second lock, so that of two takers
-		# only one removes it, and only while it is the stale one.
+			return 1
+		fi
+		if ! lock_stale "$1" "$_lk_n"; then
+			# a live owner, or one that has not written its pid yet
+			[ -z "$LOCK_OWNER" ] || return 1
+			sleep 1
+			continue
+		fi
+		# Stale: removed under a second lock, DIR.break, so that of two
+		# takers only one removes it, and only while it is the stale
+		# one. DIR.break holds its taker's pid: one left by a taker that
+		# was killed is stale in turn, and removed.
+		_lk_o=$LOCK_OWNER
 		if mkdir "$1.break" 2>/dev/null; then
+			echo "$$" >"$1.break/pid"
 			_lk_p=""
 			read -r _lk_p 2>/dev/null <"$1/pid" || :
-			[ "$_lk_p" != "$LOCK_OWNER" ] || rm -rf "$1"
-			rmdir "$1.break"
+			[ "$_lk_p" != "$_lk_o" ] || rm -rf "$1"
+			rm -rf "$1.break"
 		else
-			sleep 1
+			[ -s "$1.break/pid" ] && _lk_e=0 || _lk_e=$((_lk_e + 1))
+			if lock_stale "$1.break" "$_lk_e"; then
+				rm -rf "$1.break"
+			else
+				sleep 1
+			fi
 		fi
 	done
 	echo "$$" >"$1/pid"
+}
+
+# lock_stale DIR ROUNDS: the lock (or break) DIR is stale: its pid names a
+# process that is gone, or it has had no pid for more than 3 ROUNDS of
+# 1 s (made, its pid not yet written: a live taker writes it at once, so
+# its taker was killed in between). The pid read is in LOCK_OWNER, empty when none.
+lock_stale() {
+	LOCK_OWNER=""
+	read -r LOCK_OWNER 2>/dev/null <"$1/pid" || :
+	case $LOCK_OWNER in
+	'' | *[!0-9]*)
+		LOCK_OWNER=""
+		[ "$2" -gt 3 ]
+		;;
+	*) ! kill -0 "$LOCK_OWNER" 2>/dev/null && [ ! -d "/proc/$LOCK_OWNER" ] ;;
+	esac
 }
 
 # lock_release DIR: drop the lock DIR if this shell holds it.

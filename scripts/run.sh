@@ -382,7 +382,9 @@ open_run() {
 	TMP=$(mktemp -d)
 	mkdir -p "$STATE" 2>/dev/null || die "cannot create $STATE"
 	if ! lock_take "$LOCK"; then
-		die "another run.sh (pid ${LOCK_OWNER:-unknown}) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
+		[ -n "$LOCK_OWNER" ] ||
+			die "$LOCK has been neither held by a live run.sh nor free for 10 s (remove it and $LOCK.break if no run.sh runs)"
+		die "another run.sh (pid $LOCK_OWNER) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
 	fi
 	locked=1
 }

@@ -121,6 +121,35 @@ sh: warning: RMMOD is deprecated, set IPISTORM_RMMOD instead" ]
 	[ ! -e "$T/lock.break" ]
 }
 
+# A taker killed while it breaks a stale lock leaves lock.break behind:
+# empty (killed before it wrote its pid) or naming a process that is gone.
+# Later takers take it over too, instead of giving up after 10 s with a
+# message naming the dead owner.
+@test "lib: a lock.break left by a killed taker does not block the takeover" {
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	for left in empty dead; do
+		rm -rf "$T/lock" "$T/lock.break"
+		mkdir "$T/lock" "$T/lock.break"
+		echo "$dead" >"$T/lock/pid"
+		[ "$left" = empty ] || echo "$dead" >"$T/lock.break/pid"
+		run lib "lock_take '$T/lock' || { echo \"refused, owner \$LOCK_OWNER\"; exit 1; }; cat '$T/lock/pid'"
+		[ "$status" -eq 0 ] || { echo "$left lock.break: $output"; false; }
+		[ "$output" != "$dead" ]
+		[ ! -e "$T/lock.break" ]
+	done
+	# a break whose taker lives is waited for, not taken over
+	rm -rf "$T/lock" "$T/lock.break"
+	mkdir "$T/lock" "$T/lock.break"
+	echo "$dead" >"$T/lock/pid"
+	echo "$$" >"$T/lock.break/pid"
+	(sleep 2 && rm -rf "$T/lock.break") &
+	run lib "lock_take '$T/lock' && cat '$T/lock/pid'"
+	[ "$status" -eq 0 ]
+	[ "$output" != "$dead" ]
+}
+
 @test "lib: load_module turns a refused signature into one message on signing" {
 	mkdir -p "$T/bin"
 	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module x.ko: Key was rejected by service" >&2\nexit 1\n' >"$T/bin/insmod"
