@@ -51,7 +51,8 @@
 # interrupted, or the machine could not be prepared or restored, 2 usage.
 #
 # For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot, /run and /dev,
-# IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod.
+# IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod, IPISTORM_STEP
+# is run with the name of each step of the run as it is reached.
 set -eu
 # A signal before the traps below: nothing is changed yet.
 trap 'exit 1' HUP INT TERM PIPE
@@ -112,6 +113,7 @@ restore_saved() {
 			echo "$_w" 2>/dev/null >"$ROOT$_f" || :
 			rd "$ROOT$_f"
 			nrestored=$((nrestored + 1))
+			[ "$nrestored" != 1 ] || step restore
 		fi
 		if [ "$v" != "$_w" ]; then
 			echo "$_f $_w ${v:-unknown}" >>"$TMP/unrestored"
@@ -166,6 +168,15 @@ cleanup() {
 	'') exit "$_rc" ;;
 	*) exit 1 ;;
 	esac
+}
+
+# step NAME: for tests, IPISTORM_STEP is run with the name of each step
+# of a run as it is reached: prepare (after the first setting written),
+# warmup-N and iteration-N (the module loaded), after-warmup-N and
+# after-iteration-N (before the next one), restore (after the first value
+# written back), so that a test can hold the run there.
+step() {
+	[ -z "${IPISTORM_STEP:-}" ] || "$IPISTORM_STEP" "$1"
 }
 
 # failed MSG: the run failed.
@@ -515,12 +526,14 @@ prepare_machine() {
 	# is recorded; what holds is checked again after each iteration.
 	: >"$TMP/want"
 	: >"$TMP/unwritten"
-	boosts=0
+	boosts=0 nwritten=0
 	while read -r f w old; do
 		v=$old
 		if [ "$old" != "$w" ]; then
 			echo "$w" 2>/dev/null >"$f" || :
 			rd "$f"
+			nwritten=$((nwritten + 1))
+			[ "$nwritten" != 1 ] || step prepare
 		fi
 		if [ "$v" = "$w" ]; then
 			echo "$f $w" >>"$TMP/want"
@@ -886,8 +899,10 @@ run_iterations() {
 	while [ "$i" -le "$n" ]; do
 		if [ "$i" -le 0 ]; then
 			f=$(printf '%s/warmup-%03d.txt' "$out" $((i + warmup)))
+			it=warmup-$((i + warmup))
 		else
 			f=$(printf '%s/iter-%03d.txt' "$out" "$i")
+			it=iteration-$i
 		fi
 		{
 			msr_read
@@ -897,6 +912,7 @@ run_iterations() {
 		if [ -n "$storm" ]; then
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 			module_info "$bench"
+			step "$it"
 			set -f
 			# shellcheck disable=SC2086 # the storm is a list of parameters
 			load "$stormmod" $storm || failed "insmod $stormmod $storm failed (root? see dmesg)"
@@ -912,6 +928,7 @@ run_iterations() {
 		else
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 			module_info "$bench"
+			step "$it"
 		fi
 		cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
 			failed "no $dbg/$bench/result (is debugfs mounted?)"
@@ -940,6 +957,7 @@ run_iterations() {
 		fi
 		echo "run.sh: $f: $(grep -E "^($summary)=" "$f" | join_lines ' ')" >&2
 		[ -z "$storm" ] || echo "run.sh: $sf: $(grep -E "^($ssummary)=" "$sf" | join_lines ' ')" >&2
+		[ "$i" -ge "$n" ] || step "after-$it"
 		i=$((i + 1))
 	done
 }

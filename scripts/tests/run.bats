@@ -175,6 +175,9 @@ wait_for() {
 	return 1
 }
 
+# The signals a shell can catch.
+SIGNALS=HUP,INT,QUIT,TERM,PIPE,USR1,USR2,ALRM
+
 # start SHELL ARGS...: run.sh ARGS under SHELL ("dash", "busybox sh") in
 # the background, in its own process group as at a terminal, stderr to
 # $T/err, pid in $pid. Its signals start at their defaults even where the
@@ -186,18 +189,19 @@ start() {
 	shift
 	set -m
 	if [ -n "${TO:-}" ]; then
-		env --default-signal=HUP,INT,TERM,PIPE "${shell[@]}" "$S/run.sh" "$@" >"$TO" 2>&1 &
+		env --default-signal="$SIGNALS" "${shell[@]}" "$S/run.sh" "$@" >"$TO" 2>&1 &
 	else
-		env --default-signal=HUP,INT,TERM,PIPE "${shell[@]}" "$S/run.sh" "$@" 2>"$T/err" &
+		env --default-signal="$SIGNALS" "${shell[@]}" "$S/run.sh" "$@" 2>"$T/err" &
 	fi
 	pid=$!
 	set +m
 }
 
-# finish: wait for $pid, its exit status in $rc.
+# finish: wait for $pid, its exit status in $rc (a signal that ended it is
+# not reported on stderr).
 finish() {
 	rc=0
-	wait "$pid" || rc=$?
+	wait "$pid" 2>/dev/null || rc=$?
 }
 
 # restored: the fake machine has its own settings again, nothing saved.
@@ -593,6 +597,112 @@ in_run() {
 			[ ! -e "$R/run/ipistorm/lock" ]
 		done
 	done
+}
+
+# STEPS: the steps of run.sh -p -n 2 -w 1 at which the matrix below holds
+# it (IPISTORM_STEP): while it prepares (after the first setting written),
+# during the warm-up and each iteration (the module loaded), between the
+# iterations, and while it restores (after the first value written back).
+STEPS="prepare warmup-1 iteration-1 after-iteration-1 iteration-2 restore"
+
+# signal_lane SHELL DIR: the signal matrix of SHELL on a fake machine of
+# its own, DIR/root: each signal a shell can catch, and SIGKILL, sent to
+# run.sh -p at each of STEPS. The step program ($T/bin/step) holds the run:
+# it writes the step's name to the FIFO DIR/root/at and waits on the FIFO
+# DIR/root/go, which the test opens once the signal is sent: no sleeps.
+# After a catchable signal the machine is as it was (every setting -p may
+# change), meta.txt says status=interrupted and failure=SIGNAME, the lock
+# is gone and run.sh exits 1; after SIGKILL, run.sh -r restores it. Each
+# case that does not is a line in DIR/failed; DIR/cases counts them.
+signal_lane() {
+	local sh=$1 d=$2 sig step why cases=0 before
+	local -a shell
+	read -ra shell <<<"$sh"
+	R=$d/root IPISTORM_SYSROOT=$d/root
+	export R IPISTORM_SYSROOT
+	: >"$d/failed"
+	before=$(settings)
+	for sig in ${SIGNALS//,/ } KILL; do
+		for step in $STEPS; do
+			cases=$((cases + 1))
+			rm -rf "$d/out" "$R/at" "$R/go"
+			mkfifo "$R/at" "$R/go"
+			echo "$step" >"$R/stop-at"
+			IPISTORM_STEP=$T/bin/step TO=$d/err start "$sh" -p -n 2 -w 1 -o "$d/out" -m "$T/mods" ipistorm numipi=10 pairs=0:1
+			why=""
+			if timeout 20 cat "$R/at" >/dev/null; then
+				kill -"$sig" "$pid"
+				# shellcheck disable=SC2016 # the argument of sh -c
+				timeout 20 sh -c ': >"$1"' _ "$R/go" || why=" the step program was gone"
+			else
+				why=" never reached"
+			fi
+			finish
+			if [ "$sig" = KILL ]; then
+				[ "$rc" -eq 137 ] || why="$why exit $rc"
+				[ -e "$R/run/ipistorm/saved" ] || why="$why, nothing saved for -r"
+				IPISTORM_STEP="" "${shell[@]}" "$S/run.sh" -r >"$d/err" 2>&1 || why="$why, run.sh -r failed: $(cat "$d/err")"
+			else
+				[ "$rc" -eq 1 ] || why="$why exit $rc"
+				grep -qx status=interrupted "$d/out/meta.txt" 2>/dev/null ||
+					why="$why, $(grep '^status=' "$d/out/meta.txt" 2>/dev/null || echo no status)"
+				grep -qx "failure=SIG$sig" "$d/out/meta.txt" 2>/dev/null || why="$why, no failure=SIG$sig"
+				[ ! -e "$R/run/ipistorm/lock" ] || why="$why, the lock left"
+			fi
+			[ ! -e "$R/run/ipistorm/saved" ] || why="$why, the saved state left"
+			[ "$(settings)" = "$before" ] ||
+				why="$why, not restored ($(diff <(echo "$before") <(settings) | grep -c '^>') settings)"
+			if [ -n "$why" ]; then
+				echo "$sh SIG$sig at $step:$why" >>"$d/failed"
+				# the next case starts from the machine's own state
+				rm -rf "$R"
+				cp -r "$F/sysfs-2s16" "$R"
+				rm -r "${R:?}/dev"
+			fi
+			rm -rf "$R/run/ipistorm/lock"
+		done
+	done
+	echo "$cases" >"$d/cases"
+}
+
+# The matrix: SIGNALS and SIGKILL x STEPS x dash, busybox sh and bash, a
+# lane per shell, side by side. Each case costs a run.sh -p -n 2 -w 1 or
+# part of one, on the fake machine without its msr driver (no dd) and with
+# an insmod that publishes the result alone.
+@test "run: every signal at every step of -p, under dash, busybox sh and bash" {
+	local sh d t0=$SECONDS n=0 failed=""
+	ulimit -c 0
+	cat >"$T/bin/step" <<-'SH'
+	#!/bin/sh
+	read -r at 2>/dev/null <"$R/stop-at" || exit 0
+	[ "$at" = "$1" ] || exit 0
+	rm -f "$R/stop-at"
+	echo "$1" >"$R/at"
+	read -r _ <"$R/go" || :
+	SH
+	cat >"$T/bin/insmod" <<-'SH'
+	#!/bin/sh
+	m=${1##*/}
+	mkdir -p "$R/sys/kernel/debug/${m%.ko}"
+	cp "$F/ipistorm-6.1/iter-001.txt" "$R/sys/kernel/debug/${m%.ko}/result"
+	SH
+	chmod +x "$T/bin/step"
+	for sh in dash "busybox sh" bash; do
+		d=$T/lane-${sh%% *}
+		mkdir "$d"
+		cp -r "$F/sysfs-2s16" "$d/root"
+		rm -r "$d/root/dev"
+		signal_lane "$sh" "$d" &
+	done
+	wait
+	for sh in dash busybox bash; do
+		n=$((n + $(cat "$T/lane-$sh/cases")))
+		[ ! -s "$T/lane-$sh/failed" ] || failed="$failed$(cat "$T/lane-$sh/failed")
+"
+	done
+	echo "# $n cases (9 signals x $(echo "$STEPS" | wc -w) steps x 3 shells), $((SECONDS - t0)) s" >&3
+	[ "$n" -eq $((9 * $(echo "$STEPS" | wc -w) * 3)) ]
+	[ -z "$failed" ] || { echo "$failed"; false; }
 }
 
 # ssh drops under `run.sh -p ... 2>&1 | tee log`: tee goes, then HUP
