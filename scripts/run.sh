@@ -23,7 +23,8 @@
 #                than C1, performance governor, boost off (global and per
 #                policy); the previous values are saved in
 #                /run/ipistorm/saved first and restored on exit, also on
-#                HUP, INT, TERM and PIPE; refused while a saved state exists
+#                HUP, INT, QUIT, TERM, PIPE, USR1, USR2 and ALRM; refused
+#                while a saved state exists
 #     -P WHAT    prepare what WHAT says (implies -p): comma-separated
 #                presets and knobs, applied in order to knobs that start
 #                as keep: presets quiet (what -p does), epyc (the SM_IDLE
@@ -54,8 +55,9 @@
 # IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod, IPISTORM_STEP
 # is run with the name of each step of the run as it is reached.
 set -eu
-# A signal before the traps below: nothing is changed yet.
-trap 'exit 1' HUP INT TERM PIPE
+# A signal before the traps below: nothing is changed yet. Every signal a
+# shell can catch (SIGNALS below) ends the run.
+trap 'exit 1' HUP INT QUIT TERM PIPE USR1 USR2 ALRM
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -84,7 +86,11 @@ _rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cle
 # signal is only recorded: nothing may stop the restore. dash and busybox
 # sh run the EXIT trap on exit from a signal trap, not on the signal itself.
 # HUP is an ssh connection that dropped; PIPE is a log reader (tee) that
-# went with it: the cleanup ignores it, its writes to stderr fail quietly.
+# went with it: in the cleanup it is only recorded too, and the writes to
+# stderr fail quietly. QUIT is Ctrl-\ (dash would die of it with the
+# machine prepared, bash and busybox sh ignore it), USR1, USR2 and ALRM end
+# a shell that does not catch them.
+SIGNALS="HUP INT QUIT TERM PIPE USR1 USR2 ALRM"
 on_signal() {
 	[ -n "$sig" ] || sig=$1
 	[ "$in_cleanup" = 1 ] || exit 1
@@ -188,11 +194,11 @@ failed() {
 	exit 1
 }
 
-trap '_rc=$?; in_cleanup=1; trap "" PIPE; cleanup' EXIT
-trap 'on_signal HUP' HUP
-trap 'on_signal INT' INT
-trap 'on_signal TERM' TERM
-trap 'on_signal PIPE' PIPE
+trap '_rc=$?; in_cleanup=1; cleanup' EXIT
+for _s in $SIGNALS; do
+	# shellcheck disable=SC2064 # the signal's name, now
+	trap "on_signal $_s" "$_s"
+done
 
 # parse_args "$@": the options (getopts: OPTIND tells main where they end).
 parse_args() {
