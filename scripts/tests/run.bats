@@ -609,49 +609,58 @@ STEPS="prepare warmup-1 iteration-1 after-iteration-1 iteration-2 restore"
 # its own, DIR/root: each signal a shell can catch, and SIGKILL, sent to
 # run.sh -p at each of STEPS. The step program ($T/bin/step) holds the run:
 # it writes the step's name to the FIFO DIR/root/at and waits on the FIFO
-# DIR/root/go, which the test opens once the signal is sent: no sleeps.
+# DIR/root/go, on which the test writes once the signal is sent: no sleeps.
 # After a catchable signal the machine is as it was (every setting -p may
 # change), meta.txt says status=interrupted and failure=SIGNAME, the lock
 # is gone and run.sh exits 1; after SIGKILL, run.sh -r restores it. Each
 # case that does not is a line in DIR/failed; DIR/cases counts them.
 signal_lane() {
-	local sh=$1 d=$2 sig step why cases=0 before
-	local -a shell
+	local sh=$1 d=$2 sig step why cases=0 before at go meta st nl=$'\n'
+	local -a shell files
 	read -ra shell <<<"$sh"
 	R=$d/root IPISTORM_SYSROOT=$d/root
 	export R IPISTORM_SYSROOT
 	: >"$d/failed"
-	before=$(settings)
+	# every setting -p may change (settings' files), read in one grep
+	mapfile -t files < <(settings | sed "s|^\./\([^:]*\):.*|$R/sys/devices/system/cpu/\1|")
+	before=$(grep -H . "${files[@]}")
 	for sig in ${SIGNALS//,/ } KILL; do
 		for step in $STEPS; do
 			cases=$((cases + 1))
-			rm -rf "$d/out" "$R/at" "$R/go"
+			rm -rf "$d/out" "$R/at" "$R/go" "$R/run/ipistorm/lock"
 			mkfifo "$R/at" "$R/go"
+			# opened both ways: neither side's open waits for the other
+			exec {at}<>"$R/at" {go}<>"$R/go"
 			echo "$step" >"$R/stop-at"
 			IPISTORM_STEP=$T/bin/step TO=$d/err start "$sh" -p -n 2 -w 1 -o "$d/out" -m "$T/mods" ipistorm numipi=10 pairs=0:1
 			why=""
-			if timeout 20 cat "$R/at" >/dev/null; then
+			if read -t 20 -r -u "$at" _; then
 				kill -"$sig" "$pid"
-				# shellcheck disable=SC2016 # the argument of sh -c
-				timeout 20 sh -c ': >"$1"' _ "$R/go" || why=" the step program was gone"
 			else
 				why=" never reached"
 			fi
+			echo go >&"$go"
 			finish
+			exec {at}<&- {go}<&-
+			meta=""
+			[ ! -f "$d/out/meta.txt" ] || meta=$nl$(<"$d/out/meta.txt")$nl
 			if [ "$sig" = KILL ]; then
 				[ "$rc" -eq 137 ] || why="$why exit $rc"
 				[ -e "$R/run/ipistorm/saved" ] || why="$why, nothing saved for -r"
-				IPISTORM_STEP="" "${shell[@]}" "$S/run.sh" -r >"$d/err" 2>&1 || why="$why, run.sh -r failed: $(cat "$d/err")"
+				IPISTORM_STEP="" "${shell[@]}" "$S/run.sh" -r >"$d/err" 2>&1 || why="$why, run.sh -r failed: $(<"$d/err")"
 			else
 				[ "$rc" -eq 1 ] || why="$why exit $rc"
-				grep -qx status=interrupted "$d/out/meta.txt" 2>/dev/null ||
-					why="$why, $(grep '^status=' "$d/out/meta.txt" 2>/dev/null || echo no status)"
-				grep -qx "failure=SIG$sig" "$d/out/meta.txt" 2>/dev/null || why="$why, no failure=SIG$sig"
+				if [[ $meta != *"${nl}status=interrupted$nl"* ]]; then
+					st=none
+					[[ $meta != *"${nl}status="* ]] || { st=${meta##*"${nl}"status=} && st=${st%%"$nl"*}; }
+					why="$why, status=$st"
+				fi
+				[[ $meta == *"${nl}failure=SIG$sig$nl"* ]] || why="$why, no failure=SIG$sig"
 				[ ! -e "$R/run/ipistorm/lock" ] || why="$why, the lock left"
 			fi
 			[ ! -e "$R/run/ipistorm/saved" ] || why="$why, the saved state left"
-			[ "$(settings)" = "$before" ] ||
-				why="$why, not restored ($(diff <(echo "$before") <(settings) | grep -c '^>') settings)"
+			[ "$(grep -H . "${files[@]}")" = "$before" ] ||
+				why="$why, not restored ($(diff <(echo "$before") <(grep -H . "${files[@]}") | grep -c '^>') settings)"
 			if [ -n "$why" ]; then
 				echo "$sh SIG$sig at $step:$why" >>"$d/failed"
 				# the next case starts from the machine's own state
@@ -659,7 +668,6 @@ signal_lane() {
 				cp -r "$F/sysfs-2s16" "$R"
 				rm -r "${R:?}/dev"
 			fi
-			rm -rf "$R/run/ipistorm/lock"
 		done
 	done
 	echo "$cases" >"$d/cases"
