@@ -12,6 +12,12 @@
 #   usage_error [MSG...]  log MSG (when given) and "usage: $USAGE" on
 #                         stderr, exit 2
 #   usage_opt OPT         getopts' catch-all: -h usage_help, else usage_error
+#   parse_uint NAME VALUE [MAX [MIN]]  a decimal integer without leading
+#                         zeros, MIN (0) to MAX (2147483647), else a usage
+#                         error naming NAME and VALUE (exit 2)
+#   check_text NAME VALUE  one line of valid UTF-8 without control
+#                         characters (what goes into meta.txt or a label),
+#                         else a usage error naming NAME and VALUE (exit 2)
 #   only_help "$@"        -h and unknown options of a script without any
 #   install_args SUITE "$@"  the options of the fleet installers
 #                         (mmtests/install.sh, lkp/install.sh: [-s SUITE]
@@ -55,6 +61,74 @@ warn() { log "warning: $*"; }
 die() {
 	log "$*"
 	exit 1
+}
+
+# parse_uint NAME VALUE [MAX [MIN]]: VALUE is a decimal integer from MIN
+# (default 0) to MAX (default 2147483647; at most 9223372036854775807, what
+# every shell's arithmetic holds): digits, no sign, no blank, no leading zero
+# (a shell or the kernel reads 010 as octal, and 08 not at all); else a
+# usage error naming NAME (the option) and VALUE, exit 2.
+parse_uint() {
+	_pu_max=${3:-2147483647} _pu_min=${4:-0}
+	case $2 in
+	'' | *[!0-9]* | 0?*)
+		_pu=$(text_problem "$2")
+		usage_error "$1: '${_pu#*|}' is not a decimal integer (digits, no sign, no leading zero)"
+		;;
+	esac
+	# a longer number than MAX is above it, and may not fit the arithmetic
+	if [ "${#2}" -gt "${#_pu_max}" ] || [ "$2" -gt "$_pu_max" ] || [ "$2" -lt "$_pu_min" ]; then
+		usage_error "$1: $2 is out of range, want $_pu_min to $_pu_max"
+	fi
+}
+
+# check_text NAME VALUE: VALUE (one that goes into meta.txt or a label) is
+# one line of text: no newline, no other control character (C0, DEL, C1),
+# valid UTF-8; else a usage error naming NAME and VALUE (its bytes escaped
+# as \n, \t, \r, \xNN), exit 2.
+check_text() {
+	# Letters, digits and the usual punctuation, listed one by one (a
+	# range's meaning depends on the locale): nothing to look at closer.
+	case $2 in
+	*[!abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:=/+@%~\ -]*) ;;
+	*) return 0 ;;
+	esac
+	_ct=$(text_problem "$2")
+	case $_ct in '|'*) return 0 ;; esac
+	usage_error "$1: '${_ct#*|}' ${_ct%%|*}"
+}
+
+# text_problem VALUE: "PROBLEM|ESCAPED": what is wrong with VALUE as a line
+# of text (empty when nothing) and VALUE escaped. Its bytes are read by od
+# and awk in the C locale, whatever the shell's own.
+text_problem() {
+	printf '%s' "$1" | LC_ALL=C od -A n -v -t u1 | LC_ALL=C awk '
+	function bad(k, what) {
+		if (why == "") why = what
+		for (; k > 0; k--) e = e sprintf("\\x%02x", b[i++])
+	}
+	function cont(k, lo, hi) {
+		return k < n && b[k] >= lo && b[k] <= hi
+	}
+	{ for (j = 1; j <= NF; j++) b[n++] = $j + 0 }
+	END {
+		for (i = 0; i < n;) {
+			c = b[i]; len = 0
+			if (c == 10) { if (why == "") why = "holds a newline"; e = e "\\n"; i++; continue }
+			if (c == 9) { if (why == "") why = "holds a control character"; e = e "\\t"; i++; continue }
+			if (c == 13) { if (why == "") why = "holds a control character"; e = e "\\r"; i++; continue }
+			if (c < 32 || c == 127) { bad(1, "holds a control character"); continue }
+			if (c < 128) len = 1
+			else if (c >= 194 && c <= 223 && cont(i + 1, 128, 191)) len = 2
+			else if (c >= 224 && c <= 239 && cont(i + 1, c == 224 ? 160 : 128, c == 237 ? 159 : 191) && cont(i + 2, 128, 191)) len = 3
+			else if (c >= 240 && c <= 244 && cont(i + 1, c == 240 ? 144 : 128, c == 244 ? 143 : 191) && cont(i + 2, 128, 191) && cont(i + 3, 128, 191)) len = 4
+			if (len == 0) { bad(1, "is not valid UTF-8"); continue }
+			# U+0080 to U+009F, the C1 controls
+			if (c == 194 && b[i + 1] < 160) { bad(2, "holds a control character"); continue }
+			for (; len > 0; len--) e = e sprintf("%c", b[i++])
+		}
+		print why "|" e
+	}'
 }
 
 usage_help() {
@@ -277,41 +351,60 @@ unload_module() {
 
 # lock_take DIR: take the lock DIR, a directory holding the owner's pid
 # (mkdir is atomic everywhere; busybox builds may lack flock). A lock whose
-# owner is gone (kill -9, a crash) is taken over. Fails, with the owner's
-# pid in LOCK_OWNER, while the owner runs, or after 10 s of a lock that is
-# neither held nor free.
+# owner is gone (kill -9, a crash) is taken over. Fails while the owner
+# runs, with its pid in LOCK_OWNER, or after 10 s of a lock that is neither
+# held nor free, with LOCK_OWNER empty.
 lock_take() {
-	_lk_n=0
+	_lk_n=0 _lk_e=0
 	while ! mkdir "$1" 2>/dev/null; do
 		_lk_n=$((_lk_n + 1))
-		LOCK_OWNER=""
-		read -r LOCK_OWNER 2>/dev/null <"$1/pid" || :
-		case $LOCK_OWNER in
-		'' | *[!0-9]*)
-			# made, its pid not yet written, or its owner died
-			# in between: give it time, then take it over
+		if [ "$_lk_n" -gt 10 ]; then
 			LOCK_OWNER=""
-			[ "$_lk_n" -gt 3 ] || { sleep 1; continue; }
-			;;
-		*)
-			if kill -0 "$LOCK_OWNER" 2>/dev/null || [ -d "/proc/$LOCK_OWNER" ]; then
-				return 1
-			fi
-			;;
-		esac
-		[ "$_lk_n" -le 10 ] || return 1
-		# Stale: removed under a second lock, so that of two takers
-		# only one removes it, and only while it is the stale one.
+			return 1
+		fi
+		if ! lock_stale "$1" "$_lk_n"; then
+			# a live owner, or one that has not written its pid yet
+			[ -z "$LOCK_OWNER" ] || return 1
+			sleep 1
+			continue
+		fi
+		# Stale: removed under a second lock, DIR.break, so that of two
+		# takers only one removes it, and only while it is the stale
+		# one. DIR.break holds its taker's pid: one left by a taker that
+		# was killed is stale in turn, and removed.
+		_lk_o=$LOCK_OWNER
 		if mkdir "$1.break" 2>/dev/null; then
+			echo "$$" >"$1.break/pid"
 			_lk_p=""
 			read -r _lk_p 2>/dev/null <"$1/pid" || :
-			[ "$_lk_p" != "$LOCK_OWNER" ] || rm -rf "$1"
-			rmdir "$1.break"
+			[ "$_lk_p" != "$_lk_o" ] || rm -rf "$1"
+			rm -rf "$1.break"
 		else
-			sleep 1
+			[ -s "$1.break/pid" ] && _lk_e=0 || _lk_e=$((_lk_e + 1))
+			if lock_stale "$1.break" "$_lk_e"; then
+				rm -rf "$1.break"
+			else
+				sleep 1
+			fi
 		fi
 	done
 	echo "$$" >"$1/pid"
+}
+
+# lock_stale DIR ROUNDS: the lock (or break) DIR is stale: its pid names a
+# process that is gone, or it has had no pid for more than 3 ROUNDS of
+# 1 s (made, its pid not yet written: a live taker writes it at once, so
+# its taker was killed in between). The pid read is in LOCK_OWNER, empty when none.
+lock_stale() {
+	LOCK_OWNER=""
+	read -r LOCK_OWNER 2>/dev/null <"$1/pid" || :
+	case $LOCK_OWNER in
+	'' | *[!0-9]*)
+		LOCK_OWNER=""
+		[ "$2" -gt 3 ]
+		;;
+	*) ! kill -0 "$LOCK_OWNER" 2>/dev/null && [ ! -d "/proc/$LOCK_OWNER" ] ;;
+	esac
 }
 
 # lock_release DIR: drop the lock DIR if this shell holds it.

@@ -55,6 +55,12 @@ shift $((OPTIND - 1))
 (($# >= 2)) || usage_error
 what=$1
 shift
+# The directories' names are labels, the prefix names the gnuplot input's
+# files: a newline in either would end a gnuplot command.
+check_text -o "$prefix"
+for d in "$@"; do
+	check_text DIR "$d"
+done
 ((render == 0)) || command -v gnuplot >/dev/null ||
 	die "gnuplot not found: install it (Debian package gnuplot-nox), or use -n"
 

@@ -7,9 +7,9 @@
 #                PARAMs go to its insmod; what run.sh knows of it is its
 #                declaration, BENCH/bench.conf (docs/bench.md): a benchmark
 #                declared duration=yes needs duration= unless -s
-#     -n N       iterations (default 5); the module is loaded and unloaded
+#     -n N       iterations, 1 to 999 (default 5); the module is loaded and unloaded
 #                once per iteration
-#     -w N       warm-up iterations before them (default 1), kept as
+#     -w N       warm-up iterations before them, 0 to 99 (default 1), kept as
 #                warmup-NNN.txt and left out of comparisons: the first storm
 #                after boot can meet deferred boot work
 #     -o DIR     result directory, must not exist
@@ -23,7 +23,8 @@
 #                than C1, performance governor, boost off (global and per
 #                policy); the previous values are saved in
 #                /run/ipistorm/saved first and restored on exit, also on
-#                HUP, INT, TERM and PIPE; refused while a saved state exists
+#                HUP, INT, QUIT, TERM, PIPE, USR1, USR2 and ALRM; refused
+#                while a saved state exists
 #     -P WHAT    prepare what WHAT says (implies -p): comma-separated
 #                presets and knobs, applied in order to knobs that start
 #                as keep: presets quiet (what -p does), epyc (the SM_IDLE
@@ -51,10 +52,12 @@
 # interrupted, or the machine could not be prepared or restored, 2 usage.
 #
 # For tests: IPISTORM_SYSROOT prefixes /sys, /proc, /boot, /run and /dev,
-# IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod.
+# IPISTORM_INSMOD and IPISTORM_RMMOD replace insmod and rmmod, IPISTORM_STEP
+# is run with the name of each step of the run as it is reached.
 set -eu
-# A signal before the traps below: nothing is changed yet.
-trap 'exit 1' HUP INT TERM PIPE
+# A signal before the traps below: nothing is changed yet. Every signal a
+# shell can catch (SIGNALS below) ends the run.
+trap 'exit 1' HUP INT QUIT TERM PIPE USR1 USR2 ALRM
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -83,7 +86,11 @@ _rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cle
 # signal is only recorded: nothing may stop the restore. dash and busybox
 # sh run the EXIT trap on exit from a signal trap, not on the signal itself.
 # HUP is an ssh connection that dropped; PIPE is a log reader (tee) that
-# went with it: the cleanup ignores it, its writes to stderr fail quietly.
+# went with it: in the cleanup it is only recorded too, and the writes to
+# stderr fail quietly. QUIT is Ctrl-\ (dash would die of it with the
+# machine prepared, bash and busybox sh ignore it), USR1, USR2 and ALRM end
+# a shell that does not catch them.
+SIGNALS="HUP INT QUIT TERM PIPE USR1 USR2 ALRM"
 on_signal() {
 	[ -n "$sig" ] || sig=$1
 	[ "$in_cleanup" = 1 ] || exit 1
@@ -112,6 +119,7 @@ restore_saved() {
 			echo "$_w" 2>/dev/null >"$ROOT$_f" || :
 			rd "$ROOT$_f"
 			nrestored=$((nrestored + 1))
+			[ "$nrestored" != 1 ] || step restore
 		fi
 		if [ "$v" != "$_w" ]; then
 			echo "$_f $_w ${v:-unknown}" >>"$TMP/unrestored"
@@ -168,6 +176,15 @@ cleanup() {
 	esac
 }
 
+# step NAME: for tests, IPISTORM_STEP is run with the name of each step
+# of a run as it is reached: prepare (after the first setting written),
+# warmup-N and iteration-N (the module loaded), after-warmup-N and
+# after-iteration-N (before the next one), restore (after the first value
+# written back), so that a test can hold the run there.
+step() {
+	[ -z "${IPISTORM_STEP:-}" ] || "$IPISTORM_STEP" "$1"
+}
+
 # failed MSG: the run failed.
 failed() {
 	_it="iteration $i"
@@ -177,11 +194,11 @@ failed() {
 	exit 1
 }
 
-trap '_rc=$?; in_cleanup=1; trap "" PIPE; cleanup' EXIT
-trap 'on_signal HUP' HUP
-trap 'on_signal INT' INT
-trap 'on_signal TERM' TERM
-trap 'on_signal PIPE' PIPE
+trap '_rc=$?; in_cleanup=1; cleanup' EXIT
+for _s in $SIGNALS; do
+	# shellcheck disable=SC2064 # the signal's name, now
+	trap "on_signal $_s" "$_s"
+done
 
 # parse_args "$@": the options (getopts: OPTIND tells main where they end).
 parse_args() {
@@ -217,20 +234,19 @@ check_args() {
 		esac
 		bench_check "$TOP" "$bench" || die "refusing to run $bench: its declaration $bench/bench.conf is broken"
 		stormmod=$(bench_get "$TOP" "$bench" storm)
-		case $n in
-		'' | *[!0-9]*) usage_error "-n: '$n' is not a number of iterations" ;;
-		esac
-		{ [ "$n" -ge 1 ] && [ "$n" -le 999 ]; } || usage_error "-n: $n iterations, want 1 to 999"
-		case $warmup in
-		'' | *[!0-9]*) usage_error "-w: '$warmup' is not a number of iterations" ;;
-		esac
-		[ "$warmup" -le 99 ] || usage_error "-w: $warmup warm-up iterations, want 0 to 99"
-		for p in "$@"; do
-			case $p in
-			[a-z]*=*) ;;
-			*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
-			esac
-		done
+		parse_uint -n "$n" 999 1
+		parse_uint -w "$warmup" 99
+		# What lands in meta.txt (and -o's DIR in the saved state's
+		# owner line) is one line of text.
+		check_text -g "$describe"
+		check_text -o "$out"
+		check_text -s "$storm"
+		check_text -P "$what"
+		check_params "$@"
+		set -f
+		# shellcheck disable=SC2086 # the storm is a list of parameters
+		check_params $storm
+		set +f
 		if [ -n "$storm" ] && [ -z "$stormmod" ]; then
 			usage_error "-s: $bench takes no storm (its declaration has no storm=)"
 		fi
@@ -255,6 +271,22 @@ check_args() {
 		done
 		[ "$prepare" = 0 ] || knobs "$what"
 	fi
+}
+
+# check_params PARAM=VALUE...: each is one line of text, PARAM a name, and
+# a VALUE of digits a decimal integer (the kernel reads 010 as octal).
+check_params() {
+	for p in "$@"; do
+		check_text parameter "$p"
+		case $p in
+		[a-z]*=*) ;;
+		*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
+		esac
+		case ${p#*=} in
+		*[!0-9]*) ;;
+		*) parse_uint "${p%%=*}" "${p#*=}" 9223372036854775807 ;;
+		esac
+	done
 }
 
 # The presets of -P: named knob values. quiet is what -p prepares; epyc and
@@ -367,7 +399,9 @@ open_run() {
 	TMP=$(mktemp -d)
 	mkdir -p "$STATE" 2>/dev/null || die "cannot create $STATE"
 	if ! lock_take "$LOCK"; then
-		die "another run.sh (pid ${LOCK_OWNER:-unknown}) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
+		[ -n "$LOCK_OWNER" ] ||
+			die "$LOCK has been neither held by a live run.sh nor free for 10 s (remove it and $LOCK.break if no run.sh runs)"
+		die "another run.sh (pid $LOCK_OWNER) holds $LOCK: one run at a time (remove $LOCK if no run.sh runs)"
 	fi
 	locked=1
 }
@@ -498,12 +532,14 @@ prepare_machine() {
 	# is recorded; what holds is checked again after each iteration.
 	: >"$TMP/want"
 	: >"$TMP/unwritten"
-	boosts=0
+	boosts=0 nwritten=0
 	while read -r f w old; do
 		v=$old
 		if [ "$old" != "$w" ]; then
 			echo "$w" 2>/dev/null >"$f" || :
 			rd "$f"
+			nwritten=$((nwritten + 1))
+			[ "$nwritten" != 1 ] || step prepare
 		fi
 		if [ "$v" = "$w" ]; then
 			echo "$f $w" >>"$TMP/want"
@@ -869,8 +905,10 @@ run_iterations() {
 	while [ "$i" -le "$n" ]; do
 		if [ "$i" -le 0 ]; then
 			f=$(printf '%s/warmup-%03d.txt' "$out" $((i + warmup)))
+			it=warmup-$((i + warmup))
 		else
 			f=$(printf '%s/iter-%03d.txt' "$out" "$i")
+			it=iteration-$i
 		fi
 		{
 			msr_read
@@ -880,6 +918,7 @@ run_iterations() {
 		if [ -n "$storm" ]; then
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 			module_info "$bench"
+			step "$it"
 			set -f
 			# shellcheck disable=SC2086 # the storm is a list of parameters
 			load "$stormmod" $storm || failed "insmod $stormmod $storm failed (root? see dmesg)"
@@ -895,6 +934,7 @@ run_iterations() {
 		else
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 			module_info "$bench"
+			step "$it"
 		fi
 		cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
 			failed "no $dbg/$bench/result (is debugfs mounted?)"
@@ -923,6 +963,7 @@ run_iterations() {
 		fi
 		echo "run.sh: $f: $(grep -E "^($summary)=" "$f" | join_lines ' ')" >&2
 		[ -z "$storm" ] || echo "run.sh: $sf: $(grep -E "^($ssummary)=" "$sf" | join_lines ' ')" >&2
+		[ "$i" -ge "$n" ] || step "after-$it"
 		i=$((i + 1))
 	done
 }

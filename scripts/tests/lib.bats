@@ -121,6 +121,35 @@ sh: warning: RMMOD is deprecated, set IPISTORM_RMMOD instead" ]
 	[ ! -e "$T/lock.break" ]
 }
 
+# A taker killed while it breaks a stale lock leaves lock.break behind:
+# empty (killed before it wrote its pid) or naming a process that is gone.
+# Later takers take it over too, instead of giving up after 10 s with a
+# message naming the dead owner.
+@test "lib: a lock.break left by a killed taker does not block the takeover" {
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	for left in empty dead; do
+		rm -rf "$T/lock" "$T/lock.break"
+		mkdir "$T/lock" "$T/lock.break"
+		echo "$dead" >"$T/lock/pid"
+		[ "$left" = empty ] || echo "$dead" >"$T/lock.break/pid"
+		run lib "lock_take '$T/lock' || { echo \"refused, owner \$LOCK_OWNER\"; exit 1; }; cat '$T/lock/pid'"
+		[ "$status" -eq 0 ] || { echo "$left lock.break: $output"; false; }
+		[ "$output" != "$dead" ]
+		[ ! -e "$T/lock.break" ]
+	done
+	# a break whose taker lives is waited for, not taken over
+	rm -rf "$T/lock" "$T/lock.break"
+	mkdir "$T/lock" "$T/lock.break"
+	echo "$dead" >"$T/lock/pid"
+	echo "$$" >"$T/lock.break/pid"
+	(sleep 2 && rm -rf "$T/lock.break") &
+	run lib "lock_take '$T/lock' && cat '$T/lock/pid'"
+	[ "$status" -eq 0 ]
+	[ "$output" != "$dead" ]
+}
+
 @test "lib: load_module turns a refused signature into one message on signing" {
 	mkdir -p "$T/bin"
 	printf '#!/bin/sh\necho "insmod: ERROR: could not insert module x.ko: Key was rejected by service" >&2\nexit 1\n' >"$T/bin/insmod"
@@ -156,4 +185,70 @@ sh: warning: RMMOD is deprecated, set IPISTORM_RMMOD instead" ]
 	[ "$status" -eq 1 ]
 	[[ $output == *"Operation not permitted"* ]]
 	[[ $output != *"make sign"* ]]
+}
+
+# in_shells CODE WANT: CODE with the library sourced (the program named t)
+# under dash, busybox sh and bash, in the C and a UTF-8 locale, prints
+# "STATUS: OUTPUT" (stdout and stderr) equal to WANT; each that does not is
+# shown.
+in_shells() {
+	local sh loc out rc bad=0
+	for loc in C C.UTF-8; do
+		for sh in dash "busybox sh" bash; do
+			# shellcheck disable=SC2086 # a shell and its argument
+			out=$(LC_ALL=$loc $sh -c ". \"$L\"; PROG=t; $1" 2>&1) && rc=0 || rc=$?
+			[ "$rc: $out" = "$2" ] || { echo "LC_ALL=$loc $sh: $rc: $out"; bad=1; }
+		done
+	done
+	return "$bad"
+}
+
+@test "lib: parse_uint takes decimal integers without leading zeros, up to a bound" {
+	for v in 0 1 7 10 999 2147483647; do
+		in_shells "parse_uint -n '$v' && echo ok" "0: ok" || { echo "'$v' refused, want: 0: ok"; false; }
+	done
+	in_shells "parse_uint -w 99 99 && parse_uint -n 1 999 1 && parse_uint x 9223372036854775807 9223372036854775807 && echo ok" "0: ok"
+	while IFS='|' read -r v args msg; do
+		in_shells "parse_uint -n '$v' $args; echo ok" "2: t: -n: $msg
+usage: t" || { echo "'$v', want: t: -n: $msg"; false; }
+	done <<-'EOF'
+	08||'08' is not a decimal integer (digits, no sign, no leading zero)
+	00||'00' is not a decimal integer (digits, no sign, no leading zero)
+	+1||'+1' is not a decimal integer (digits, no sign, no leading zero)
+	-1||'-1' is not a decimal integer (digits, no sign, no leading zero)
+	 1||' 1' is not a decimal integer (digits, no sign, no leading zero)
+	1 ||'1 ' is not a decimal integer (digits, no sign, no leading zero)
+	1e3||'1e3' is not a decimal integer (digits, no sign, no leading zero)
+	0x10||'0x10' is not a decimal integer (digits, no sign, no leading zero)
+	||'' is not a decimal integer (digits, no sign, no leading zero)
+	2147483648||2147483648 is out of range, want 0 to 2147483647
+	99999999999999999999999||99999999999999999999999 is out of range, want 0 to 2147483647
+	1000|999 1|1000 is out of range, want 1 to 999
+	0|999 1|0 is out of range, want 1 to 999
+	EOF
+	# a newline is shown escaped: the message is one line
+	in_shells "parse_uint -n \"\$(printf '1\\n2')\"" "2: t: -n: '1\n2' is not a decimal integer (digits, no sign, no leading zero)
+usage: t"
+}
+
+@test "lib: check_text refuses a newline, a control character or invalid UTF-8" {
+	for v in "" "v6.12-rc1-5-gabc" "pairs=0:1 numipi=20000" "/tmp/res/base" "µs é ✓ 𝄞" "a\\b"; do
+		in_shells "check_text -g '$v' && echo ok" "0: ok" || { echo "'$v' refused"; false; }
+	done
+	while IFS='|' read -r v msg; do
+		in_shells "check_text -g \"\$(printf '$v')\"; echo ok" "2: t: -g: $msg
+usage: t" || { echo "'$v', want: t: -g: $msg"; false; }
+	done <<-'EOF'
+	v1\nstatus=ok\nx|'v1\nstatus=ok\nx' holds a newline
+	a\tb|'a\tb' holds a control character
+	a\rb|'a\rb' holds a control character
+	a\033[1mb|'a\x1b[1mb' holds a control character
+	a\177b|'a\x7fb' holds a control character
+	a\302\205b|'a\xc2\x85b' holds a control character
+	a\377b|'a\xffb' is not valid UTF-8
+	a\303|'a\xc3' is not valid UTF-8
+	a\300\257|'a\xc0\xaf' is not valid UTF-8
+	a\355\240\200|'a\xed\xa0\x80' is not valid UTF-8
+	a\364\220\200\200|'a\xf4\x90\x80\x80' is not valid UTF-8
+	EOF
 }

@@ -169,3 +169,21 @@ setup() {
 		[ "$(head -c 4 "$T/png.png" | od -An -c | tr -d ' ')" = '211PNG' ]
 	fi
 }
+
+# A directory's name is a label of the plot and the prefix a file name of
+# the gnuplot input: a newline in either ended a gnuplot command and made
+# the rest of the line one of its own.
+@test "plot: a newline or control character in a DIR or -o is refused, exit 2" {
+	d="$T/x
+set output 'elsewhere'"
+	cp -r "$T/h" "$d"
+	for what in hist runs; do
+		run "$S/plot.sh" -n "$what" "$T/h" "$d"
+		[ "$status" -eq 2 ] || { echo "$what: exit $status: $output"; false; }
+		[[ ${lines[0]} == "plot.sh: DIR: '$T/x\\nset output 'elsewhere'' holds a newline" ]] || { echo "$output"; false; }
+	done
+	run "$S/plot.sh" -n -o "$(printf '%s/p\033[1m' "$T")" hist "$T/h"
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "plot.sh: -o: '$T/p\\x1b[1m' holds a control character" ]] || { echo "$output"; false; }
+	[ -z "$(find "$T" -name '*.gp')" ]
+}

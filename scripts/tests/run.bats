@@ -175,6 +175,9 @@ wait_for() {
 	return 1
 }
 
+# The signals a shell can catch.
+SIGNALS=HUP,INT,QUIT,TERM,PIPE,USR1,USR2,ALRM
+
 # start SHELL ARGS...: run.sh ARGS under SHELL ("dash", "busybox sh") in
 # the background, in its own process group as at a terminal, stderr to
 # $T/err, pid in $pid. Its signals start at their defaults even where the
@@ -186,18 +189,19 @@ start() {
 	shift
 	set -m
 	if [ -n "${TO:-}" ]; then
-		env --default-signal=HUP,INT,TERM,PIPE "${shell[@]}" "$S/run.sh" "$@" >"$TO" 2>&1 &
+		env --default-signal="$SIGNALS" "${shell[@]}" "$S/run.sh" "$@" >"$TO" 2>&1 &
 	else
-		env --default-signal=HUP,INT,TERM,PIPE "${shell[@]}" "$S/run.sh" "$@" 2>"$T/err" &
+		env --default-signal="$SIGNALS" "${shell[@]}" "$S/run.sh" "$@" 2>"$T/err" &
 	fi
 	pid=$!
 	set +m
 }
 
-# finish: wait for $pid, its exit status in $rc.
+# finish: wait for $pid, its exit status in $rc (a signal that ended it is
+# not reported on stderr).
 finish() {
 	rc=0
-	wait "$pid" || rc=$?
+	wait "$pid" 2>/dev/null || rc=$?
 }
 
 # restored: the fake machine has its own settings again, nothing saved.
@@ -595,6 +599,120 @@ in_run() {
 	done
 }
 
+# STEPS: the steps of run.sh -p -n 2 -w 1 at which the matrix below holds
+# it (IPISTORM_STEP): while it prepares (after the first setting written),
+# during the warm-up and each iteration (the module loaded), between the
+# iterations, and while it restores (after the first value written back).
+STEPS="prepare warmup-1 iteration-1 after-iteration-1 iteration-2 restore"
+
+# signal_lane SHELL DIR: the signal matrix of SHELL on a fake machine of
+# its own, DIR/root: each signal a shell can catch, and SIGKILL, sent to
+# run.sh -p at each of STEPS. The step program ($T/bin/step) holds the run:
+# it writes the step's name to the FIFO DIR/root/at and waits on the FIFO
+# DIR/root/go, on which the test writes once the signal is sent: no sleeps.
+# After a catchable signal the machine is as it was (every setting -p may
+# change), meta.txt says status=interrupted and failure=SIGNAME, the lock
+# is gone and run.sh exits 1; after SIGKILL, run.sh -r restores it. Each
+# case that does not is a line in DIR/failed; DIR/cases counts them.
+signal_lane() {
+	local sh=$1 d=$2 sig step why cases=0 before at go meta st nl=$'\n'
+	local -a shell files
+	read -ra shell <<<"$sh"
+	R=$d/root IPISTORM_SYSROOT=$d/root
+	export R IPISTORM_SYSROOT
+	: >"$d/failed"
+	# every setting -p may change (settings' files), read in one grep
+	mapfile -t files < <(settings | sed "s|^\./\([^:]*\):.*|$R/sys/devices/system/cpu/\1|")
+	before=$(grep -H . "${files[@]}")
+	for sig in ${SIGNALS//,/ } KILL; do
+		for step in $STEPS; do
+			cases=$((cases + 1))
+			rm -rf "$d/out" "$R/at" "$R/go" "$R/run/ipistorm/lock"
+			mkfifo "$R/at" "$R/go"
+			# opened both ways: neither side's open waits for the other
+			exec {at}<>"$R/at" {go}<>"$R/go"
+			echo "$step" >"$R/stop-at"
+			IPISTORM_STEP=$T/bin/step TO=$d/err start "$sh" -p -n 2 -w 1 -o "$d/out" -m "$T/mods" ipistorm numipi=10 pairs=0:1
+			why=""
+			if read -t 20 -r -u "$at" _; then
+				kill -"$sig" "$pid"
+			else
+				why=" never reached"
+			fi
+			echo go >&"$go"
+			finish
+			exec {at}<&- {go}<&-
+			meta=""
+			[ ! -f "$d/out/meta.txt" ] || meta=$nl$(<"$d/out/meta.txt")$nl
+			if [ "$sig" = KILL ]; then
+				[ "$rc" -eq 137 ] || why="$why exit $rc"
+				[ -e "$R/run/ipistorm/saved" ] || why="$why, nothing saved for -r"
+				IPISTORM_STEP="" "${shell[@]}" "$S/run.sh" -r >"$d/err" 2>&1 || why="$why, run.sh -r failed: $(<"$d/err")"
+			else
+				[ "$rc" -eq 1 ] || why="$why exit $rc"
+				if [[ $meta != *"${nl}status=interrupted$nl"* ]]; then
+					st=none
+					[[ $meta != *"${nl}status="* ]] || { st=${meta##*"${nl}"status=} && st=${st%%"$nl"*}; }
+					why="$why, status=$st"
+				fi
+				[[ $meta == *"${nl}failure=SIG$sig$nl"* ]] || why="$why, no failure=SIG$sig"
+				[ ! -e "$R/run/ipistorm/lock" ] || why="$why, the lock left"
+			fi
+			[ ! -e "$R/run/ipistorm/saved" ] || why="$why, the saved state left"
+			[ "$(grep -H . "${files[@]}")" = "$before" ] ||
+				why="$why, not restored ($(diff <(echo "$before") <(grep -H . "${files[@]}") | grep -c '^>') settings)"
+			if [ -n "$why" ]; then
+				echo "$sh SIG$sig at $step:$why" >>"$d/failed"
+				# the next case starts from the machine's own state
+				rm -rf "$R"
+				cp -r "$F/sysfs-2s16" "$R"
+				rm -r "${R:?}/dev"
+			fi
+		done
+	done
+	echo "$cases" >"$d/cases"
+}
+
+# The matrix: SIGNALS and SIGKILL x STEPS x dash, busybox sh and bash, a
+# lane per shell, side by side. Each case costs a run.sh -p -n 2 -w 1 or
+# part of one, on the fake machine without its msr driver (no dd) and with
+# an insmod that publishes the result alone.
+@test "run: every signal at every step of -p, under dash, busybox sh and bash" {
+	local sh d t0=$SECONDS n=0 failed=""
+	ulimit -c 0
+	cat >"$T/bin/step" <<-'SH'
+	#!/bin/sh
+	read -r at 2>/dev/null <"$R/stop-at" || exit 0
+	[ "$at" = "$1" ] || exit 0
+	rm -f "$R/stop-at"
+	echo "$1" >"$R/at"
+	read -r _ <"$R/go" || :
+	SH
+	cat >"$T/bin/insmod" <<-'SH'
+	#!/bin/sh
+	m=${1##*/}
+	mkdir -p "$R/sys/kernel/debug/${m%.ko}"
+	cp "$F/ipistorm-6.1/iter-001.txt" "$R/sys/kernel/debug/${m%.ko}/result"
+	SH
+	chmod +x "$T/bin/step"
+	for sh in dash "busybox sh" bash; do
+		d=$T/lane-${sh%% *}
+		mkdir "$d"
+		cp -r "$F/sysfs-2s16" "$d/root"
+		rm -r "$d/root/dev"
+		signal_lane "$sh" "$d" &
+	done
+	wait
+	for sh in dash busybox bash; do
+		n=$((n + $(cat "$T/lane-$sh/cases")))
+		[ ! -s "$T/lane-$sh/failed" ] || failed="$failed$(cat "$T/lane-$sh/failed")
+"
+	done
+	echo "# $n cases (9 signals x $(echo "$STEPS" | wc -w) steps x 3 shells), $((SECONDS - t0)) s" >&3
+	[ "$n" -eq $((9 * $(echo "$STEPS" | wc -w) * 3)) ]
+	[ -z "$failed" ] || { echo "$failed"; false; }
+}
+
 # ssh drops under `run.sh -p ... 2>&1 | tee log`: tee goes, then HUP
 # comes; the first write to stderr raises SIGPIPE.
 @test "run: SIGPIPE cannot stop the restore (stderr gone, then HUP)" {
@@ -925,6 +1043,81 @@ tree() {
 	[ "$status" -eq 2 ]
 	run "$S/run.sh" -r -p
 	[ "$status" -eq 2 ]
+}
+
+# Numbers are decimal, without leading zeros: "08" was recorded as given
+# (compare.sh refuses it), died in dash's arithmetic mid-run ("Illegal
+# number"), or reached the kernel, which reads 010 as octal.
+@test "run: numbers with a leading zero, a sign or out of range are refused, exit 2" {
+	settings >"$T/before"
+	while IFS='|' read -r opts msg; do
+		for sh in dash "busybox sh" bash; do
+			# shellcheck disable=SC2086 # a shell and its argument, a list of options
+			run $sh "$S/run.sh" $opts -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+			[ "$status" -eq 2 ] || { echo "$sh $opts: exit $status: $output"; false; }
+			[ "${lines[0]}" = "run.sh: $msg" ] || { echo "$sh $opts: $output"; false; }
+			[ "${#lines[@]}" -eq 2 ]
+			[ ! -e "$T/out" ] && [ ! -e "$R/calls" ]
+		done
+	done <<-'EOF'
+	-n 08|-n: '08' is not a decimal integer (digits, no sign, no leading zero)
+	-w 08 -p|-w: '08' is not a decimal integer (digits, no sign, no leading zero)
+	-n +1|-n: '+1' is not a decimal integer (digits, no sign, no leading zero)
+	-n 1e3|-n: '1e3' is not a decimal integer (digits, no sign, no leading zero)
+	-n 0|-n: 0 is out of range, want 1 to 999
+	-n 99999999999999999999|-n: 99999999999999999999 is out of range, want 1 to 999
+	-w 100|-w: 100 is out of range, want 0 to 99
+	EOF
+	# the kernel would read numipi=010 as 8
+	for p in numipi=010 duration=01; do
+		run dash "$S/run.sh" -n 1 -o "$T/out" -m "$T/mods" nohz_csd duration=1 "$p"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "run.sh: ${p%%=*}: '${p#*=}' is not a decimal integer (digits, no sign, no leading zero)" ] || { echo "$output"; false; }
+	done
+	run dash "$S/run.sh" -n " 1" -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 2 ]
+	[ ! -e "$R/run/ipistorm/saved" ]
+	[ "$(settings)" = "$(cat "$T/before")" ]
+	# 10 and 0 stay what they are
+	run dash "$S/run.sh" -n 10 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	grep -qx iterations=10 "$T/out/meta.txt"
+	grep -qx warmup=0 "$T/out/meta.txt"
+}
+
+# A newline in a value that lands in meta.txt forged lines of its own (a
+# status=ok first); the owner line of the saved state holds -o's DIR.
+@test "run: a newline, control character or invalid UTF-8 in -g, -s, -o, -P or a parameter is refused, exit 2" {
+	nl='
+'
+	while IFS='|' read -r opt bad shown; do
+		# shellcheck disable=SC2059 # the escapes of the table
+		v=$(printf "x${bad}status=ok")
+		for sh in dash "busybox sh"; do
+			rm -rf "$T/out"
+			case $opt in
+			-g | -P) args=("$opt" "$v" ipistorm numipi=10) what="$opt" ;;
+			-s) args=(-s "pairs=0:1 $v" idle_reentry cpulist=1) what="-s" ;;
+			-o) args=(-o "$T/out/$v" ipistorm numipi=10) what="-o" ;;
+			param) args=(ipistorm "numipi=10" "cpulist=$v") what="parameter" ;;
+			esac
+			[ "$opt" = -o ] || args=(-o "$T/out" "${args[@]}")
+			# shellcheck disable=SC2086 # a shell and its argument
+			run $sh "$S/run.sh" -p -n 1 -w 0 -m "$T/mods" "${args[@]}"
+			[ "$status" -eq 2 ] || { echo "$sh $opt '$bad': exit $status: $output"; false; }
+			[[ ${lines[0]} == "run.sh: $what: "*"x${shown}status=ok' "* ]] || { echo "$sh $opt '$bad': $output"; false; }
+			[[ ${lines[0]} != *"$nl"* ]]
+			[ ! -e "$T/out" ] && [ ! -e "$R/calls" ] && [ ! -e "$R/run/ipistorm/saved" ]
+		done
+	done <<-'EOF'
+	-g|\n|\n
+	-s|\n|\n
+	-o|\n|\n
+	param|\n|\n
+	-P|\n|\n
+	-g|\t|\t
+	-g|\377|\xff
+	EOF
 }
 
 # 512 CPUs x 4 C-states: ~7000 files read, 2000 written and restored, and
