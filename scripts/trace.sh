@@ -14,8 +14,8 @@
 # power:cpu_idle, irq:softirq_raise/entry/exit,
 # irq_vectors:call_function_single_entry/exit.
 # Writes DIR/trace.dat, DIR/report.txt and DIR/summary.txt (also printed).
-# From the recording on, every exit (normal, error, INT, TERM, HUP) runs
-# `trace-cmd reset` and leaves tracing_on at 0.
+# From the recording on, every exit (normal, error, any signal a shell
+# can catch) runs `trace-cmd reset` and leaves tracing_on at 0.
 # Exit: 0 ok, 1 trace-cmd missing or failed, the command failed or a
 # signal, 2 usage.
 # IPISTORM_TRACEFS overrides the tracefs directory (tests).
@@ -110,7 +110,7 @@ mkdir "$out"
 # tracing_off: trace-cmd reset (events, tracers, filters, buffers) and
 # tracing_on at 0, whatever happened; signals wait until it is done.
 tracing_off() {
-	trap '' INT TERM HUP PIPE
+	trap '' INT TERM HUP PIPE QUIT USR1 USR2 ALRM
 	trace-cmd reset >/dev/null 2>&1 || echo "trace.sh: trace-cmd reset failed" >&2
 	if [[ -e $tracefs/tracing_on ]]; then
 		echo 0 2>/dev/null >"$tracefs/tracing_on" ||
@@ -125,6 +125,10 @@ trap 'rc=$?; tracing_off; exit "$rc"' EXIT
 trap 'interrupted INT' INT
 trap 'interrupted TERM' TERM
 trap 'interrupted HUP' HUP
+trap 'interrupted QUIT' QUIT
+trap 'interrupted USR1' USR1
+trap 'interrupted USR2' USR2
+trap 'interrupted ALRM' ALRM
 
 rc=0
 trace-cmd record -o "$out/trace.dat" "${events[@]}" "$@" || rc=$?

@@ -115,12 +115,13 @@ report" ]
 	[ "$status" -eq 1 ]
 	[[ $output == *"trace-cmd report failed"* ]]
 	off
-	# INT (Ctrl-C), TERM, HUP (ssh) while recording, to the whole group
-	for sig in INT TERM HUP; do
+	# INT (Ctrl-C), TERM, HUP (ssh), QUIT (Ctrl-\), USR1, USR2, ALRM
+	# while recording, to the whole group
+	for sig in INT TERM HUP QUIT USR1 USR2 ALRM; do
 		rm -f "$T/calls" "$T/hang"
 		rm -rf "$T/out4"
 		set -m
-		HANG=1 env --default-signal=INT,TERM,HUP "$S/trace.sh" -o "$T/out4" -- true 2>"$T/err" &
+		HANG=1 env --default-signal=INT,TERM,HUP,QUIT,USR1,USR2,ALRM "$S/trace.sh" -o "$T/out4" -- true 2>"$T/err" &
 		pid=$!
 		set +m
 		for _ in $(seq 600); do [ ! -e "$T/hang" ] || break; sleep 0.1; done
