@@ -388,10 +388,14 @@ parse_args() {
 	[a-z]*[a-z0-9_] | [a-z]*[a-z0-9_]/[a-z]*[a-z0-9_]) ;;
 	*) usage_error "-m: '$metric' is not KEY[:lower|:higher] or A/B" ;;
 	esac
-	for v in "$runs" "$warmup" "$stop_after"; do
-		case $v in '' | *[!0-9]*) usage_error "-n, -w, -x: '$v' is not a number" ;; esac
-	done
-	[ "$runs" -ge 2 ] || usage_error "-n: at least 2 runs, to measure the noise"
+	# run.sh's own rules, up front: a value it would refuse mid-bisect
+	parse_uint -n "$runs" 999 2
+	parse_uint -w "$warmup" 99
+	parse_uint -x "$stop_after"
+	check_text -P "$params"
+	check_text -s "$storm"
+	check_text -O "$bootopts"
+	check_text -m "$metric"
 	awk -v k="$sep" 'BEGIN { exit !(k ~ /^[0-9.]+$/ && k > 0) }' || usage_error "-k: '$sep' is not a positive number"
 	awk -v f="$floor" 'BEGIN { exit !(f ~ /^[0-9.]+$/ && f > 0) }' || usage_error "-f: '$floor' is not a positive number"
 	[ -z "$config" ] || [ -f "$config" ] || usage_error "-c: no file $config"

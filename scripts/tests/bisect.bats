@@ -290,3 +290,17 @@ interrupted() {
 	[[ $output == *"refusing to bisect"* ]]
 	[[ $output == *"between"*"boots"* ]]
 }
+
+@test "numbers and text run.sh would refuse mid-bisect are refused up front, exit 2" {
+	mktree "$T/src" 1000000 1000000
+	local a
+	for a in "-n 08" "-n 1" "-w 010" "-x +1" "-n 1000"; do
+		# shellcheck disable=SC2086 # option and value are words
+		run -2 bisect $a "$T/src" HEAD~1 HEAD
+		[[ $output == *"${a%% *}: "* ]] || { echo "$a: $output"; false; }
+	done
+	run -2 bisect -P "numipi=10
+status=ok" "$T/src" HEAD~1 HEAD
+	[[ $output == *"-P: "*'\n'* ]] || { echo "$output"; false; }
+	[ ! -e "$T/state" ]
+}
