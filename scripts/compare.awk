@@ -155,20 +155,19 @@ function mwuv(m, d,    i) {
 # on a side (with 2 runs both deviations are equal: the test is
 # degenerate). No spread within the deviations: p = 1 when their means
 # are equal too, else 0.
-function bf(m, d,    k, dd, n, i, sz, zm, zbar, num, den, N, F) {
+function bf(m, d,    k, dd, n, i, zm, zss, zbar, num, den, N, F) {
 	if (cnt[0, m] < 3 || cnt[d, m] < 3) return ""
-	N = 0; zbar = 0
+	N = 0; split("", ZA)
 	for (k = 0; k <= 1; k++) {
-		dd = k ? d : 0; n = cnt[dd, m]; sz = 0
-		for (i = 1; i <= n; i++) { BZ[k, i] = abs(val[dd, m, i] - median[dd, m]); sz += BZ[k, i] }
-		zm[k] = sz / n; zbar += sz; N += n
+		dd = k ? d : 0; n = cnt[dd, m]; split("", BZ1)
+		for (i = 1; i <= n; i++) ZA[N + i] = BZ1[i] = abs(val[dd, m, i] - median[dd, m])
+		zm[k] = mv(BZ1, n); zss[k] = MV_SS; N += n
 	}
-	zbar /= N; num = den = 0
-	for (k = 0; k <= 1; k++) {
-		dd = k ? d : 0; n = cnt[dd, m]
-		num += n * sq(zm[k] - zbar)
-		for (i = 1; i <= n; i++) den += sq(BZ[k, i] - zm[k])
-	}
+	# the deviations' spread within each side, and their means' around the
+	# grand mean (all deviations equal: none)
+	zbar = mv(ZA, N); num = 0
+	den = zss[0] + zss[1]
+	for (k = 0; k <= 1; k++) num += cnt[k ? d : 0, m] * sq(zm[k] - zbar)
 	if (den <= 0) return num <= 0 ? 1 : 0
 	F = num * (N - 2) / den
 	return betai((N - 2) / 2, 0.5, (N - 2) / (N - 2 + F))
@@ -177,13 +176,16 @@ function bf(m, d,    k, dd, n, i, sz, zm, zbar, num, den, N, F) {
 # mmtests' summary of a higher-is-better metric: HM, the harmonic mean,
 # and HSD, its stddev msqrt(sum (1/x - 1/HM)^2 * HM^4 / n) (calc_hmean() and
 # calc_stddev() in bin/lib/MMTests/Stat.pm); "" (mmtests' NaN) when a value
-# is not positive, HSD also for one run.
-function hmean(d, m,    n, i, sr, ss) {
-	n = cnt[d, m]; sr = 0
+# is not positive, HSD also for one run. Runs all equal: that value and 0.
+function hmean(d, m,    n, i, sr, ss, eq) {
+	n = cnt[d, m]; sr = 0; eq = 1
 	for (i = 1; i <= n; i++) {
 		if (val[d, m, i] <= 0) { HM = HSD = ""; return }
 		sr += 1 / val[d, m, i]
+		if (val[d, m, i] != val[d, m, 1]) eq = 0
 	}
+	# all runs equal: that value, no spread (not the residue of n / sum)
+	if (eq) { HM = val[d, m, 1]; HSD = n > 1 ? 0 : ""; return }
 	HM = n / sr; ss = 0
 	for (i = 1; i <= n; i++) ss += sq(1 / val[d, m, i] - 1 / HM)
 	HSD = n > 1 ? msqrt(ss * sq(sq(HM)) / n) : ""
@@ -261,18 +263,17 @@ END {
 	}
 	for (d = 0; d < nd; d++)
 		for (i = 1; i <= nused; i++) {
-			m = used[i]; n = cnt[d, m]; s = 0
+			m = used[i]; n = cnt[d, m]
 			mn = mx = val[d, m, 1]
+			split("", A)
 			for (c = 1; c <= n; c++) {
-				s += val[d, m, c]
+				A[c] = val[d, m, c]
 				if (val[d, m, c] < mn) mn = val[d, m, c]
 				if (val[d, m, c] > mx) mx = val[d, m, c]
 			}
-			mean[d, m] = s / n
-			ss = 0
-			for (c = 1; c <= n; c++) ss += sq(val[d, m, c] - mean[d, m])
+			mean[d, m] = mv(A, n)
 			# one run has no sample variance: n/a, as mmtests' NaN
-			var[d, m] = n > 1 ? ss / (n - 1) : 0
+			var[d, m] = n > 1 ? MV_SS / (n - 1) : 0
 			sd[d, m] = n > 1 ? msqrt(var[d, m]) : ""
 			cv[d, m] = n > 1 && mean[d, m] != 0 ? sd[d, m] / abs(mean[d, m]) * 100 : ""
 			min[d, m] = mn; max[d, m] = mx; N[d, m] = n

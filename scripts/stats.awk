@@ -54,6 +54,27 @@ function mlog(x,    e, s, s2, t, sum, i) {
 
 function abs(x) { return x < 0 ? -x : x }
 
+# mv(A, n): MV_MEAN, the mean of A[1..n], and MV_SS, the sum of the
+# squared deviations from it. All values equal: exactly that value and 0
+# (a naive sum of ten 0.7 divided by 10 is not 0.7, and its deviations
+# then make a spread of nothing). Else two passes, the mean corrected by
+# the mean of its residuals (as R's mean()), the squares of the
+# deviations from it.
+function mv(A, n,    i, s, c, eq) {
+	eq = 1; s = 0
+	for (i = 1; i <= n; i++) {
+		s += A[i]
+		if (A[i] != A[1]) eq = 0
+	}
+	if (eq) { MV_MEAN = A[1]; MV_SS = 0; return MV_MEAN }
+	MV_MEAN = s / n; c = 0
+	for (i = 1; i <= n; i++) c += A[i] - MV_MEAN
+	MV_MEAN += c / n
+	MV_SS = 0
+	for (i = 1; i <= n; i++) MV_SS += sq(A[i] - MV_MEAN)
+	return MV_MEAN
+}
+
 # erfc(x): the complementary error function (Numerical Recipes' erfcc,
 # Chebyshev fit, fractional error below 1.2e-7 everywhere).
 function erfc(x,    z, t, r) {

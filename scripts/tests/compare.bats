@@ -889,3 +889,32 @@ mkidle() {
 		done
 	done
 }
+
+# Constant samples are constant: the variance of 0.7 ten times is 0, not
+# the rounding residue of a naive mean.
+@test "compare: constant samples of a decimal value have no spread and no difference" {
+	mkrun "$T/a" base 0.7 0.7
+	mkrun "$T/b" new 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7
+	for rule in welch mmtests; do
+		for t in 5 0; do
+			run --separate-stderr "$S/compare.sh" -m "$rule" -t "$t" -f csv "$T/a" "$T/b"
+			[ "$status" -eq 0 ] || { echo "$rule -t $t: exit $status: $stderr"; false; }
+			[ "$(col significant 2)" = 0 ]
+			[ "$(col stddev 1)" = 0.0000 ] && [ "$(col stddev 2)" = 0.0000 ]
+			[ "$(col sd_ratio 2)" = 1 ]
+			[ "$(col var_significant 2)" = 0 ]
+		done
+	done
+	[ "$(col p 2)" = 1 ]
+	mkrun "$T/c" base 0.7 0.7 0.7
+	mkrun "$T/d" new 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7
+	run --separate-stderr "$S/compare.sh" "$T/c" "$T/d"
+	[ "$status" -eq 0 ]
+	grep -q '^new  *1.00 \[0.00%\]  *1.00 \[1.0000\]$' <<<"$output"
+	# not constant, a mean near 1e15: the two-pass variance of 0.25, 0.25
+	mkrun "$T/e" base 1000000000000000.25 1000000000000000.75 1000000000000000.25 1000000000000000.75
+	mkrun "$T/f" new 1000000000000000.25 1000000000000000.75 1000000000000000.25 1000000000000000.75
+	run --separate-stderr "$S/compare.sh" -f csv "$T/e" "$T/f"
+	[ "$(col stddev 1)" = 0.2887 ]
+	[ "$(col p 2)" = 1 ]
+}
