@@ -228,6 +228,7 @@ FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 	if ((k in instr) && substr($0, eq + 1) ~ /^-?[0-9]+(\.[0-9]+)?$/ && !((nf, "i" k) in seen)) {
 		seen[nf, "i" k] = 1
 		v = substr($0, eq + 1); j = instr[k]
+		if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); next }
 		instv[d, j, ++instn[d, j]] = v + 0
 		if (index(v, ".") && length(v) - index(v, ".") > instdec[j]) instdec[j] = length(v) - index(v, ".")
 	}
@@ -235,14 +236,16 @@ FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 	v = substr($0, eq + 1)
 	if (v !~ /^-?[0-9]+(\.[0-9]+)?$/) { err(FILENAME ": " k "='" v "' is not a number"); next }
 	if ((nf, k) in seen) { err(FILENAME ": " k " appears twice"); next }
+	if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); next }
 	seen[nf, k] = 1
 	m = wanted[k]
 	c = ++cnt[d, m]
 	val[d, m, c] = v + 0
 	present[m]++
 }
-# na(x, f): x formatted, or "n/a" when it is undefined ("").
-function na(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
+# na(x, f): x formatted, or "n/a" when it is undefined ("", or not
+# finite: never printed, in no format).
+function na(x, f) { return x == "" || !finite(x) ? "n/a" : sprintf(f, x) }
 # worse(d, m): the compared mean of d is worse than the baseline's in m's direction.
 function worse(d, m) {
 	if (cmean[d, m] == "" || cmean[0, m] == "") return 0
@@ -497,8 +500,8 @@ function row(name, a, m, w,    d) {
 }
 
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
-# e(x, f): x formatted, empty when undefined.
-function e(x, f) { return x == "" ? "" : sprintf(f, x) }
+# e(x, f): x formatted, empty when undefined (as na()).
+function e(x, f) { return x == "" || !finite(x) ? "" : sprintf(f, x) }
 function csv(    d, i, m, f, j, o, mn, mx) {
 	print "format,record,name,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,abs_change,t,df,p,ci_ratio,significant,regression,baseline_value,value,median,median_ci_low,median_ci_high,mwu_u,mwu_p,sd_ratio,var_p,var_significant,var_regression,mmtests_mean,mmtests_stddev"
 	for (i = 1; i <= nused; i++)
@@ -551,7 +554,7 @@ function js(s,    o, i, c) {
 	}
 	return "\"" o "\""
 }
-function jn(x, f) { return x == "" ? "null" : sprintf(f, x) }
+function jn(x, f) { return x == "" || !finite(x) ? "null" : sprintf(f, x) }
 function json(    d, i, m) {
 	printf "{\n  \"format\": \"ipistorm-compare/3\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
 	printf "  \"primary\": %s,\n  \"rule\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", \

@@ -6,7 +6,7 @@
 #     -f  output format (default text); csv and json are ipistorm-compare/3
 #     -l  labels of the directories, comma-separated, unique (default: the
 #         kernel release in each meta.txt, made unique)
-#     -a  significance level (default 0.05)
+#     -a  significance level, 0.000000001 to 0.5 (default 0.05)
 #     -t  regression threshold in percent (default 5)
 #     -m  significance rule: welch (default, Welch's two-sided t-test) or
 #         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart,
@@ -76,8 +76,12 @@ while getopts f:l:a:t:m:s:Mxdh opt; do
 	l) labels=$OPTARG ;;
 	a)
 		alpha=$OPTARG
-		matches "$alpha" '^0?\.[0-9]*[1-9][0-9]*$' ||
-			usage_error "-a: '$alpha' is not a level between 0 and 1"
+		# from 1e-9 (the smallest p worth a verdict; 1 - alpha/2 must
+		# stay below 1 for the interval's quantile) to 0.5
+		if ! matches "$alpha" '^0?\.[0-9]*[1-9][0-9]*$' ||
+			! awk -v a="$alpha" 'BEGIN { exit !(a >= 1e-9 && a <= 0.5) }'; then
+			usage_error "-a: '$alpha' is not a level between 0.000000001 and 0.5"
+		fi
 		;;
 	t)
 		thresh=$OPTARG

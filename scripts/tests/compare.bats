@@ -918,3 +918,80 @@ mkidle() {
 	[ "$(col stddev 1)" = 0.2887 ]
 	[ "$(col p 2)" = 1 ]
 }
+
+# timeout_run ARGS...: run compare.sh, killed after 30 s (status 124).
+timeout_run() { run --separate-stderr timeout 30 "$S/compare.sh" "$@"; }
+
+@test "compare: -a is bounded; a value beyond 1e20 is refused, naming file, key and value" {
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" new 100 101 102
+	for a in 0.00000000000000001 0.0000000001 0 1; do
+		timeout_run -a "$a" "$T/a" "$T/b"
+		[ "$status" -eq 2 ] || { echo "-a $a: exit $status"; false; }
+		[[ $stderr == *"-a: '$a' is not a level between 0.000000001 and 0.5"* ]] || [[ $stderr == *"-a: '$a' is not"* ]]
+	done
+	timeout_run -a 0.000000001 "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	e154=1$(printf '%0154d' 0) e77=1$(printf '%077d' 0)
+	for v in "$e154" "$e77" "-$e77" 100000000000000100000 0.000000000000000000009; do
+		mkrun "$T/h" base "$v" "$v" "$v"
+		mkrun "$T/i" new "$v" "$v" "$v"
+		for fmt in text csv json; do
+			timeout_run -f "$fmt" "$T/h" "$T/i"
+			[ "$status" -eq 2 ] || { echo "$v -f $fmt: exit $status: $output"; false; }
+			[ -z "$output" ]
+			[[ $stderr == *"/h/iter-001.txt: runtime_ns=$v is beyond the magnitudes compare.sh computes with (0 or 1e-20 to 1e20)"* ]]
+		done
+	done
+	# at the bound: identical directories are identical, in valid JSON
+	for v in 100000000000000000000 -99999999999999999999.5 0.00000000000000000001; do
+		mkrun "$T/j" base "$v" "$v" "$v"
+		mkrun "$T/k" new "$v" "$v" "$v"
+		timeout_run -f json "$T/j" "$T/k"
+		[ "$status" -eq 0 ] || { echo "$v: exit $status: $stderr"; false; }
+		python3 -c 'import json, sys; v = json.load(sys.stdin)["metrics"][0]["values"][1]; assert v["p"] == 1 and not v["significant"], v' <<<"$output"
+		[[ $output != *nan* && $output != *inf* ]]
+	done
+}
+
+# The same bound on the instrument's keys, the idle files and the counts
+# of -d: a sum of counts of hundreds of digits is infinite.
+@test "compare: instrument, idle and decomposition values beyond 1e20 are refused" {
+	big=1$(printf '%0400d' 0)
+	mkir "$T/a" 6.1 "100 3.0 41.2" "101 3.0 41.2" "102 3.0 41.2"
+	mkir "$T/b" 6.12 "100 3.0 41.2" "101 3.0 41.2" "102 3.0 $big"
+	timeout_run -f json "$T/a" "$T/b"
+	[ "$status" -eq 2 ] || { echo "instrument: exit $status: $output"; false; }
+	[[ $stderr == *"/b/iter-003.txt: total.hook_cost_ns=$big is beyond the magnitudes"* ]]
+	mkrun "$T/c" base 100 101 102
+	mkrun "$T/d" new 100 101 102
+	for i in 1 2 3; do mkidle "$T/c" $i "cpu0:POLL=90,C1=10:2000000"; done
+	for i in 1 2 3; do mkidle "$T/d" $i "cpu0:POLL=90,C1=$big:2000000"; done
+	timeout_run -f json "$T/c" "$T/d"
+	[ "$status" -eq 2 ] || { echo "idle: exit $status: $output"; false; }
+	[[ $stderr == *"/d/idle-iter-001.txt: cpu0.state1.time=$big is beyond the magnitudes"* ]]
+	for d in e f; do
+		mkdir "$T/$d"
+		printf 'format=ipistorm-run/2\nbench=ipistorm\nparams=numipi=100 witness=1\nstorm=\nkernel=%s\nstatus=ok\niterations=2\n' "$d" >"$T/$d/meta.txt"
+		for i in 1 2; do
+			printf 'format=ipistorm/2\nstatus=complete\nruntime_ns=1000\ntotal.lat_no_ipi_n=%s\ntotal.lat_no_ipi_mean_ns=10\ntotal.lat_ipi_n=5\ntotal.lat_ipi_mean_ns=20\ntotal.lat_queued_n=0\n' \
+				"$([ $d = f ] && echo "$big" || echo 5)" >"$T/$d/iter-00$i.txt"
+		done
+	done
+	timeout_run -d -f json "$T/e" "$T/f"
+	[ "$status" -eq 2 ] || { echo "-d: exit $status: $output"; false; }
+	[[ $stderr == *"/f/iter-001.txt: total.lat_no_ipi_n=$big is beyond the magnitudes"* ]]
+}
+
+# The awk arithmetic ends on any input, in every awk.
+@test "compare: sqrt, exp and log end on infinity and NaN" {
+	awks=(awk)
+	command -v busybox >/dev/null && awks+=("busybox awk")
+	printf '%s\n' 'BEGIN { inf = 1e308 * 10; nan = inf - inf' \
+		'print msqrt(inf), mlog(inf), mexp(inf), msqrt(nan), mlog(nan), mexp(nan), mexp(-inf), mlog(1e-300 / 1e20) }' >"$T/inf.awk"
+	for a in "${awks[@]}"; do
+		# shellcheck disable=SC2086 # "busybox awk"
+		run timeout 10 $a -f "$S/stats.awk" -f "$T/inf.awk"
+		[ "$status" -eq 0 ] || { echo "$a: exit $status"; false; }
+	done
+}
