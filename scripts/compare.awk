@@ -264,6 +264,22 @@ END {
 			}
 		used[++nused] = m
 	}
+	# -m mmtests where higher is better: MMTests' harmonic mean is NaN
+	# when a run is 0 or less (and it marks nothing then: a share falling
+	# to 0 would pass); the arithmetic mean and stddev are compared there,
+	# in every directory, and it is said (hmfb[m])
+	for (i = 1; i <= nused; i++) {
+		m = used[i]
+		if (rule != "mmtests" || mdirn[m] != "higher") continue
+		o = ""
+		for (d = 0; d < nd; d++)
+			for (c = 1; c <= cnt[d, m]; c++)
+				if (val[d, m, c] <= 0) { o = o (o == "" ? "" : ", ") dlabel[d]; break }
+		if (o == "") continue
+		hmfb[m] = 1
+		printf "compare.sh: note: -m mmtests: %s: a run of 0 or less in %s: no harmonic mean (MMTests shows NaN and marks nothing); the arithmetic mean and stddev are compared instead\n", \
+			mname[m], o >"/dev/stderr"
+	}
 	for (d = 0; d < nd; d++)
 		for (i = 1; i <= nused; i++) {
 			m = used[i]; n = cnt[d, m]
@@ -284,7 +300,7 @@ END {
 			median[d, m] = MED; mclo[d, m] = CLO; mchi[d, m] = CHI; mccov[d, m] = CCOV
 			# the mean the rule compares: mmtests' harmonic one for a
 			# higher-is-better metric
-			if (rule == "mmtests" && mdirn[m] == "higher") {
+			if (rule == "mmtests" && mdirn[m] == "higher" && !hmfb[m]) {
 				hmean(d, m); cmean[d, m] = HM; csd[d, m] = HSD
 			} else {
 				cmean[d, m] = mean[d, m]; csd[d, m] = sd[d, m]
@@ -432,12 +448,19 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		printf "\n%-10s", "Runs"
 		for (d = 0; d < nd; d++) printf " %" w "d", N[d, m]
 		printf "\n%-10s", "AMean"
-		for (d = 0; d < nd; d++) printf " %" w "s", sprintf("%.2f", mean[d, m]) gaincell(d, m, mean, sig[d, m] && !hm)
+		for (d = 0; d < nd; d++) printf " %" w "s", sprintf("%.2f", mean[d, m]) gaincell(d, m, mean, sig[d, m] && (!hm || hmfb[m]))
 		row("Stddev", sd, m, w); row("CoeffVar", cv, m, w)
 		if (hm) {
 			printf "\n%-10s", "HMean"
-			for (d = 0; d < nd; d++) printf " %" w "s", cmean[d, m] == "" ? "n/a" : sprintf("%.2f", cmean[d, m]) gaincell(d, m, cmean, sig[d, m])
-			row("HStddev", csd, m, w)
+			if (hmfb[m]) {
+				# MMTests' own figures, n/a (its NaN) where a run is 0 or less
+				for (d = 0; d < nd; d++) { hmean(d, m); hmv[d, m] = HM; hsv[d, m] = HSD }
+				for (d = 0; d < nd; d++) printf " %" w "s", hmv[d, m] == "" ? "n/a" : sprintf("%.2f", hmv[d, m])
+				row("HStddev", hsv, m, w)
+			} else {
+				for (d = 0; d < nd; d++) printf " %" w "s", cmean[d, m] == "" ? "n/a" : sprintf("%.2f", cmean[d, m]) gaincell(d, m, cmean, sig[d, m])
+				row("HStddev", csd, m, w)
+			}
 		}
 		row("Min", min, m, w); row("Median", median, m, w)
 		printf "\n%-10s", "Median-CI"
@@ -459,7 +482,7 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		printf "\n"
 	}
 	printf "\n%% is the gain over %s (positive: better; abs: absolute, the baseline mean is 0); *x*: significant, %s, alpha %s\n", \
-		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart; the harmonic mean where higher is better)" : "Welch's t-test", alpha
+		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart; the harmonic mean where higher is better, the arithmetic one where a run is 0 or less)" : "Welch's t-test", alpha
 	printf "Median-CI: %d%% or more (order statistics); MWU-p: Mann-Whitney U, %s; Var-p: Brown-Forsythe (Levene on medians), *: significant\n", \
 		(1 - alpha) * 100, "exact to " MWU_EXACT " runs in all, else normal with tie correction"
 	printf "\nVerdict (%s):\n", meansonly ? "means only: the spread is shown, not judged" : "mean and spread, SD factor " sdfactor
@@ -470,7 +493,7 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 			if (mdirn[m] == "none" || (!sig[d, m] && !vsig[d, m])) continue
 			words = ""
 			if (sig[d, m])
-				words = sprintf("%s %s (%s)%s", hm = (rule == "mmtests" && mdirn[m] == "higher") ? "hmean" : "mean", \
+				words = sprintf("%s %s (%s)%s", (rule == "mmtests" && mdirn[m] == "higher" && !hmfb[m]) ? "hmean" : "mean", \
 					gain[d, m] == "" ? sprintf("%+.2f abs", absgain[d, m]) : sprintf("%.2f%% %s", abs(gain[d, m]), gain[d, m] >= 0 ? "better" : "worse"), \
 					rule == "mmtests" ? sprintf("CI ratio %.4g", cr[d, m]) : sprintf("Welch p=%.2g", p[d, m]), \
 					regr[d, m] ? ": REGRESSION (threshold " thresh "%)" : "")
@@ -507,7 +530,7 @@ function csv(    d, i, m, f, j, o, mn, mx) {
 	for (i = 1; i <= nused; i++)
 		for (d = 0; d < nd; d++) {
 			m = used[i]
-			printf "ipistorm-compare/3,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,,,%.4f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", \
+			printf "ipistorm-compare/4,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,,,%.4f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", \
 				mname[m], mdirn[m], q(dlabel[d]), q(ddir[d]), N[d, m], mean[d, m], e(sd[d, m], "%.4f"), e(cv[d, m], "%.4f"), \
 				min[d, m], max[d, m], e(norm[d, m], "%.6f"), e(normsd[d, m], "%.6f"), e(change[d, m], "%.4f"), \
 				e(gain[d, m], "%.4f"), e(absch[d, m], "%.4f"), e(tt[d, m], "%.6f"), e(df[d, m], "%.4f"), \
@@ -517,16 +540,16 @@ function csv(    d, i, m, f, j, o, mn, mx) {
 				rule == "mmtests" ? e(cmean[d, m], "%.4f") : "", rule == "mmtests" ? e(csd[d, m], "%.4f") : ""
 		}
 	for (i = 1; i <= ndiff; i++)
-		printf "ipistorm-compare/3,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
+		printf "ipistorm-compare/4,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
 	for (i = 1; i <= nnc; i++)
-		printf "ipistorm-compare/3,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
+		printf "ipistorm-compare/4,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
 	# the instrument's keys: name, label, dir, n, mean, min, max,
 	# abs_change and baseline_value (its mean), value (differs)
 	for (i = 1; i <= ninst; i++)
 		for (d = 0; d < nd; d++) {
 			split("", f)
 			for (j = 1; j <= 36; j++) f[j] = ""
-			f[1] = "ipistorm-compare/3"; f[2] = "instrument"; f[3] = instk[i]; f[5] = q(dlabel[d]); f[6] = q(ddir[d])
+			f[1] = "ipistorm-compare/4"; f[2] = "instrument"; f[3] = instk[i]; f[5] = q(dlabel[d]); f[6] = q(ddir[d])
 			f[7] = instn[d, i] + 0
 			if (instm[d, i] != "") {
 				mn = mx = instv[d, i, 1]
@@ -556,7 +579,7 @@ function js(s,    o, i, c) {
 }
 function jn(x, f) { return x == "" || !finite(x) ? "null" : sprintf(f, x) }
 function json(    d, i, m) {
-	printf "{\n  \"format\": \"ipistorm-compare/3\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
+	printf "{\n  \"format\": \"ipistorm-compare/4\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
 	printf "  \"primary\": %s,\n  \"rule\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", \
 		js(primary), js(rule), alpha + 0, thresh + 0, nreg
 	printf "  \"sd_factor\": %s,\n  \"means_only\": %s,\n  \"variance_regressions\": %d,\n", sdfactor + 0, meansonly ? "true" : "false", \

@@ -3,7 +3,7 @@
 #
 #   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests]
 #              [-s FACTOR] [-M] [-x] BASELINE OTHER...
-#     -f  output format (default text); csv and json are ipistorm-compare/3
+#     -f  output format (default text); csv and json are ipistorm-compare/4
 #     -l  labels of the directories, comma-separated, unique (default: the
 #         kernel release in each meta.txt, made unique)
 #     -a  significance level, 0.000000001 to 0.5 (default 0.05)

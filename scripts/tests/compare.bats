@@ -124,7 +124,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 @test "compare: json is valid and versioned" {
 	run --separate-stderr "$S/compare.sh" -f json "$F/ipistorm-6.1" "$F/ipistorm-6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/3"; assert d["rule"] == "welch"; assert d["sd_factor"] == 2 and not d["means_only"]; assert d["metrics"][0]["values"][1]["var_significant"] is False; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/4"; assert d["rule"] == "welch"; assert d["sd_factor"] == 2 and not d["means_only"]; assert d["metrics"][0]["values"][1]["var_significant"] is False; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
 }
 
 @test "compare: a significant regression beyond -t exits 1 and is named" {
@@ -162,7 +162,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$(col stddev 1)" = "" ]
 	[ "$(col coeffvar_pct 1)" = "" ]
 	[ "$(col norm_stddev 2)" != "" ]
-	grep -q '^ipistorm-compare/3,not_comparable,runs,,"base",' <<<"$output"
+	grep -q '^ipistorm-compare/4,not_comparable,runs,,"base",' <<<"$output"
 	run --separate-stderr "$S/compare.sh" "$T/a" "$T/c"
 	grep -q '^Stddev  *n/a  *1.00$' <<<"$output"
 	grep -q '^CoeffVar  *n/a  *0.50$' <<<"$output"
@@ -464,7 +464,7 @@ derive() {
 		[[ $stderr == *"warning: 6.1.0-50-amd64 (other) $key differs"* ]] || { echo "$key: $stderr"; false; }
 		grep -q "^  6.1.0-50-amd64 (other): $key: '$value', baseline '" <<<"$output"
 		run --separate-stderr "$S/compare.sh" -f csv "$base" "$T/other"
-		grep -q "^ipistorm-compare/3,difference,$key,,\"6.1.0-50-amd64 (other)\",.*,\"$value\",*$" <<<"$output"
+		grep -q "^ipistorm-compare/4,difference,$key,,\"6.1.0-50-amd64 (other)\",.*,\"$value\",*$" <<<"$output"
 		run --separate-stderr "$S/compare.sh" -f json "$base" "$T/other"
 		KEY=$key python3 -c 'import json, os, sys; d = json.load(sys.stdin); assert not d["comparable"]; assert [x["key"] for x in d["differences"]] == [os.environ["KEY"]]' <<<"$output"
 		run --separate-stderr "$S/compare.sh" -x "$base" "$T/other"
@@ -708,8 +708,8 @@ mkir() {
 	# the cost: 41.17 against 41.20, within rounding
 	[[ $output != *"total.hook_cost_ns 41"* ]]
 	run --separate-stderr "$S/compare.sh" -f csv "$T/a" "$T/b"
-	grep -qxF 'ipistorm-compare/3,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
-	grep -q '^ipistorm-compare/3,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
+	grep -qxF 'ipistorm-compare/4,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/4,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
 	python3 -c 'import json, sys; i = {x["name"]: x for x in json.load(sys.stdin)["instrument"]}; h = i["total.hook_hits_per_reentry"]; assert h["differs"] and h["values"][1]["differs"] and h["values"][1]["mean"] == 2 and h["values"][1]["abs_change"] == -1; assert not i["total.hook_cost_ns"]["differs"]' <<<"$output"
 	# by one unit of the last digit (2.95 and 2.94 print 3.0 and 2.9):
@@ -790,11 +790,11 @@ PY
 		close "$(col min "$r")" "$lo" 1e-4
 		close "$(col max "$r")" "$hi" 1e-4
 	done
-	grep -qxF 'ipistorm-compare/3,idle,"cpu16.C6.residency_pct",,"6.12","'"$P"'/6.12",6,0.0000,0.0000,,0.0000,0.0000,,,,,-30.9778,,,,,,,30.9778,differs,0.0000,,,,,,,,,,' <<<"$output"
-	grep -q '^ipistorm-compare/3,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
+	grep -qxF 'ipistorm-compare/4,idle,"cpu16.C6.residency_pct",,"6.12","'"$P"'/6.12",6,0.0000,0.0000,,0.0000,0.0000,,,,,-30.9778,,,,,,,30.9778,differs,0.0000,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/4,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json "$P/6.1" "$P/6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/3" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/4" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
 }
 
 # mkidle DIR ITER CPU:STATE=TIME,...:KHZ ...: DIR's idle-iter-ITER.txt.
@@ -887,6 +887,43 @@ mkidle() {
 			[ "$output" = "$want" ] || { echo "$opt $args"; diff <(echo "$want") <(echo "$output"); false; }
 			[ "$stderr" = "$want_err" ]
 		done
+	done
+}
+
+# Issue 29: adversarial data. A higher-is-better metric with a run of 0
+# or less has no harmonic mean (MMTests' NaN, which marks nothing):
+# -m mmtests compares the arithmetic mean and stddev there instead, says
+# so, and a collapse fails CI.
+@test "compare: -m mmtests falls back to the arithmetic mean where a run is 0 or less" {
+	metas nohz_csd "duration=2" ""
+	i=0
+	for v in 30 31 29 30 30; do
+		i=$((i + 1))
+		printf 'total.balanced=%s\n' "$v" >"$T/a/iter-00$i.txt"
+	done
+	i=0
+	for v in 0 0 12 0 0; do
+		i=$((i + 1))
+		printf 'total.balanced=%s\n' "$v" >"$T/b/iter-00$i.txt"
+	done
+	run --separate-stderr "$S/compare.sh" -m mmtests -f csv "$T/a" "$T/b"
+	[ "$status" -eq 1 ] || { echo "exit $status: $stderr"; false; }
+	[[ $stderr == *"note: -m mmtests: total.balanced: a run of 0 or less in kb: no harmonic mean (MMTests shows NaN and marks nothing); the arithmetic mean and stddev are compared instead"* ]]
+	[[ $stderr == *"regression: kb total.balanced: 92.00% worse than ka (mmtests CI ratio"* ]]
+	[ "$(col mmtests_mean 2)" = 2.4000 ]
+	[ "$(col mmtests_stddev 2)" = "$(col stddev 2)" ]
+	[ "$(col significant 2)" = 1 ]
+	run --separate-stderr "$S/compare.sh" -m mmtests "$T/a" "$T/b"
+	grep -q '^AMean  *30.00 (   0.00%)  *2.40 \* -92.00%\*$' <<<"$output"
+	# MMTests' own harmonic means beside it, NaN where a run is 0
+	grep -q '^HMean  *29.99  *n/a$' <<<"$output"
+	# a polled share from 100 % to 0 %, no variance: fails CI under both rules
+	derive "$T/poll-base" "$F/ipistorm-6.12" total.poll_pct 100.0
+	derive "$T/poll-lost" "$F/ipistorm-6.12" total.poll_pct 0.0
+	for rule in welch mmtests; do
+		run --separate-stderr "$S/compare.sh" -m "$rule" "$T/poll-base" "$T/poll-lost"
+		[ "$status" -eq 1 ] || { echo "$rule: exit $status: $stderr"; false; }
+		[[ $stderr == *"total.poll_pct: 100.00% worse"* ]]
 	done
 }
 
