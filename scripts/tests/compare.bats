@@ -1032,3 +1032,38 @@ timeout_run() { run --separate-stderr timeout 30 "$S/compare.sh" "$@"; }
 		[ "$status" -eq 0 ] || { echo "$a: exit $status"; false; }
 	done
 }
+
+@test "compare: automatic labels never collide; a label with a newline or an invalid byte is refused" {
+	# two builds of X in directories named a, and a release "X (a) #2":
+	# the position that made the first two unique was the third's
+	for d in p/a q/a r; do
+		mkrun "$T/$d" X 100 101 102
+	done
+	sed -i 's/^kernel=.*/kernel=X (a) #2/' "$T/r/meta.txt"
+	run --separate-stderr "$S/compare.sh" -f csv "$T/p/a" "$T/q/a" "$T/r"
+	[ "$status" -eq 0 ]
+	labels=$(awk -F, '$2 == "metric" && $3 == "runtime_ns" { print $5 }' <<<"$output")
+	[ "$(wc -l <<<"$labels")" -eq 3 ]
+	[ -z "$(sort <<<"$labels" | uniq -d)" ] || { echo "$labels"; false; }
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" other 100 101 102
+	for l in $'x\ny,z' $'\xff,z' $'\xc3\x28,z' $'\xed\xa0\x80,z' $'\xc0\xaf,z' $'ok,\xe2\x82'; do
+		run --separate-stderr "$S/compare.sh" -f json -l "$l" "$T/a" "$T/b"
+		[ "$status" -eq 2 ] || { echo "-l $(printf %q "$l"): exit $status"; false; }
+		[ -z "$output" ]
+		[[ $stderr == *"-l: a label holds a newline"* || $stderr == *"-l: label "*" holds an invalid byte (not UTF-8)"* ]]
+	done
+	# valid UTF-8 is a label
+	run --separate-stderr "$S/compare.sh" -f json -l "$(printf 'caf\303\251,\360\237\220\247')" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	python3 -m json.tool <<<"$output" >/dev/null
+	# a release or a directory name with an invalid byte never reaches JSON
+	sed -i "s/^kernel=.*/kernel=$(printf '6.12\377')/" "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"/b/meta.txt: kernel holds an invalid byte (not UTF-8)"* ]]
+	mkrun "$T/$(printf 'd\377')" other 100 101 102
+	run --separate-stderr "$S/compare.sh" -f json -l a,b "$T/a" "$T/$(printf 'd\377')"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"holds an invalid byte (not UTF-8)"* ]]
+}
