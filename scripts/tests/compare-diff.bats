@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The differential test of compare.sh's statistics (compare-diff.sh):
 # generated data sets against R and MMTests' Stat.pm. CMP_DIFF_CASES
-# cases (default 300) from seed CMP_DIFF_SEED (default 1); docs/compare.md.
+# cases (default 240) from seed CMP_DIFF_SEED (default 1); docs/compare.md.
 
 bats_require_minimum_version 1.5.0
 
@@ -12,7 +12,7 @@ setup() {
 }
 
 @test "compare-diff: compare.sh agrees with R and MMTests on generated data" {
-	run "$D/compare-diff.sh" "${CMP_DIFF_SEED:-1}" "${CMP_DIFF_CASES:-300}" "$BATS_TEST_TMPDIR/cases"
+	run "$D/compare-diff.sh" "${CMP_DIFF_SEED:-1}" "${CMP_DIFF_CASES:-240}" "$BATS_TEST_TMPDIR/cases"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *" cases, 0 failures"* ]]
@@ -20,7 +20,7 @@ setup() {
 
 @test "compare-diff: busybox sh and awk agree too" {
 	command -v busybox >/dev/null || skip "no busybox"
-	run "$D/compare-diff.sh" -b "$((${CMP_DIFF_SEED:-1} + 100000))" "$(((${CMP_DIFF_CASES:-300} + 5) / 6))" "$BATS_TEST_TMPDIR/cases"
+	run "$D/compare-diff.sh" -b "$((${CMP_DIFF_SEED:-1} + 100000))" "$(((${CMP_DIFF_CASES:-240} + 5) / 6))" "$BATS_TEST_TMPDIR/cases"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *" cases, 0 failures"* ]]
