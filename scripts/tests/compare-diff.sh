@@ -42,12 +42,12 @@ fi
 for c in "$dir"/[0-9]*; do
 	read -r rule alpha _ json <"$c/args"
 	rc=0
-	timeout 10 sh "$top/scripts/compare.sh" -f csv -m "$rule" -a "$alpha" "$c/base" "$c/new" \
+	timeout 60 sh "$top/scripts/compare.sh" -f csv -m "$rule" -a "$alpha" "$c/base" "$c/new" \
 		>"$c/out.csv" 2>"$c/err" || rc=$?
 	echo "$rc" >"$c/rc"
 	if [ "$json" = 1 ] && [ "$rc" != 124 ] && [ "$rc" != 2 ]; then
 		rc=0
-		timeout 10 sh "$top/scripts/compare.sh" -f json -m "$rule" -a "$alpha" "$c/base" "$c/new" 2>/dev/null |
+		timeout 60 sh "$top/scripts/compare.sh" -f json -m "$rule" -a "$alpha" "$c/base" "$c/new" 2>/dev/null |
 			python3 -m json.tool >/dev/null 2>"$c/json.err" || rc=$?
 		echo "$rc" >"$c/json.rc"
 	fi
