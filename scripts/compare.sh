@@ -4,13 +4,14 @@
 #   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests]
 #              [-s FACTOR] [-M] [-x] BASELINE OTHER...
 #     -f  output format (default text); csv and json are ipistorm-compare/4
-#     -l  labels of the directories, comma-separated, unique (default: the
-#         kernel release in each meta.txt, made unique)
+#     -l  labels of the directories, comma-separated, unique, UTF-8
+#         (default: the kernel release in each meta.txt, made unique)
 #     -a  significance level, 0.000000001 to 0.5 (default 0.05)
 #     -t  regression threshold in percent (default 5)
 #     -m  significance rule: welch (default, Welch's two-sided t-test) or
 #         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart,
-#         the harmonic mean and its stddev where higher is better)
+#         the harmonic mean and its stddev where higher is better, the
+#         arithmetic ones, said on stderr, where a run is 0 or less)
 #     -s  SD ratio of a variance regression (default 2): the run-to-run SD
 #         at least FACTOR times the baseline's and the Brown-Forsythe test
 #         significant
@@ -27,7 +28,9 @@
 # must hold meta.txt (ipistorm-run/1 or /2) and as many iter-*.txt as its
 # iterations= says, of the same bench with the same
 # params and storm; a directory with fewer than 2 runs is not comparable
-# (report written, exit 2). Statistics are over the
+# (report written, exit 2). A value must be 0 or of a magnitude from
+# 1e-20 to 1e20, a directory name and meta.txt UTF-8 (else exit 2).
+# Statistics are over the
 # iterations: arithmetic mean, sample standard deviation, median with its
 # 95% interval (order statistics), and against the baseline Welch's t-test
 # or mmtests' rule, the Mann-Whitney U test (exact to 40 runs in all), the
