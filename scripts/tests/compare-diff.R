@@ -143,7 +143,7 @@ ref <- function(a, b, alpha) {
 		if (all(za == za[1]) && all(zb == zb[1])) r$varp <- if (za[1] == zb[1]) 1 else 0
 		else {
 			z <- c(za, zb); g <- factor(rep(1:2, c(length(a), length(b))))
-			r$varp <- anova(lm(z ~ g))[["Pr(>F)"]][1]
+			r$varp <- suppressWarnings(anova(lm(z ~ g)))[["Pr(>F)"]][1]
 		}
 	}
 	r$sdr <- if (sd(a) > 0) sd(b) / sd(a) else if (all(b == b[1])) 1 else NA
