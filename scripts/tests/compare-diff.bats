@@ -43,6 +43,7 @@ setup() {
 	sed -i 's/^\tP = betai(DF \/ 2, 0.5, DF \/ (DF + T \* T))$/\tP = 2 * betai(DF \/ 2, 0.5, DF \/ (DF + T * T)); if (P > 1) P = 1/' "$R/scripts/compare.awk"
 	run ! cmp -s "$R/scripts/compare.awk" "$S/compare.awk"
 	MMTESTS_SNAPSHOT=$S/../../shared/third_party/mmtests run "$R/scripts/tests/fixtures/compare-diff/compare-diff.sh" 7 12
+	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"FAIL seed="*" welch-p: "* ]]
 	[[ $output == *"again: scripts/tests/fixtures/compare-diff/compare-diff.sh SEED 1"* ]]
