@@ -38,12 +38,16 @@ function idle_line(    it, eq, k, v, ip, c, s) {
 		split(k, ip, ".")
 		c = substr(ip[1], 4) + 0; s = substr(ip[2], 6) + 0
 		if (ip[3] == "name") inm[d, it, c, s] = v
-		else if (v ~ /^[0-9]+$/) itm[d, it, c, s] = v + 0
+		else if (v ~ /^[0-9]+$/) {
+			if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); return }
+			itm[d, it, c, s] = v + 0
+		}
 		if (s + 1 > ins[d, it, c]) ins[d, it, c] = s + 1
 		icpu[c] = 1
 	} else if (k ~ /^cpu[0-9]+\.(aperf_mperf_khz|cur_freq_khz)$/ && v ~ /^[0-9]+(\.[0-9]+)?$/) {
 		split(k, ip, ".")
 		c = substr(ip[1], 4) + 0
+		if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); return }
 		ifq[d, it, c, ip[2]] = v + 0
 		icpu[c] = 1
 	}
@@ -232,7 +236,7 @@ function idle_csv(    i, d, name, f, j, o) {
 		for (d = 0; d < nd; d++) {
 			split("", f)
 			for (j = 1; j <= 36; j++) f[j] = ""
-			f[1] = "ipistorm-compare/3"; f[2] = "idle"; f[3] = q(name); f[5] = q(dlabel[d]); f[6] = q(ddir[d])
+			f[1] = "ipistorm-compare/4"; f[2] = "idle"; f[3] = q(name); f[5] = q(dlabel[d]); f[6] = q(ddir[d])
 			f[7] = icnt[name, d] + 0
 			if (imean[name, d] != "") {
 				f[8] = sprintf("%.4f", imean[name, d]); f[9] = e(isd[name, d], "%.4f")

@@ -155,20 +155,19 @@ function mwuv(m, d,    i) {
 # on a side (with 2 runs both deviations are equal: the test is
 # degenerate). No spread within the deviations: p = 1 when their means
 # are equal too, else 0.
-function bf(m, d,    k, dd, n, i, sz, zm, zbar, num, den, N, F) {
+function bf(m, d,    k, dd, n, i, zm, zss, zbar, num, den, N, F) {
 	if (cnt[0, m] < 3 || cnt[d, m] < 3) return ""
-	N = 0; zbar = 0
+	N = 0; split("", ZA)
 	for (k = 0; k <= 1; k++) {
-		dd = k ? d : 0; n = cnt[dd, m]; sz = 0
-		for (i = 1; i <= n; i++) { BZ[k, i] = abs(val[dd, m, i] - median[dd, m]); sz += BZ[k, i] }
-		zm[k] = sz / n; zbar += sz; N += n
+		dd = k ? d : 0; n = cnt[dd, m]; split("", BZ1)
+		for (i = 1; i <= n; i++) ZA[N + i] = BZ1[i] = abs(val[dd, m, i] - median[dd, m])
+		zm[k] = mv(BZ1, n); zss[k] = MV_SS; N += n
 	}
-	zbar /= N; num = den = 0
-	for (k = 0; k <= 1; k++) {
-		dd = k ? d : 0; n = cnt[dd, m]
-		num += n * sq(zm[k] - zbar)
-		for (i = 1; i <= n; i++) den += sq(BZ[k, i] - zm[k])
-	}
+	# the deviations' spread within each side, and their means' around the
+	# grand mean (all deviations equal: none)
+	zbar = mv(ZA, N); num = 0
+	den = zss[0] + zss[1]
+	for (k = 0; k <= 1; k++) num += cnt[k ? d : 0, m] * sq(zm[k] - zbar)
 	if (den <= 0) return num <= 0 ? 1 : 0
 	F = num * (N - 2) / den
 	return betai((N - 2) / 2, 0.5, (N - 2) / (N - 2 + F))
@@ -177,13 +176,16 @@ function bf(m, d,    k, dd, n, i, sz, zm, zbar, num, den, N, F) {
 # mmtests' summary of a higher-is-better metric: HM, the harmonic mean,
 # and HSD, its stddev msqrt(sum (1/x - 1/HM)^2 * HM^4 / n) (calc_hmean() and
 # calc_stddev() in bin/lib/MMTests/Stat.pm); "" (mmtests' NaN) when a value
-# is not positive, HSD also for one run.
-function hmean(d, m,    n, i, sr, ss) {
-	n = cnt[d, m]; sr = 0
+# is not positive, HSD also for one run. Runs all equal: that value and 0.
+function hmean(d, m,    n, i, sr, ss, eq) {
+	n = cnt[d, m]; sr = 0; eq = 1
 	for (i = 1; i <= n; i++) {
 		if (val[d, m, i] <= 0) { HM = HSD = ""; return }
 		sr += 1 / val[d, m, i]
+		if (val[d, m, i] != val[d, m, 1]) eq = 0
 	}
+	# all runs equal: that value, no spread (not the residue of n / sum)
+	if (eq) { HM = val[d, m, 1]; HSD = n > 1 ? 0 : ""; return }
 	HM = n / sr; ss = 0
 	for (i = 1; i <= n; i++) ss += sq(1 / val[d, m, i] - 1 / HM)
 	HSD = n > 1 ? msqrt(ss * sq(sq(HM)) / n) : ""
@@ -226,6 +228,7 @@ FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 	if ((k in instr) && substr($0, eq + 1) ~ /^-?[0-9]+(\.[0-9]+)?$/ && !((nf, "i" k) in seen)) {
 		seen[nf, "i" k] = 1
 		v = substr($0, eq + 1); j = instr[k]
+		if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); next }
 		instv[d, j, ++instn[d, j]] = v + 0
 		if (index(v, ".") && length(v) - index(v, ".") > instdec[j]) instdec[j] = length(v) - index(v, ".")
 	}
@@ -233,14 +236,16 @@ FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
 	v = substr($0, eq + 1)
 	if (v !~ /^-?[0-9]+(\.[0-9]+)?$/) { err(FILENAME ": " k "='" v "' is not a number"); next }
 	if ((nf, k) in seen) { err(FILENAME ": " k " appears twice"); next }
+	if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); next }
 	seen[nf, k] = 1
 	m = wanted[k]
 	c = ++cnt[d, m]
 	val[d, m, c] = v + 0
 	present[m]++
 }
-# na(x, f): x formatted, or "n/a" when it is undefined ("").
-function na(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
+# na(x, f): x formatted, or "n/a" when it is undefined ("", or not
+# finite: never printed, in no format).
+function na(x, f) { return x == "" || !finite(x) ? "n/a" : sprintf(f, x) }
 # worse(d, m): the compared mean of d is worse than the baseline's in m's direction.
 function worse(d, m) {
 	if (cmean[d, m] == "" || cmean[0, m] == "") return 0
@@ -259,20 +264,35 @@ END {
 			}
 		used[++nused] = m
 	}
+	# -m mmtests where higher is better: MMTests' harmonic mean is NaN
+	# when a run is 0 or less (and it marks nothing then: a share falling
+	# to 0 would pass); the arithmetic mean and stddev are compared there,
+	# in every directory, and it is said (hmfb[m])
+	for (i = 1; i <= nused; i++) {
+		m = used[i]
+		if (rule != "mmtests" || mdirn[m] != "higher") continue
+		o = ""
+		for (d = 0; d < nd; d++)
+			for (c = 1; c <= cnt[d, m]; c++)
+				if (val[d, m, c] <= 0) { o = o (o == "" ? "" : ", ") dlabel[d]; break }
+		if (o == "") continue
+		hmfb[m] = 1
+		printf "compare.sh: note: -m mmtests: %s: a run of 0 or less in %s: no harmonic mean (MMTests shows NaN and marks nothing); the arithmetic mean and stddev are compared instead\n", \
+			mname[m], o >"/dev/stderr"
+	}
 	for (d = 0; d < nd; d++)
 		for (i = 1; i <= nused; i++) {
-			m = used[i]; n = cnt[d, m]; s = 0
+			m = used[i]; n = cnt[d, m]
 			mn = mx = val[d, m, 1]
+			split("", A)
 			for (c = 1; c <= n; c++) {
-				s += val[d, m, c]
+				A[c] = val[d, m, c]
 				if (val[d, m, c] < mn) mn = val[d, m, c]
 				if (val[d, m, c] > mx) mx = val[d, m, c]
 			}
-			mean[d, m] = s / n
-			ss = 0
-			for (c = 1; c <= n; c++) ss += sq(val[d, m, c] - mean[d, m])
+			mean[d, m] = mv(A, n)
 			# one run has no sample variance: n/a, as mmtests' NaN
-			var[d, m] = n > 1 ? ss / (n - 1) : 0
+			var[d, m] = n > 1 ? MV_SS / (n - 1) : 0
 			sd[d, m] = n > 1 ? msqrt(var[d, m]) : ""
 			cv[d, m] = n > 1 && mean[d, m] != 0 ? sd[d, m] / abs(mean[d, m]) * 100 : ""
 			min[d, m] = mn; max[d, m] = mx; N[d, m] = n
@@ -280,7 +300,7 @@ END {
 			median[d, m] = MED; mclo[d, m] = CLO; mchi[d, m] = CHI; mccov[d, m] = CCOV
 			# the mean the rule compares: mmtests' harmonic one for a
 			# higher-is-better metric
-			if (rule == "mmtests" && mdirn[m] == "higher") {
+			if (rule == "mmtests" && mdirn[m] == "higher" && !hmfb[m]) {
 				hmean(d, m); cmean[d, m] = HM; csd[d, m] = HSD
 			} else {
 				cmean[d, m] = mean[d, m]; csd[d, m] = sd[d, m]
@@ -428,12 +448,19 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		printf "\n%-10s", "Runs"
 		for (d = 0; d < nd; d++) printf " %" w "d", N[d, m]
 		printf "\n%-10s", "AMean"
-		for (d = 0; d < nd; d++) printf " %" w "s", sprintf("%.2f", mean[d, m]) gaincell(d, m, mean, sig[d, m] && !hm)
+		for (d = 0; d < nd; d++) printf " %" w "s", sprintf("%.2f", mean[d, m]) gaincell(d, m, mean, sig[d, m] && (!hm || hmfb[m]))
 		row("Stddev", sd, m, w); row("CoeffVar", cv, m, w)
 		if (hm) {
 			printf "\n%-10s", "HMean"
-			for (d = 0; d < nd; d++) printf " %" w "s", cmean[d, m] == "" ? "n/a" : sprintf("%.2f", cmean[d, m]) gaincell(d, m, cmean, sig[d, m])
-			row("HStddev", csd, m, w)
+			if (hmfb[m]) {
+				# MMTests' own figures, n/a (its NaN) where a run is 0 or less
+				for (d = 0; d < nd; d++) { hmean(d, m); hmv[d, m] = HM; hsv[d, m] = HSD }
+				for (d = 0; d < nd; d++) printf " %" w "s", hmv[d, m] == "" ? "n/a" : sprintf("%.2f", hmv[d, m])
+				row("HStddev", hsv, m, w)
+			} else {
+				for (d = 0; d < nd; d++) printf " %" w "s", cmean[d, m] == "" ? "n/a" : sprintf("%.2f", cmean[d, m]) gaincell(d, m, cmean, sig[d, m])
+				row("HStddev", csd, m, w)
+			}
 		}
 		row("Min", min, m, w); row("Median", median, m, w)
 		printf "\n%-10s", "Median-CI"
@@ -455,7 +482,7 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		printf "\n"
 	}
 	printf "\n%% is the gain over %s (positive: better; abs: absolute, the baseline mean is 0); *x*: significant, %s, alpha %s\n", \
-		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart; the harmonic mean where higher is better)" : "Welch's t-test", alpha
+		dlabel[0], rule == "mmtests" ? "mmtests' rule (mean +- z*stddev intervals apart; the harmonic mean where higher is better, the arithmetic one where a run is 0 or less)" : "Welch's t-test", alpha
 	printf "Median-CI: %d%% or more (order statistics); MWU-p: Mann-Whitney U, %s; Var-p: Brown-Forsythe (Levene on medians), *: significant\n", \
 		(1 - alpha) * 100, "exact to " MWU_EXACT " runs in all, else normal with tie correction"
 	printf "\nVerdict (%s):\n", meansonly ? "means only: the spread is shown, not judged" : "mean and spread, SD factor " sdfactor
@@ -466,7 +493,7 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 			if (mdirn[m] == "none" || (!sig[d, m] && !vsig[d, m])) continue
 			words = ""
 			if (sig[d, m])
-				words = sprintf("%s %s (%s)%s", hm = (rule == "mmtests" && mdirn[m] == "higher") ? "hmean" : "mean", \
+				words = sprintf("%s %s (%s)%s", (rule == "mmtests" && mdirn[m] == "higher" && !hmfb[m]) ? "hmean" : "mean", \
 					gain[d, m] == "" ? sprintf("%+.2f abs", absgain[d, m]) : sprintf("%.2f%% %s", abs(gain[d, m]), gain[d, m] >= 0 ? "better" : "worse"), \
 					rule == "mmtests" ? sprintf("CI ratio %.4g", cr[d, m]) : sprintf("Welch p=%.2g", p[d, m]), \
 					regr[d, m] ? ": REGRESSION (threshold " thresh "%)" : "")
@@ -496,14 +523,14 @@ function row(name, a, m, w,    d) {
 }
 
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
-# e(x, f): x formatted, empty when undefined.
-function e(x, f) { return x == "" ? "" : sprintf(f, x) }
+# e(x, f): x formatted, empty when undefined (as na()).
+function e(x, f) { return x == "" || !finite(x) ? "" : sprintf(f, x) }
 function csv(    d, i, m, f, j, o, mn, mx) {
 	print "format,record,name,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,abs_change,t,df,p,ci_ratio,significant,regression,baseline_value,value,median,median_ci_low,median_ci_high,mwu_u,mwu_p,sd_ratio,var_p,var_significant,var_regression,mmtests_mean,mmtests_stddev"
 	for (i = 1; i <= nused; i++)
 		for (d = 0; d < nd; d++) {
 			m = used[i]
-			printf "ipistorm-compare/3,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,,,%.4f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", \
+			printf "ipistorm-compare/4,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,,,%.4f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", \
 				mname[m], mdirn[m], q(dlabel[d]), q(ddir[d]), N[d, m], mean[d, m], e(sd[d, m], "%.4f"), e(cv[d, m], "%.4f"), \
 				min[d, m], max[d, m], e(norm[d, m], "%.6f"), e(normsd[d, m], "%.6f"), e(change[d, m], "%.4f"), \
 				e(gain[d, m], "%.4f"), e(absch[d, m], "%.4f"), e(tt[d, m], "%.6f"), e(df[d, m], "%.4f"), \
@@ -513,16 +540,16 @@ function csv(    d, i, m, f, j, o, mn, mx) {
 				rule == "mmtests" ? e(cmean[d, m], "%.4f") : "", rule == "mmtests" ? e(csd[d, m], "%.4f") : ""
 		}
 	for (i = 1; i <= ndiff; i++)
-		printf "ipistorm-compare/3,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
+		printf "ipistorm-compare/4,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
 	for (i = 1; i <= nnc; i++)
-		printf "ipistorm-compare/3,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
+		printf "ipistorm-compare/4,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
 	# the instrument's keys: name, label, dir, n, mean, min, max,
 	# abs_change and baseline_value (its mean), value (differs)
 	for (i = 1; i <= ninst; i++)
 		for (d = 0; d < nd; d++) {
 			split("", f)
 			for (j = 1; j <= 36; j++) f[j] = ""
-			f[1] = "ipistorm-compare/3"; f[2] = "instrument"; f[3] = instk[i]; f[5] = q(dlabel[d]); f[6] = q(ddir[d])
+			f[1] = "ipistorm-compare/4"; f[2] = "instrument"; f[3] = instk[i]; f[5] = q(dlabel[d]); f[6] = q(ddir[d])
 			f[7] = instn[d, i] + 0
 			if (instm[d, i] != "") {
 				mn = mx = instv[d, i, 1]
@@ -550,9 +577,9 @@ function js(s,    o, i, c) {
 	}
 	return "\"" o "\""
 }
-function jn(x, f) { return x == "" ? "null" : sprintf(f, x) }
+function jn(x, f) { return x == "" || !finite(x) ? "null" : sprintf(f, x) }
 function json(    d, i, m) {
-	printf "{\n  \"format\": \"ipistorm-compare/3\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
+	printf "{\n  \"format\": \"ipistorm-compare/4\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
 	printf "  \"primary\": %s,\n  \"rule\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", \
 		js(primary), js(rule), alpha + 0, thresh + 0, nreg
 	printf "  \"sd_factor\": %s,\n  \"means_only\": %s,\n  \"variance_regressions\": %d,\n", sdfactor + 0, meansonly ? "true" : "false", \

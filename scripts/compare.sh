@@ -3,14 +3,15 @@
 #
 #   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests]
 #              [-s FACTOR] [-M] [-x] BASELINE OTHER...
-#     -f  output format (default text); csv and json are ipistorm-compare/3
-#     -l  labels of the directories, comma-separated, unique (default: the
-#         kernel release in each meta.txt, made unique)
-#     -a  significance level (default 0.05)
+#     -f  output format (default text); csv and json are ipistorm-compare/4
+#     -l  labels of the directories, comma-separated, unique, UTF-8
+#         (default: the kernel release in each meta.txt, made unique)
+#     -a  significance level, 0.000000001 to 0.5 (default 0.05)
 #     -t  regression threshold in percent (default 5)
 #     -m  significance rule: welch (default, Welch's two-sided t-test) or
 #         mmtests (compare-kernels' rule: mean +- z*stddev intervals apart,
-#         the harmonic mean and its stddev where higher is better)
+#         the harmonic mean and its stddev where higher is better, the
+#         arithmetic ones, said on stderr, where a run is 0 or less)
 #     -s  SD ratio of a variance regression (default 2): the run-to-run SD
 #         at least FACTOR times the baseline's and the Brown-Forsythe test
 #         significant
@@ -27,7 +28,9 @@
 # must hold meta.txt (ipistorm-run/1 or /2) and as many iter-*.txt as its
 # iterations= says, of the same bench with the same
 # params and storm; a directory with fewer than 2 runs is not comparable
-# (report written, exit 2). Statistics are over the
+# (report written, exit 2). A value must be 0 or of a magnitude from
+# 1e-20 to 1e20, a directory name and meta.txt UTF-8 (else exit 2).
+# Statistics are over the
 # iterations: arithmetic mean, sample standard deviation, median with its
 # 95% interval (order statistics), and against the baseline Welch's t-test
 # or mmtests' rule, the Mann-Whitney U test (exact to 40 runs in all), the
@@ -60,6 +63,32 @@ bad() {
 	log "$*"
 	exit 2
 }
+# utf8: the lines of standard input are valid UTF-8 (no overlong form,
+# no surrogate, nothing beyond U+10FFFF), else false, the key (the text
+# before "=") of the first line that is not on stdout. Byte by byte in the
+# C locale, where every awk reads bytes: a label or a value goes into
+# JSON as it stands, which must be UTF-8.
+utf8() {
+	LC_ALL=C awk '
+	BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+	{
+		n = length($0)
+		for (i = 1; i <= n; i++) {
+			c = ord[substr($0, i, 1)]
+			if (c < 128) continue
+			k = c >= 194 && c <= 223 ? 1 : c >= 224 && c <= 239 ? 2 : c >= 240 && c <= 244 ? 3 : 0
+			lo = c == 224 ? 160 : c == 240 ? 144 : 128
+			hi = c == 237 ? 159 : c == 244 ? 143 : 191
+			for (j = 1; j <= k; j++) {
+				b = ord[substr($0, i + j, 1)] + 0
+				if (b < lo || b > hi) k = 0
+				lo = 128; hi = 191
+			}
+			if (!k) { print substr($0, 1, index($0, "=") - 1); exit 1 }
+			i += k
+		}
+	}'
+}
 # matches STRING ERE: STRING, one line, matches the extended regex ERE.
 matches() {
 	case $1 in *"$nl"*) return 1 ;; esac
@@ -76,8 +105,12 @@ while getopts f:l:a:t:m:s:Mxdh opt; do
 	l) labels=$OPTARG ;;
 	a)
 		alpha=$OPTARG
-		matches "$alpha" '^0?\.[0-9]*[1-9][0-9]*$' ||
-			usage_error "-a: '$alpha' is not a level between 0 and 1"
+		# from 1e-9 (the smallest p worth a verdict; 1 - alpha/2 must
+		# stay below 1 for the interval's quantile) to 0.5
+		if ! matches "$alpha" '^0?\.[0-9]*[1-9][0-9]*$' ||
+			! awk -v a="$alpha" 'BEGIN { exit !(a >= 1e-9 && a <= 0.5) }'; then
+			usage_error "-a: '$alpha' is not a level between 0.000000001 and 0.5"
+		fi
 		;;
 	t)
 		thresh=$OPTARG
@@ -167,8 +200,11 @@ differences() {
 i=0
 for d in "$@"; do
 	case $d in *"$nl"*) bad "a directory name holds a newline" ;; esac
+	printf '%s\n' "$d" | utf8 >/dev/null || bad "directory $((i + 1)): its name holds an invalid byte (not UTF-8)"
 	[ -d "$d" ] || bad "$d: no such directory"
 	[ -f "$d/meta.txt" ] || bad "$d: no meta.txt (not a run.sh result directory)"
+	# its values name the directory (kernel) and go into JSON
+	k=$(utf8 <"$d/meta.txt") || bad "$d/meta.txt: $k holds an invalid byte (not UTF-8)"
 	case $(meta "$d" format) in
 	ipistorm-run/1 | ipistorm-run/2) ;;
 	*) bad "$d/meta.txt: format is '$(meta "$d" format)', want ipistorm-run/1 or ipistorm-run/2" ;;
@@ -198,6 +234,7 @@ for d in "$@"; do
 	done
 	if [ -n "$labels" ]; then
 		l=$(sed -n "$((i + 1))p" "$tmp/given")
+		printf '%s\n' "$l" | utf8 >/dev/null || bad "-l: label $((i + 1)) holds an invalid byte (not UTF-8)"
 	else
 		l=$(meta "$d" kernel)
 		[ -n "$l" ] || l=$d
@@ -235,6 +272,12 @@ if [ -n "$twice" ]; then
 	}
 	unique "$tmp/labels" "$tmp/dirs" 1 >"$tmp/labels1"
 	unique "$tmp/labels1" "$tmp/dirs" 2 >"$tmp/labels"
+	# A position can be another's release ("X (a) #2"): then every label
+	# takes its position, which no two share.
+	if [ -n "$(sort "$tmp/labels" | uniq -d)" ]; then
+		awk '{ print $0 " #" NR }' <"$tmp/labels" >"$tmp/labels1"
+		cat "$tmp/labels1" >"$tmp/labels"
+	fi
 fi
 
 # What is compared, and which way is better: the bench's declaration.

@@ -108,6 +108,7 @@ src == "phase" {
 	}
 	if (!(k in pwant) && !(k in pwmean)) next
 	if (v !~ /^[0-9]+$/) { err(FILENAME ": " k "='" v "' is not a count of ns or re-entries"); next }
+	if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); next }
 	if ((d, r, k) in pseen) { err(FILENAME ": " k " appears twice"); next }
 	pseen[d, r, k] = 1
 	if (k in pwant) prn[d, r, pwant[k]] = v + 0
@@ -121,6 +122,7 @@ src == "phase" {
 	if (!(k in want) && !(k in wmean)) next
 	v = substr($0, eq + 1)
 	if (v !~ /^[0-9]+$/) { err(FILENAME ": " k "='" v "' is not a count of ns or calls"); next }
+	if (!bounded(v)) { err(FILENAME ": " k "=" v " " BOUNDED); next }
 	if ((d, r, k) in seen) { err(FILENAME ": " k " appears twice"); next }
 	seen[d, r, k] = 1
 	if (k in want) rn[d, r, want[k]] = v + 0

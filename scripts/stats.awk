@@ -7,9 +7,15 @@
 # exact to a unit or two in the last place: the argument is scaled by
 # powers of 2 (exact), then Newton's iteration (sqrt), Taylor's series of
 # mexp(r), |r| <= ln(2)/2, after a Cody-Waite reduction, or the series of
-# mlog((1 + s) / (1 - s)) = 2 (s + s^3/3 + ...), |s| <= 0.172.
+# mlog((1 + s) / (1 - s)) = 2 (s + s^3/3 + ...), |s| <= 0.172. Each ends
+# on infinity and NaN too (returned as they are: the scaling loops would
+# never end on them).
 function sq(x) { return x * x }
+# finite(x): x is neither infinite nor NaN (told by its printed form: in
+# mawk NaN compares equal to everything)
+function finite(x) { return sprintf("%g", x) !~ /[in]/ }
 function msqrt(x,    g, h, k, i) {
+	if (!finite(x)) return x
 	if (x <= 0) return 0
 	k = 1
 	while (x >= 4) { x /= 4; k *= 2 }
@@ -23,7 +29,9 @@ function msqrt(x,    g, h, k, i) {
 	return g * k
 }
 function mexp(x,    k, r, t, s, i) {
+	if (!finite(x)) return x < 0 ? 0 : x
 	if (x < -745) return 0
+	if (x > 709.79) return 1e308 * 10
 	k = int(x / 0.6931471805599453 + (x >= 0 ? 0.5 : -0.5))
 	r = (x - k * 0.693147180369123816490) - k * 1.90821492927058770002e-10
 	s = t = 1
@@ -37,6 +45,7 @@ function mexp(x,    k, r, t, s, i) {
 	return s
 }
 function mlog(x,    e, s, s2, t, sum, i) {
+	if (!finite(x)) return x
 	if (x <= 0) return -1e308
 	e = 0
 	while (x >= 2) { x /= 2; e++ }
@@ -53,6 +62,36 @@ function mlog(x,    e, s, s2, t, sum, i) {
 }
 
 function abs(x) { return x < 0 ? -x : x }
+
+# bounded(v): the number v is 0 or of a magnitude from 1e-20 to 1e20, the
+# values compare.sh computes with: beyond them the squares of squares the
+# tests take (Welch's df, mmtests' harmonic stddev) over- or underflow,
+# and a sum of counts of hundreds of digits is infinite. BOUNDED: the
+# words of an error.
+function bounded(v) { v = abs(v + 0); return v == 0 || (v >= 1e-20 && v <= 1e20) }
+
+BEGIN { BOUNDED = "is beyond the magnitudes compare.sh computes with (0 or 1e-20 to 1e20)" }
+
+# mv(A, n): MV_MEAN, the mean of A[1..n], and MV_SS, the sum of the
+# squared deviations from it. All values equal: exactly that value and 0
+# (a naive sum of ten 0.7 divided by 10 is not 0.7, and its deviations
+# then make a spread of nothing). Else two passes, the mean corrected by
+# the mean of its residuals (as R's mean()), the squares of the
+# deviations from it.
+function mv(A, n,    i, s, c, eq) {
+	eq = 1; s = 0
+	for (i = 1; i <= n; i++) {
+		s += A[i]
+		if (A[i] != A[1]) eq = 0
+	}
+	if (eq) { MV_MEAN = A[1]; MV_SS = 0; return MV_MEAN }
+	MV_MEAN = s / n; c = 0
+	for (i = 1; i <= n; i++) c += A[i] - MV_MEAN
+	MV_MEAN += c / n
+	MV_SS = 0
+	for (i = 1; i <= n; i++) MV_SS += sq(A[i] - MV_MEAN)
+	return MV_MEAN
+}
 
 # erfc(x): the complementary error function (Numerical Recipes' erfcc,
 # Chebyshev fit, fractional error below 1.2e-7 everywhere).

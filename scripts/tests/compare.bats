@@ -124,7 +124,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 @test "compare: json is valid and versioned" {
 	run --separate-stderr "$S/compare.sh" -f json "$F/ipistorm-6.1" "$F/ipistorm-6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/3"; assert d["rule"] == "welch"; assert d["sd_factor"] == 2 and not d["means_only"]; assert d["metrics"][0]["values"][1]["var_significant"] is False; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/4"; assert d["rule"] == "welch"; assert d["sd_factor"] == 2 and not d["means_only"]; assert d["metrics"][0]["values"][1]["var_significant"] is False; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
 }
 
 @test "compare: a significant regression beyond -t exits 1 and is named" {
@@ -162,7 +162,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$(col stddev 1)" = "" ]
 	[ "$(col coeffvar_pct 1)" = "" ]
 	[ "$(col norm_stddev 2)" != "" ]
-	grep -q '^ipistorm-compare/3,not_comparable,runs,,"base",' <<<"$output"
+	grep -q '^ipistorm-compare/4,not_comparable,runs,,"base",' <<<"$output"
 	run --separate-stderr "$S/compare.sh" "$T/a" "$T/c"
 	grep -q '^Stddev  *n/a  *1.00$' <<<"$output"
 	grep -q '^CoeffVar  *n/a  *0.50$' <<<"$output"
@@ -464,7 +464,7 @@ derive() {
 		[[ $stderr == *"warning: 6.1.0-50-amd64 (other) $key differs"* ]] || { echo "$key: $stderr"; false; }
 		grep -q "^  6.1.0-50-amd64 (other): $key: '$value', baseline '" <<<"$output"
 		run --separate-stderr "$S/compare.sh" -f csv "$base" "$T/other"
-		grep -q "^ipistorm-compare/3,difference,$key,,\"6.1.0-50-amd64 (other)\",.*,\"$value\",*$" <<<"$output"
+		grep -q "^ipistorm-compare/4,difference,$key,,\"6.1.0-50-amd64 (other)\",.*,\"$value\",*$" <<<"$output"
 		run --separate-stderr "$S/compare.sh" -f json "$base" "$T/other"
 		KEY=$key python3 -c 'import json, os, sys; d = json.load(sys.stdin); assert not d["comparable"]; assert [x["key"] for x in d["differences"]] == [os.environ["KEY"]]' <<<"$output"
 		run --separate-stderr "$S/compare.sh" -x "$base" "$T/other"
@@ -708,8 +708,8 @@ mkir() {
 	# the cost: 41.17 against 41.20, within rounding
 	[[ $output != *"total.hook_cost_ns 41"* ]]
 	run --separate-stderr "$S/compare.sh" -f csv "$T/a" "$T/b"
-	grep -qxF 'ipistorm-compare/3,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
-	grep -q '^ipistorm-compare/3,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
+	grep -qxF 'ipistorm-compare/4,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/4,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
 	python3 -c 'import json, sys; i = {x["name"]: x for x in json.load(sys.stdin)["instrument"]}; h = i["total.hook_hits_per_reentry"]; assert h["differs"] and h["values"][1]["differs"] and h["values"][1]["mean"] == 2 and h["values"][1]["abs_change"] == -1; assert not i["total.hook_cost_ns"]["differs"]' <<<"$output"
 	# by one unit of the last digit (2.95 and 2.94 print 3.0 and 2.9):
@@ -790,11 +790,11 @@ PY
 		close "$(col min "$r")" "$lo" 1e-4
 		close "$(col max "$r")" "$hi" 1e-4
 	done
-	grep -qxF 'ipistorm-compare/3,idle,"cpu16.C6.residency_pct",,"6.12","'"$P"'/6.12",6,0.0000,0.0000,,0.0000,0.0000,,,,,-30.9778,,,,,,,30.9778,differs,0.0000,,,,,,,,,,' <<<"$output"
-	grep -q '^ipistorm-compare/3,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
+	grep -qxF 'ipistorm-compare/4,idle,"cpu16.C6.residency_pct",,"6.12","'"$P"'/6.12",6,0.0000,0.0000,,0.0000,0.0000,,,,,-30.9778,,,,,,,30.9778,differs,0.0000,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/4,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json "$P/6.1" "$P/6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/3" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/4" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
 }
 
 # mkidle DIR ITER CPU:STATE=TIME,...:KHZ ...: DIR's idle-iter-ITER.txt.
@@ -888,4 +888,182 @@ mkidle() {
 			[ "$stderr" = "$want_err" ]
 		done
 	done
+}
+
+# Issue 29: adversarial data. A higher-is-better metric with a run of 0
+# or less has no harmonic mean (MMTests' NaN, which marks nothing):
+# -m mmtests compares the arithmetic mean and stddev there instead, says
+# so, and a collapse fails CI.
+@test "compare: -m mmtests falls back to the arithmetic mean where a run is 0 or less" {
+	metas nohz_csd "duration=2" ""
+	i=0
+	for v in 30 31 29 30 30; do
+		i=$((i + 1))
+		printf 'total.balanced=%s\n' "$v" >"$T/a/iter-00$i.txt"
+	done
+	i=0
+	for v in 0 0 12 0 0; do
+		i=$((i + 1))
+		printf 'total.balanced=%s\n' "$v" >"$T/b/iter-00$i.txt"
+	done
+	run --separate-stderr "$S/compare.sh" -m mmtests -f csv "$T/a" "$T/b"
+	[ "$status" -eq 1 ] || { echo "exit $status: $stderr"; false; }
+	[[ $stderr == *"note: -m mmtests: total.balanced: a run of 0 or less in kb: no harmonic mean (MMTests shows NaN and marks nothing); the arithmetic mean and stddev are compared instead"* ]]
+	[[ $stderr == *"regression: kb total.balanced: 92.00% worse than ka (mmtests CI ratio"* ]]
+	[ "$(col mmtests_mean 2)" = 2.4000 ]
+	[ "$(col mmtests_stddev 2)" = "$(col stddev 2)" ]
+	[ "$(col significant 2)" = 1 ]
+	run --separate-stderr "$S/compare.sh" -m mmtests "$T/a" "$T/b"
+	grep -q '^AMean  *30.00 (   0.00%)  *2.40 \* -92.00%\*$' <<<"$output"
+	# MMTests' own harmonic means beside it, NaN where a run is 0
+	grep -q '^HMean  *29.99  *n/a$' <<<"$output"
+	# a polled share from 100 % to 0 %, no variance: fails CI under both rules
+	derive "$T/poll-base" "$F/ipistorm-6.12" total.poll_pct 100.0
+	derive "$T/poll-lost" "$F/ipistorm-6.12" total.poll_pct 0.0
+	for rule in welch mmtests; do
+		run --separate-stderr "$S/compare.sh" -m "$rule" "$T/poll-base" "$T/poll-lost"
+		[ "$status" -eq 1 ] || { echo "$rule: exit $status: $stderr"; false; }
+		[[ $stderr == *"total.poll_pct: 100.00% worse"* ]]
+	done
+}
+
+# Constant samples are constant: the variance of 0.7 ten times is 0, not
+# the rounding residue of a naive mean.
+@test "compare: constant samples of a decimal value have no spread and no difference" {
+	mkrun "$T/a" base 0.7 0.7
+	mkrun "$T/b" new 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7
+	for rule in welch mmtests; do
+		for t in 5 0; do
+			run --separate-stderr "$S/compare.sh" -m "$rule" -t "$t" -f csv "$T/a" "$T/b"
+			[ "$status" -eq 0 ] || { echo "$rule -t $t: exit $status: $stderr"; false; }
+			[ "$(col significant 2)" = 0 ]
+			[ "$(col stddev 1)" = 0.0000 ] && [ "$(col stddev 2)" = 0.0000 ]
+			[ "$(col sd_ratio 2)" = 1 ]
+			[ "$(col var_significant 2)" = 0 ]
+		done
+	done
+	[ "$(col p 2)" = 1 ]
+	mkrun "$T/c" base 0.7 0.7 0.7
+	mkrun "$T/d" new 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7
+	run --separate-stderr "$S/compare.sh" "$T/c" "$T/d"
+	[ "$status" -eq 0 ]
+	grep -q '^new  *1.00 \[0.00%\]  *1.00 \[1.0000\]$' <<<"$output"
+	# not constant, a mean near 1e15: the two-pass variance of 0.25, 0.25
+	mkrun "$T/e" base 1000000000000000.25 1000000000000000.75 1000000000000000.25 1000000000000000.75
+	mkrun "$T/f" new 1000000000000000.25 1000000000000000.75 1000000000000000.25 1000000000000000.75
+	run --separate-stderr "$S/compare.sh" -f csv "$T/e" "$T/f"
+	[ "$(col stddev 1)" = 0.2887 ]
+	[ "$(col p 2)" = 1 ]
+}
+
+# timeout_run ARGS...: run compare.sh, killed after 30 s (status 124).
+timeout_run() { run --separate-stderr timeout 30 "$S/compare.sh" "$@"; }
+
+@test "compare: -a is bounded; a value beyond 1e20 is refused, naming file, key and value" {
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" new 100 101 102
+	for a in 0.00000000000000001 0.0000000001 0 1; do
+		timeout_run -a "$a" "$T/a" "$T/b"
+		[ "$status" -eq 2 ] || { echo "-a $a: exit $status"; false; }
+		[[ $stderr == *"-a: '$a' is not a level between 0.000000001 and 0.5"* ]] || [[ $stderr == *"-a: '$a' is not"* ]]
+	done
+	timeout_run -a 0.000000001 "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	e154=1$(printf '%0154d' 0) e77=1$(printf '%077d' 0)
+	for v in "$e154" "$e77" "-$e77" 100000000000000100000 0.000000000000000000009; do
+		mkrun "$T/h" base "$v" "$v" "$v"
+		mkrun "$T/i" new "$v" "$v" "$v"
+		for fmt in text csv json; do
+			timeout_run -f "$fmt" "$T/h" "$T/i"
+			[ "$status" -eq 2 ] || { echo "$v -f $fmt: exit $status: $output"; false; }
+			[ -z "$output" ]
+			[[ $stderr == *"/h/iter-001.txt: runtime_ns=$v is beyond the magnitudes compare.sh computes with (0 or 1e-20 to 1e20)"* ]]
+		done
+	done
+	# at the bound: identical directories are identical, in valid JSON
+	for v in 100000000000000000000 -99999999999999999999.5 0.00000000000000000001; do
+		mkrun "$T/j" base "$v" "$v" "$v"
+		mkrun "$T/k" new "$v" "$v" "$v"
+		timeout_run -f json "$T/j" "$T/k"
+		[ "$status" -eq 0 ] || { echo "$v: exit $status: $stderr"; false; }
+		python3 -c 'import json, sys; v = json.load(sys.stdin)["metrics"][0]["values"][1]; assert v["p"] == 1 and not v["significant"], v' <<<"$output"
+		[[ $output != *nan* && $output != *inf* ]]
+	done
+}
+
+# The same bound on the instrument's keys, the idle files and the counts
+# of -d: a sum of counts of hundreds of digits is infinite.
+@test "compare: instrument, idle and decomposition values beyond 1e20 are refused" {
+	big=1$(printf '%0400d' 0)
+	mkir "$T/a" 6.1 "100 3.0 41.2" "101 3.0 41.2" "102 3.0 41.2"
+	mkir "$T/b" 6.12 "100 3.0 41.2" "101 3.0 41.2" "102 3.0 $big"
+	timeout_run -f json "$T/a" "$T/b"
+	[ "$status" -eq 2 ] || { echo "instrument: exit $status: $output"; false; }
+	[[ $stderr == *"/b/iter-003.txt: total.hook_cost_ns=$big is beyond the magnitudes"* ]]
+	mkrun "$T/c" base 100 101 102
+	mkrun "$T/d" new 100 101 102
+	for i in 1 2 3; do mkidle "$T/c" $i "cpu0:POLL=90,C1=10:2000000"; done
+	for i in 1 2 3; do mkidle "$T/d" $i "cpu0:POLL=90,C1=$big:2000000"; done
+	timeout_run -f json "$T/c" "$T/d"
+	[ "$status" -eq 2 ] || { echo "idle: exit $status: $output"; false; }
+	[[ $stderr == *"/d/idle-iter-001.txt: cpu0.state1.time=$big is beyond the magnitudes"* ]]
+	for d in e f; do
+		mkdir "$T/$d"
+		printf 'format=ipistorm-run/2\nbench=ipistorm\nparams=numipi=100 witness=1\nstorm=\nkernel=%s\nstatus=ok\niterations=2\n' "$d" >"$T/$d/meta.txt"
+		for i in 1 2; do
+			printf 'format=ipistorm/2\nstatus=complete\nruntime_ns=1000\ntotal.lat_no_ipi_n=%s\ntotal.lat_no_ipi_mean_ns=10\ntotal.lat_ipi_n=5\ntotal.lat_ipi_mean_ns=20\ntotal.lat_queued_n=0\n' \
+				"$([ $d = f ] && echo "$big" || echo 5)" >"$T/$d/iter-00$i.txt"
+		done
+	done
+	timeout_run -d -f json "$T/e" "$T/f"
+	[ "$status" -eq 2 ] || { echo "-d: exit $status: $output"; false; }
+	[[ $stderr == *"/f/iter-001.txt: total.lat_no_ipi_n=$big is beyond the magnitudes"* ]]
+}
+
+# The awk arithmetic ends on any input, in every awk.
+@test "compare: sqrt, exp and log end on infinity and NaN" {
+	awks=(awk)
+	command -v busybox >/dev/null && awks+=("busybox awk")
+	printf '%s\n' 'BEGIN { inf = 1e308 * 10; nan = inf - inf' \
+		'print msqrt(inf), mlog(inf), mexp(inf), msqrt(nan), mlog(nan), mexp(nan), mexp(-inf), mlog(1e-300 / 1e20) }' >"$T/inf.awk"
+	for a in "${awks[@]}"; do
+		# shellcheck disable=SC2086 # "busybox awk"
+		run timeout 10 $a -f "$S/stats.awk" -f "$T/inf.awk"
+		[ "$status" -eq 0 ] || { echo "$a: exit $status"; false; }
+	done
+}
+
+@test "compare: automatic labels never collide; a label with a newline or an invalid byte is refused" {
+	# two builds of X in directories named a, and a release "X (a) #2":
+	# the position that made the first two unique was the third's
+	for d in p/a q/a r; do
+		mkrun "$T/$d" X 100 101 102
+	done
+	sed -i 's/^kernel=.*/kernel=X (a) #2/' "$T/r/meta.txt"
+	run --separate-stderr "$S/compare.sh" -f csv "$T/p/a" "$T/q/a" "$T/r"
+	[ "$status" -eq 0 ]
+	labels=$(awk -F, '$2 == "metric" && $3 == "runtime_ns" { print $5 }' <<<"$output")
+	[ "$(wc -l <<<"$labels")" -eq 3 ]
+	[ -z "$(sort <<<"$labels" | uniq -d)" ] || { echo "$labels"; false; }
+	mkrun "$T/a" base 100 101 102
+	mkrun "$T/b" other 100 101 102
+	for l in $'x\ny,z' $'\xff,z' $'\xc3\x28,z' $'\xed\xa0\x80,z' $'\xc0\xaf,z' $'ok,\xe2\x82'; do
+		run --separate-stderr "$S/compare.sh" -f json -l "$l" "$T/a" "$T/b"
+		[ "$status" -eq 2 ] || { echo "-l $(printf %q "$l"): exit $status"; false; }
+		[ -z "$output" ]
+		[[ $stderr == *"-l: a label holds a newline"* || $stderr == *"-l: label "*" holds an invalid byte (not UTF-8)"* ]]
+	done
+	# valid UTF-8 is a label
+	run --separate-stderr "$S/compare.sh" -f json -l "$(printf 'caf\303\251,\360\237\220\247')" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	python3 -m json.tool <<<"$output" >/dev/null
+	# a release or a directory name with an invalid byte never reaches JSON
+	sed -i "s/^kernel=.*/kernel=$(printf '6.12\377')/" "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"/b/meta.txt: kernel holds an invalid byte (not UTF-8)"* ]]
+	mkrun "$T/$(printf 'd\377')" other 100 101 102
+	run --separate-stderr "$S/compare.sh" -f json -l a,b "$T/a" "$T/$(printf 'd\377')"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"holds an invalid byte (not UTF-8)"* ]]
 }
