@@ -63,31 +63,14 @@ bad() {
 	log "$*"
 	exit 2
 }
-# utf8: the lines of standard input are valid UTF-8 (no overlong form,
-# no surrogate, nothing beyond U+10FFFF), else false, the key (the text
-# before "=") of the first line that is not on stdout. Byte by byte in the
-# C locale, where every awk reads bytes: a label or a value goes into
-# JSON as it stands, which must be UTF-8.
-utf8() {
-	LC_ALL=C awk '
-	BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
-	{
-		n = length($0)
-		for (i = 1; i <= n; i++) {
-			c = ord[substr($0, i, 1)]
-			if (c < 128) continue
-			k = c >= 194 && c <= 223 ? 1 : c >= 224 && c <= 239 ? 2 : c >= 240 && c <= 244 ? 3 : 0
-			lo = c == 224 ? 160 : c == 240 ? 144 : 128
-			hi = c == 237 ? 159 : c == 244 ? 143 : 191
-			for (j = 1; j <= k; j++) {
-				b = ord[substr($0, i + j, 1)] + 0
-				if (b < lo || b > hi) k = 0
-				lo = 128; hi = 191
-			}
-			if (!k) { print substr($0, 1, index($0, "=") - 1); exit 1 }
-			i += k
-		}
-	}'
+# text NAME VALUE: VALUE is one line of UTF-8 text with no control
+# character (lib.sh's text_problem, the rule of run.sh's values); else bad
+# input, NAME and VALUE escaped named. A label or a value goes into JSON as
+# it stands.
+text() {
+	_p=$(text_problem "$2")
+	case $_p in '|'*) return 0 ;; esac
+	bad "$1 ${_p%%|*}: '${_p#*|}'"
 }
 # matches STRING ERE: STRING, one line, matches the extended regex ERE.
 matches() {
@@ -200,11 +183,13 @@ differences() {
 i=0
 for d in "$@"; do
 	case $d in *"$nl"*) bad "a directory name holds a newline" ;; esac
-	printf '%s\n' "$d" | utf8 >/dev/null || bad "directory $((i + 1)): its name holds an invalid byte (not UTF-8)"
+	text "directory $((i + 1)): its name" "$d"
 	[ -d "$d" ] || bad "$d: no such directory"
 	[ -f "$d/meta.txt" ] || bad "$d: no meta.txt (not a run.sh result directory)"
 	# its values name the directory (kernel) and go into JSON
-	k=$(utf8 <"$d/meta.txt") || bad "$d/meta.txt: $k holds an invalid byte (not UTF-8)"
+	# only a line with a byte beyond printable ASCII needs a closer look
+	LC_ALL=C grep '[^ -~]' "$d/meta.txt" >"$tmp/odd" || true
+	while IFS= read -r k; do text "$d/meta.txt: ${k%%=*}" "$k"; done <"$tmp/odd"
 	case $(meta "$d" format) in
 	ipistorm-run/1 | ipistorm-run/2) ;;
 	*) bad "$d/meta.txt: format is '$(meta "$d" format)', want ipistorm-run/1 or ipistorm-run/2" ;;
@@ -234,7 +219,7 @@ for d in "$@"; do
 	done
 	if [ -n "$labels" ]; then
 		l=$(sed -n "$((i + 1))p" "$tmp/given")
-		printf '%s\n' "$l" | utf8 >/dev/null || bad "-l: label $((i + 1)) holds an invalid byte (not UTF-8)"
+		text "-l: label $((i + 1))" "$l"
 	else
 		l=$(meta "$d" kernel)
 		[ -n "$l" ] || l=$d

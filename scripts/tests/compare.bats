@@ -188,13 +188,24 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$status" -eq 0 ]
 }
 
-@test "compare: json is valid whatever a label holds" {
+@test "compare: json is valid whatever a label holds; a control character is refused" {
 	mkrun "$T/a" base 100 101 102
 	mkrun "$T/b" other 100 101 102
-	for k in $'6.12\001ctl' $'tab\there' $'cr\rhere' 'quote"back\\slash\\"' $'bell\a esc\033 del\177 end\037'; do
-		K=$(printf '%b' "$k") python3 -c 'import os, re, sys; p = sys.argv[1]; s = open(p).read(); open(p, "w").write(re.sub("(?m)^kernel=.*$", lambda m: "kernel=" + os.environ["K"], s))' "$T/b/meta.txt"
+	for k in 'quote"back\\slash\\"' 'caf\303\251 \360\237\220\247' $'6.12\001ctl' $'tab\there' $'cr\rhere' $'bell\a esc\033 del\177 end\037' 'c1\302\205'; do
+		K=$(printf '%b' "$k") python3 -c 'import os, re, sys; p = sys.argv[1]; s = open(p, "rb").read(); open(p, "wb").write(re.sub(b"(?m)^kernel=.*$", lambda m: b"kernel=" + os.environb[b"K"], s))' "$T/b/meta.txt"
+		case $k in
+		quote* | caf*) want=0 ;;
+		*) want=2 ;;
+		esac
 		run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
-		[ "$status" -eq 0 ]
+		[ "$status" -eq "$want" ] || { echo "kernel=$k: exit $status"; false; }
+		if [ "$want" = 2 ]; then
+			[[ $stderr == *"/b/meta.txt: kernel holds a control character: "* ]] || { echo "kernel=$k: $stderr"; false; }
+			run --separate-stderr "$S/compare.sh" -f json -l "$(printf '%b' "$k"),x" "$T/a" "$T/b"
+			[ "$status" -eq 2 ]
+			[[ $stderr == *"-l: label 1 holds a control character: "* ]] || { echo "-l $k: $stderr"; false; }
+			continue
+		fi
 		K=$(printf '%b' "$k") python3 -c 'import json, os, sys; d = json.load(sys.stdin); assert d["runs"][1]["label"] == os.environ["K"], d["runs"][1]["label"]' <<<"$output" ||
 			{ echo "kernel=$k: $output"; false; }
 		run --separate-stderr "$S/compare.sh" -f json -l "$(printf '%b' "$k"),x" "$T/a" "$T/b"
@@ -1051,7 +1062,8 @@ timeout_run() { run --separate-stderr timeout 30 "$S/compare.sh" "$@"; }
 		run --separate-stderr "$S/compare.sh" -f json -l "$l" "$T/a" "$T/b"
 		[ "$status" -eq 2 ] || { echo "-l $(printf %q "$l"): exit $status"; false; }
 		[ -z "$output" ]
-		[[ $stderr == *"-l: a label holds a newline"* || $stderr == *"-l: label "*" holds an invalid byte (not UTF-8)"* ]]
+		[[ $stderr == *"-l: a label holds a newline"* || $stderr == *"-l: label "*" is not valid UTF-8: "* ]] ||
+			{ echo "-l $(printf %q "$l"): $stderr"; false; }
 	done
 	# valid UTF-8 is a label
 	run --separate-stderr "$S/compare.sh" -f json -l "$(printf 'caf\303\251,\360\237\220\247')" "$T/a" "$T/b"
@@ -1061,9 +1073,9 @@ timeout_run() { run --separate-stderr timeout 30 "$S/compare.sh" "$@"; }
 	sed -i "s/^kernel=.*/kernel=$(printf '6.12\377')/" "$T/b/meta.txt"
 	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
 	[ "$status" -eq 2 ]
-	[[ $stderr == *"/b/meta.txt: kernel holds an invalid byte (not UTF-8)"* ]]
+	[[ $stderr == *"/b/meta.txt: kernel is not valid UTF-8: 'kernel=6.12\\xff'"* ]] || { echo "$stderr"; false; }
 	mkrun "$T/$(printf 'd\377')" other 100 101 102
 	run --separate-stderr "$S/compare.sh" -f json -l a,b "$T/a" "$T/$(printf 'd\377')"
 	[ "$status" -eq 2 ]
-	[[ $stderr == *"holds an invalid byte (not UTF-8)"* ]]
+	[[ $stderr == *"directory 2: its name is not valid UTF-8: "* ]]
 }
