@@ -655,6 +655,16 @@ derive() {
 	[ "$(col median_ci_high 2)" = 6.0000 ]
 }
 
+# balanced DIR V...: nohz_csd's total.balanced of run i of $T/DIR is V_i.
+balanced() {
+	local d=$1 i=0 v
+	shift
+	for v in "$@"; do
+		i=$((i + 1))
+		printf 'total.balanced=%s\n' "$v" >"$T/$d/iter-00$i.txt"
+	done
+}
+
 # mmtests' rule on a higher-is-better metric: the harmonic mean and its
 # stddev, the ratio with mmtests' sign. The values are MMTests' own
 # (compare-mmtests.pl -a balanced of the snapshot on these runs, see
@@ -663,16 +673,8 @@ derive() {
 # significant, exit 0 before the harmonic mean was used.
 @test "compare: -m mmtests uses the harmonic mean where higher is better" {
 	metas nohz_csd "duration=2" ""
-	i=0
-	for v in 30 31 29 30 30; do
-		i=$((i + 1))
-		printf 'total.balanced=%s\n' "$v" >"$T/a/iter-00$i.txt"
-	done
-	i=0
-	for v in 27.4 28.4 26.4 27.4 27.4; do
-		i=$((i + 1))
-		printf 'total.balanced=%s\n' "$v" >"$T/b/iter-00$i.txt"
-	done
+	balanced a 30 31 29 30 30
+	balanced b 27.4 28.4 26.4 27.4 27.4
 	run --separate-stderr "$S/compare.sh" -m mmtests -f csv "$T/a" "$T/b"
 	[ "$status" -eq 1 ]
 	[ "$(printf %.2f "$(col mmtests_mean 2)")" = 27.39 ]
@@ -901,22 +903,14 @@ mkidle() {
 	done
 }
 
-# Issue 29: adversarial data. A higher-is-better metric with a run of 0
+# Adversarial data: a higher-is-better metric with a run of 0
 # or less has no harmonic mean (MMTests' NaN, which marks nothing):
 # -m mmtests compares the arithmetic mean and stddev there instead, says
 # so, and a collapse fails CI.
 @test "compare: -m mmtests falls back to the arithmetic mean where a run is 0 or less" {
 	metas nohz_csd "duration=2" ""
-	i=0
-	for v in 30 31 29 30 30; do
-		i=$((i + 1))
-		printf 'total.balanced=%s\n' "$v" >"$T/a/iter-00$i.txt"
-	done
-	i=0
-	for v in 0 0 12 0 0; do
-		i=$((i + 1))
-		printf 'total.balanced=%s\n' "$v" >"$T/b/iter-00$i.txt"
-	done
+	balanced a 30 31 29 30 30
+	balanced b 0 0 12 0 0
 	run --separate-stderr "$S/compare.sh" -m mmtests -f csv "$T/a" "$T/b"
 	[ "$status" -eq 1 ] || { echo "exit $status: $stderr"; false; }
 	[[ $stderr == *"note: -m mmtests: total.balanced: a run of 0 or less in kb: no harmonic mean (MMTests shows NaN and marks nothing); the arithmetic mean and stddev are compared instead"* ]]
