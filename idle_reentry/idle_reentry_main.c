@@ -29,8 +29,6 @@
  * measuring, so no round is counted half-hooked.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-/* The direct trampoline calls ir_direct() (common/hook.h). */
-#define IPS_HOOK_DIRECT_HANDLER ir_direct
 
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -877,12 +875,12 @@ static noinline notrace void ir_direct_other(unsigned long ret,
 #define IR_AT(ip, i)	((ip) == READ_ONCE(ir_hot_ip[i]))
 
 /*
- * What the direct trampoline calls (common/hook.h). The light instrument's
- * lean trampoline passes the return address alone; phases=1's the hooked
- * function's return address and first argument too.
+ * What the direct trampoline calls (common/hook.c; Kbuild names it). The
+ * light instrument's lean trampoline passes the return address alone;
+ * phases=1's the hooked function's return address and first argument too.
  */
-static __used notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
-				     unsigned long arg0)
+notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
+		       unsigned long arg0)
 {
 	unsigned long ip = ret - MCOUNT_INSN_SIZE;
 
