@@ -496,19 +496,30 @@ ipistorm_path_of(const struct sender *s, u64 *no_ipi, u64 *ipi)
 
 /*
  * The storm loop, specialised by the compiler for each combination of the
- * constant arguments, so that a call costs the call, its measurement and
+ * constant flags, so that a call costs the call, its measurement and
  * nothing else: ended by a count, or by storm.stop (the deadline, the time
  * cap or a signal), or by a sender that finds itself off its CPU (which
  * went offline): ENXIO. What the loop reads of @s and the parameters is
  * copied to locals first: the calls would force reloads of memory. With
- * @wit (witness=1) the witness counts during the call only (@s->in_call);
+ * LOOP_WITNESS (witness=1) the witness counts during the call only (@s->in_call);
  * the stores stay outside the timed part, and as @s is the call's
  * argument the compiler cannot move them across the call.
  */
-static __always_inline int ipistorm_loop(struct sender *s, bool timed,
-					 bool many, bool tsc, bool wit,
-					 bool paths)
+enum ipistorm_loop_flags {
+	LOOP_TIMED	= BIT(0),	/* time each call (timing=1) */
+	LOOP_MANY	= BIT(1),	/* smp_call_function_many() (single=0) */
+	LOOP_TSC	= BIT(2),	/* read the TSC, not sched_clock() */
+	LOOP_WITNESS	= BIT(3),	/* the witness counts during the call */
+	LOOP_PATHS	= BIT(4),	/* time into the path's histogram */
+};
+
+/* Every caller passes constant @flags: the loop is built for each. */
+static __always_inline int ipistorm_loop(struct sender *s,
+					 const unsigned int flags)
 {
+	const bool timed = flags & LOOP_TIMED, many = flags & LOOP_MANY;
+	const bool tsc = flags & LOOP_TSC, wit = flags & LOOP_WITNESS;
+	const bool paths = flags & LOOP_PATHS;
 	const u64 limit = numipi ?: U64_MAX;
 	const unsigned int pause = delay;
 	const int cpu = s->cpu, target = s->target, w = wait;
@@ -569,20 +580,20 @@ static int ipistorm_storm(struct sender *s)
 	/* witness=1 needs single=1: no witness, no paths with many. */
 	if (!timing) {
 		if (many)
-			return ipistorm_loop(s, false, true, false, false, false);
-		return witness ?
-			ipistorm_loop(s, false, false, false, true, false) :
-			ipistorm_loop(s, false, false, false, false, false);
+			return ipistorm_loop(s, LOOP_MANY);
+		return witness ? ipistorm_loop(s, LOOP_WITNESS) :
+				 ipistorm_loop(s, 0);
 	}
 	if (s->path_lat)
 		return clock_tsc ?
-			ipistorm_loop(s, true, false, true, true, true) :
-			ipistorm_loop(s, true, false, false, true, true);
+			ipistorm_loop(s, LOOP_TIMED | LOOP_TSC | LOOP_WITNESS |
+				      LOOP_PATHS) :
+			ipistorm_loop(s, LOOP_TIMED | LOOP_WITNESS | LOOP_PATHS);
 	if (clock_tsc)
-		return many ? ipistorm_loop(s, true, true, true, false, false) :
-			      ipistorm_loop(s, true, false, true, false, false);
-	return many ? ipistorm_loop(s, true, true, false, false, false) :
-		      ipistorm_loop(s, true, false, false, false, false);
+		return many ? ipistorm_loop(s, LOOP_TIMED | LOOP_MANY | LOOP_TSC) :
+			      ipistorm_loop(s, LOOP_TIMED | LOOP_TSC);
+	return many ? ipistorm_loop(s, LOOP_TIMED | LOOP_MANY) :
+		      ipistorm_loop(s, LOOP_TIMED);
 }
 
 static int ipistorm_thread(void *arg)
