@@ -388,6 +388,8 @@ unsigned int ips_hooks_emit_proofs(struct seq_buf *sb,
 	};
 	unsigned int i, unproven = 0;
 
+	/* A word for every proof: IPS_HOOK_MISSING is the last. */
+	BUILD_BUG_ON(ARRAY_SIZE(what) != IPS_HOOK_MISSING + 1);
 	for (i = 0; i < set->n; i++) {
 		const struct ips_hook *h = &set->hooks[i];
 		unsigned long ip = READ_ONCE(h->ips[0]);

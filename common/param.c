@@ -52,6 +52,8 @@ int ips_bool_strict_parse(const char *val, bool *res)
 	static const char * const words[] = { "0", "n", "N", "1", "y", "Y" };
 	unsigned int i;
 
+	/* The words for false, then as many for true. */
+	BUILD_BUG_ON(ARRAY_SIZE(words) % 2);
 	for (i = 0; val && i < ARRAY_SIZE(words); i++) {
 		if (!strcmp(val, words[i])) {
 			*res = i >= ARRAY_SIZE(words) / 2;

@@ -120,15 +120,17 @@ enum {
 	NR_WAKE
 };
 
-static const char * const wake_name[NR_WAKE] = {
-	"wake_poll", "wake_ipi", "wake_timer", "wake_other",
+static const char * const wake_name[] = {
+	[WAKE_POLL] = "wake_poll", [WAKE_IPI] = "wake_ipi",
+	[WAKE_TIMER] = "wake_timer", [WAKE_OTHER] = "wake_other",
 };
 
 /* The timed spans of a re-entry: three phases (phases=1) and the total. */
 enum { H_TICK, H_FLUSH, H_SCHED, H_TOTAL, IR_NR_HIST };
 
-static const char * const hist_name[IR_NR_HIST] = {
-	"tick", "flush", "sched", "total",
+static const char * const hist_name[] = {
+	[H_TICK] = "tick", [H_FLUSH] = "flush", [H_SCHED] = "sched",
+	[H_TOTAL] = "total",
 };
 
 /* Counts of rounds that began and ended while measuring. */
@@ -485,6 +487,9 @@ static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 		n[IR_PICK_IDLE] += !!c->pick_idle;
 		n[IR_PICKED] += c->pick_fair || c->pick_idle;
 		n[IR_NEWIDLE] += !!c->newidle;
+		/* None of the others: WAKE_OTHER, the last. */
+		BUILD_BUG_ON(NR_WAKE - WAKE_OTHER != 1);
+		BUILD_BUG_ON(BITS_PER_TYPE(c->wake) < NR_WAKE);
 		for (w = 0; w < WAKE_OTHER; w++)
 			if (c->wake & BIT(w))
 				break;
@@ -1185,9 +1190,11 @@ out:
 /* ---- the report -------------------------------------------------------- */
 
 /* The result's keys of the counts before IR_PICKED, in their order. */
-static const char * const ir_count_name[IR_PICKED] = {
-	"rounds", "reentries", "switched", "switched_fair", "switched_pick",
-	"pick_fair", "pick_idle", "newidle",
+static const char * const ir_count_name[] = {
+	[IR_ROUNDS] = "rounds", [IR_REENTRIES] = "reentries",
+	[IR_SWITCHED] = "switched", [IR_SWITCHED_FAIR] = "switched_fair",
+	[IR_SWITCHED_PICK] = "switched_pick", [IR_PICK_FAIR] = "pick_fair",
+	[IR_PICK_IDLE] = "pick_idle", [IR_NEWIDLE] = "newidle",
 };
 
 /* Whether the count @i is a figure of this run's instrument. */
@@ -1207,6 +1214,8 @@ static bool ir_count_shown(unsigned int i)
 /* The first span of this run's instrument: every phase, or the total only. */
 static unsigned int ir_first_span(void)
 {
+	/* The spans from the first to IR_NR_HIST: the total is the last. */
+	BUILD_BUG_ON(IR_NR_HIST - H_TOTAL != 1);
 	return ir_phases ? H_TICK : H_TOTAL;
 }
 
@@ -1247,6 +1256,9 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 	u64 round_hits;
 	unsigned int i;
 
+	/* A name for each count before IR_PICKED, and for each wake-up. */
+	BUILD_BUG_ON(ARRAY_SIZE(ir_count_name) != IR_PICKED);
+	BUILD_BUG_ON(ARRAY_SIZE(wake_name) != NR_WAKE);
 	for (i = 0; i < IR_PICKED; i++)
 		if (ir_count_shown(i))
 			seq_buf_printf(sb, "%s%s=%llu\n", pfx, ir_count_name[i],
@@ -1285,6 +1297,7 @@ static void ir_emit_spans(struct seq_buf *sb, const char *pfx,
 	unsigned int s;
 	char key[24];
 
+	BUILD_BUG_ON(ARRAY_SIZE(hist_name) != IR_NR_HIST);
 	for (s = ir_first_span(); s < IR_NR_HIST; s++) {
 		if (s == H_TICK && !ir_hooks[IR_HOOK_TICK].hooked)
 			continue;
@@ -1367,6 +1380,12 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	bool idle_ran = false;
 	int cpu;
 
+	/* A hook for each index, a bit of @fired each. */
+	BUILD_BUG_ON(ARRAY_SIZE(ir_hooks) != IR_NR_HOOKS);
+	BUILD_BUG_ON(BITS_PER_TYPE(fired) < IR_NR_HOOKS);
+	/* The wake-up hooks, looped over from the polled one to the timer's. */
+	BUILD_BUG_ON(IR_HOOK_WAKE_IPI - IR_HOOK_WAKE_POLL != 1 ||
+		     IR_HOOK_WAKE_TIMER - IR_HOOK_WAKE_IPI != 1);
 	for_each_cpu(cpu, ir_mask) {
 		fired |= ir_state[cpu]->fired;
 		idle_ran |= ir_state[cpu]->idle_ran;

@@ -171,7 +171,7 @@ enum ipistorm_path {
 	NR_PATHS
 };
 
-static const char * const path_names[NR_PATHS] = {
+static const char * const path_names[] = {
 	[PATH_NO_IPI] = "lat_no_ipi",
 	[PATH_IPI] = "lat_ipi",
 	[PATH_QUEUED] = "lat_queued",
@@ -813,6 +813,7 @@ static void ipistorm_emit_paths(struct seq_buf *sb, const char *pfx,
 {
 	enum ipistorm_path p;
 
+	BUILD_BUG_ON(ARRAY_SIZE(path_names) != NR_PATHS);
 	if (!path_lat)
 		return;
 	for (p = 0; p < NR_PATHS; p++)

@@ -207,8 +207,9 @@ enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, HK_CAL_IDLE, HK_CAL_BALANCE, NR_HK 
  */
 enum { K_KRETPROBE, K_KPROBE, K_TRACEPOINT, K_HOOK, NR_KIND };
 
-static const char * const nc_kind_name[NR_KIND] = {
-	"kretprobe", "kprobe", "tracepoint", "hook",
+static const char * const nc_kind_name[] = {
+	[K_KRETPROBE] = "kretprobe", [K_KPROBE] = "kprobe",
+	[K_TRACEPOINT] = "tracepoint", [K_HOOK] = "hook",
 };
 
 /*
@@ -408,6 +409,9 @@ static __always_inline int nc_csd_entry_body(struct nc_cpu *c,
 					     struct nc_csd_data *d,
 					     bool measuring)
 {
+	/* NC_KICK_POLL + DLV_*: the three counts in DLV_* order. */
+	BUILD_BUG_ON(NC_KICK_POLL + DLV_IRQ != NC_KICK_IRQ ||
+		     NC_KICK_POLL + DLV_OTHER != NC_KICK_OTHER);
 	if (!measuring)
 		return 1;
 	c->n[NC_KICKS]++;
@@ -1259,6 +1263,17 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	unsigned int k, i;
 	u64 v;
 
+	/*
+	 * The keys that sum a range of counters sum exactly these: dropped,
+	 * the drops in and out of the idle task; raised_without_balance,
+	 * the raised kicks a run did not balance for.
+	 */
+	BUILD_BUG_ON(NC_DROPPED_BUSY - NC_DROPPED_IDLE != 1);
+	BUILD_BUG_ON(NC_MERGED - NC_UNBALANCED != 1 ||
+		     NC_UNSERVED - NC_MERGED != 1);
+	/* nc_keys' bounds are u8. */
+	BUILD_BUG_ON(NR_NC > 256);
+	BUILD_BUG_ON(ARRAY_SIZE(nc_kind_name) != NR_KIND);
 	for (k = 0; k < ARRAY_SIZE(nc_keys); k++) {
 		/* Not counted at all without its hook. */
 		if (nc_keys[k].first == NC_TICK_STOPS &&
@@ -1337,6 +1352,8 @@ static void nc_proofs(enum ips_hook_proof *p)
 	unsigned int i;
 	int cpu;
 
+	/* A hook for each HK_* (the proofs are indexed alike). */
+	BUILD_BUG_ON(ARRAY_SIZE(nc_hooks) != NR_HK);
 	for_each_cpu(cpu, nc_mask) {
 		const struct nc_cpu *c = nc_state[cpu];
 
