@@ -146,16 +146,66 @@ void ips_result_log(const char *text, size_t len)
 		pr_info("%.*s\n", status_len, status);
 }
 
+/* The module's parameter @name, or NULL. */
+static const struct kernel_param *ips_result_param(const struct module *mod,
+						   const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; mod && i < mod->num_kp; i++)
+		if (!strcmp(mod->kp[i].name, name))
+			return &mod->kp[i];
+	return NULL;
+}
+
+/* Whether the module's ips_params_order[] names @name. */
+static bool ips_result_param_listed(const char *name)
+{
+	const char * const *p;
+
+	for (p = ips_params_order; *p; p++)
+		if (!strcmp(*p, name))
+			return true;
+	return false;
+}
+
 /*
- * Print @lead and every parameter of the module with its value, in the
- * order the module declares them, several to a line (a long value is cut,
- * the result has it whole), as the first line(s) of a run in the kernel
- * log.
+ * Add "name=value" of @kp, if it can be read, to @l, a long value cut;
+ * @val and @word are buffers of a page and of IPS_RESULT_LOG_LINE bytes.
+ */
+static void ips_result_param_add(struct ips_result_line *l,
+				 const struct kernel_param *kp, char *val,
+				 char *word)
+{
+	int n, cut;
+
+	if (!kp->ops->get || !(kp->perm & 0444))
+		return;
+	n = kp->ops->get(val, kp);
+	if (n < 0)
+		return;
+	n = strcspn(val, "\n");
+	cut = min(n, IPS_RESULT_LOG_LINE / 4);
+	n = scnprintf(word, IPS_RESULT_LOG_LINE / 2, "%s=%.*s%s", kp->name,
+		      cut, val, n > cut ? "..." : "");
+	ips_result_line_add(l, word, n);
+}
+
+/*
+ * Print @lead and every parameter of the module with its value, several
+ * to a line (a long value is cut, the result has it whole), as the first
+ * line(s) of a run in the kernel log: in the order of the module's
+ * ips_params_order[], its declaration order, then any parameter the table
+ * leaves out, by name. Not in the order of the module's __param section,
+ * which is the compiler's: GCC emits a unit's parameters last declared
+ * first, clang first declared first.
  */
 void ips_result_log_params(const char *lead)
 {
 	const struct module *mod = THIS_MODULE;
 	struct ips_result_line l = { .lead = lead };
+	const struct kernel_param *kp, *next;
+	const char * const *name;
 	char *val, *word;
 	unsigned int i;
 
@@ -164,21 +214,25 @@ void ips_result_log_params(const char *lead)
 	if (!val || !word)
 		goto out;
 	kernel_param_lock(THIS_MODULE);
-	/* GCC emits a module's parameters last declared first. */
-	for (i = mod ? mod->num_kp : 0; i-- > 0;) {
-		const struct kernel_param *kp = &mod->kp[i];
-		int n, cut;
+	for (name = ips_params_order; *name; name++) {
+		kp = ips_result_param(mod, *name);
+		if (kp)
+			ips_result_param_add(&l, kp, val, word);
+	}
+	for (kp = NULL; mod; kp = next) {
+		next = NULL;
+		for (i = 0; i < mod->num_kp; i++) {
+			const struct kernel_param *p = &mod->kp[i];
 
-		if (!kp->ops->get || !(kp->perm & 0444))
-			continue;
-		n = kp->ops->get(val, kp);
-		if (n < 0)
-			continue;
-		n = strcspn(val, "\n");
-		cut = min(n, IPS_RESULT_LOG_LINE / 4);
-		n = scnprintf(word, IPS_RESULT_LOG_LINE / 2, "%s=%.*s%s", kp->name,
-			      cut, val, n > cut ? "..." : "");
-		ips_result_line_add(&l, word, n);
+			if (ips_result_param_listed(p->name) ||
+			    (kp && strcmp(p->name, kp->name) <= 0))
+				continue;
+			if (!next || strcmp(p->name, next->name) < 0)
+				next = p;
+		}
+		if (!next)
+			break;
+		ips_result_param_add(&l, next, val, word);
 	}
 	kernel_param_unlock(THIS_MODULE);
 	ips_result_line_flush(&l);

@@ -57,6 +57,16 @@ struct ips_result_line {
 void ips_result_line_flush(struct ips_result_line *l);
 void ips_result_line_add(struct ips_result_line *l, const char *word, int n);
 void ips_result_log(const char *text, size_t len);
+/*
+ * The start line's order: the module's parameters by name, in the order
+ * it declares them, NULL last. Every module that prints a start line
+ * defines it beside its parameters:
+ *
+ *	const char * const ips_params_order[] = { "cpulist", ..., NULL };
+ *
+ * (common/tests/params.bats checks it against the declarations.)
+ */
+extern const char * const ips_params_order[];
 void ips_result_log_params(const char *lead);
 
 struct dentry *ips_result_dir(struct ips_result *r, const char *dir);

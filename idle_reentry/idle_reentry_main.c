@@ -109,6 +109,12 @@ static struct ips_session ir_session __read_mostly =
 module_param_cb(stop, &ips_session_stop_ops, &ir_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
 
+/* The start line's order (ips_result_log_params()): as declared above. */
+const char * const ips_params_order[] = {
+	"cpulist", "duration", "phases", "pick_hook", "test_misname",
+	"test_skip", "stop", NULL,
+};
+
 /* ---- state ------------------------------------------------------------- */
 
 /* What pulled the CPU out of idle during one round (phases=1). */

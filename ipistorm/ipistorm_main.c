@@ -151,6 +151,12 @@ static bool ipistorm_witness;
 module_param_cb(witness, &ips_bool_strict_ops, &ipistorm_witness, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
 
+/* The start line's order (ips_result_log_params()): as declared above. */
+const char * const ips_params_order[] = {
+	"numipi", "timeout", "time_cap", "cpulist", "offset", "pairs", "single",
+	"wait", "delay", "timing", "witness", NULL,
+};
+
 /* ---- state ------------------------------------------------------------- */
 
 /* Where the callbacks of one sender ran; one instance per target CPU. */

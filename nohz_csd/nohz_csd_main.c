@@ -128,6 +128,12 @@ static struct ips_session nc_session = IPS_SESSION_INIT(nc_session, nc_finish);
 module_param_cb(stop, &ips_session_stop_ops, &nc_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its result, as writing 'stop' to debugfs control does (works under kernel lockdown); reads 1 once the measurement ended");
 
+/* The start line's order (ips_result_log_params()): as declared above. */
+const char * const ips_params_order[] = {
+	"cpulist", "load_cpus", "load_threads", "duration", "test_misname",
+	"test_skip", "stop", NULL,
+};
+
 /* ---- state ------------------------------------------------------------- */
 
 /* How a kick reached the CPU: polling idle task, hard IRQ, other. */
