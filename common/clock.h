@@ -23,23 +23,15 @@
 
 #define IPS_CLOCK_SHIFT	24
 
-static DEFINE_STATIC_KEY_FALSE(ips_clock_tsc);
-static u32 ips_clock_mult __read_mostly;	/* ns = units * mult >> SHIFT */
+/* Set by ips_clock_init() where the TSC is the clock. */
+DECLARE_STATIC_KEY_FALSE(ips_clock_tsc);
+extern u32 ips_clock_mult;	/* ns = units * mult >> SHIFT */
 
-static inline void ips_clock_init(void)
-{
-#ifdef CONFIG_X86
-	if (boot_cpu_has(X86_FEATURE_TSC) &&
-	    (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
-	     boot_cpu_has(X86_FEATURE_HYPERVISOR)) &&
-	    !check_tsc_unstable() && tsc_khz > 4000) {
-		ips_clock_mult = div_u64((u64)NSEC_PER_MSEC << IPS_CLOCK_SHIFT,
-					 tsc_khz);
-		static_branch_enable(&ips_clock_tsc);
-	}
-#endif
-}
+void ips_clock_init(void);
+u64 ips_clock_ns_long(u64 units);
+const char *ips_clock_name(void);
 
+/* Inline: a hook reads the clock twice a span, one instruction each. */
 static __always_inline u64 ips_clock_read(void)
 {
 #ifdef CONFIG_X86
@@ -49,15 +41,10 @@ static __always_inline u64 ips_clock_read(void)
 	return sched_clock();
 }
 
-static noinline u64 ips_clock_ns_long(u64 units)
-{
-	return mul_u64_u32_shr(units, ips_clock_mult, IPS_CLOCK_SHIFT);
-}
-
 /*
  * A difference of two reads in nanoseconds. A short one (under 2^32
  * units, seconds) takes one 64-bit multiply; a 128-bit one would make the
- * caller realign its stack.
+ * caller realign its stack. Inline, as every span of a hook converts one.
  */
 static __always_inline u64 ips_clock_ns(u64 units)
 {
@@ -66,11 +53,6 @@ static __always_inline u64 ips_clock_ns(u64 units)
 	if (likely(!(units >> 32)))
 		return (units * ips_clock_mult) >> IPS_CLOCK_SHIFT;
 	return ips_clock_ns_long(units);
-}
-
-static inline const char *ips_clock_name(void)
-{
-	return static_branch_likely(&ips_clock_tsc) ? "tsc" : "sched_clock";
 }
 
 #endif /* IPISTORM_CLOCK_H */

@@ -30,12 +30,22 @@ struct ips_hist {
 	u64 count[IPS_HIST_BUCKETS];
 };
 
-static inline void ips_hist_init(struct ips_hist *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->min = U64_MAX;
-}
+void ips_hist_init(struct ips_hist *h);
+void ips_hist_merge(struct ips_hist *dst, const struct ips_hist *src);
+u64 ips_hist_quantile(const struct ips_hist *h, unsigned int q);
+unsigned int ips_hist_used(const struct ips_hist *h);
+void ips_hist_emit_scaled(struct seq_buf *s, const char *pfx,
+			  const char *name, const struct ips_hist *h,
+			  bool buckets, u32 mul, u32 div);
+void ips_hist_emit(struct seq_buf *s, const char *pfx, const char *name,
+		   const struct ips_hist *h, bool buckets);
 
+/*
+ * Inline from here: ips_hist_add() records a value on the path measured
+ * (every call of a storm, every span of a hook), and the bucket
+ * arithmetic is a few instructions, the inverse of ips_hist_index() kept
+ * beside it.
+ */
 static inline unsigned int ips_hist_index(u64 v)
 {
 	unsigned int msb;
@@ -75,106 +85,6 @@ static inline void ips_hist_add(struct ips_hist *h, u64 v)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
-}
-
-static inline void ips_hist_merge(struct ips_hist *dst, const struct ips_hist *src)
-{
-	unsigned int i;
-
-	for (i = 0; i < IPS_HIST_BUCKETS; i++)
-		dst->count[i] += src->count[i];
-	dst->n += src->n;
-	dst->sum += src->sum;
-	dst->min = min(dst->min, src->min);
-	dst->max = max(dst->max, src->max);
-}
-
-/*
- * Value at quantile @q / 1000 (p99.9 is q = 999): the middle of the bucket
- * holding that rank, clamped to the exact minimum and maximum.
- */
-static inline u64 ips_hist_quantile(const struct ips_hist *h, unsigned int q)
-{
-	u64 rank, seen = 0, v;
-	unsigned int i;
-
-	if (!h->n)
-		return 0;
-	rank = div_u64(h->n * q + 999, 1000);
-	if (!rank)
-		rank = 1;
-	for (i = 0; i < IPS_HIST_BUCKETS; i++) {
-		seen += h->count[i];
-		if (seen >= rank)
-			break;
-	}
-	if (i == IPS_HIST_BUCKETS)
-		return h->max;
-	v = ips_hist_lower(i) + ips_hist_width(i) / 2;
-	return clamp(v, h->min, h->max);
-}
-
-static inline unsigned int ips_hist_used(const struct ips_hist *h)
-{
-	unsigned int i, used = 0;
-
-	for (i = 0; i < IPS_HIST_BUCKETS; i++)
-		used += !!h->count[i];
-	return used;
-}
-
-/*
- * Emit the summary keys of @h, whose values are in units of @div/@mul ns
- * (1/1 for nanoseconds), as "<pfx><name>_<stat>_ns=<value>" lines in
- * nanoseconds and, when @buckets, one "<pfx><name>_hist_ns.<lower>=<count>"
- * line per used bucket (buckets whose lower bounds convert to the same
- * nanosecond are merged).
- */
-static inline void ips_hist_emit_scaled(struct seq_buf *s, const char *pfx,
-					const char *name, const struct ips_hist *h,
-				    bool buckets, u32 mul, u32 div)
-{
-	static const struct { const char *key; unsigned int q; } qs[] = {
-		{ "p50", 500 }, { "p90", 900 }, { "p99", 990 }, { "p999", 999 },
-	};
-	u64 lower, count = 0, prev = 0;
-	unsigned int i;
-
-	seq_buf_printf(s, "%s%s_n=%llu\n", pfx, name, h->n);
-	if (!h->n)
-		return;
-	seq_buf_printf(s, "%s%s_min_ns=%llu\n", pfx, name,
-		       mul_u64_u32_div(h->min, mul, div));
-	seq_buf_printf(s, "%s%s_mean_ns=%llu\n", pfx, name,
-		       mul_u64_u32_div(div64_u64(h->sum, h->n), mul, div));
-	for (i = 0; i < ARRAY_SIZE(qs); i++)
-		seq_buf_printf(s, "%s%s_%s_ns=%llu\n", pfx, name, qs[i].key,
-			       mul_u64_u32_div(ips_hist_quantile(h, qs[i].q),
-					       mul, div));
-	seq_buf_printf(s, "%s%s_max_ns=%llu\n", pfx, name,
-		       mul_u64_u32_div(h->max, mul, div));
-	if (!buckets)
-		return;
-	for (i = 0; i < IPS_HIST_BUCKETS; i++) {
-		if (!h->count[i])
-			continue;
-		lower = mul_u64_u32_div(ips_hist_lower(i), mul, div);
-		if (count && lower != prev) {
-			seq_buf_printf(s, "%s%s_hist_ns.%llu=%llu\n", pfx, name,
-				       prev, count);
-			count = 0;
-		}
-		prev = lower;
-		count += h->count[i];
-	}
-	seq_buf_printf(s, "%s%s_hist_ns.%llu=%llu\n", pfx, name, prev, count);
-}
-
-static inline void ips_hist_emit(struct seq_buf *s, const char *pfx,
-				 const char *name, const struct ips_hist *h,
-			     bool buckets)
-{
-	ips_hist_emit_scaled(s, pfx, name, h, buckets, 1, 1);
 }
 
 #endif /* IPISTORM_HIST_H */

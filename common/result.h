@@ -3,7 +3,8 @@
  * Result text shared by the suite's modules: key=value lines built once at
  * the end of a run, printed to the kernel log and kept readable in
  * /sys/kernel/debug/<module>/result (root only) until the module is removed.
- * Include after defining pr_fmt.
+ * The functions are in result.c, which each module's
+ * common.c builds into it.
  */
 #ifndef IPISTORM_RESULT_H
 #define IPISTORM_RESULT_H
@@ -34,92 +35,15 @@ struct ips_result {
 	void (*stop)(struct ips_result *r);
 };
 
-/*
- * Per-second rate of @n events in @ns nanoseconds, floor(n * 1e9 / ns),
- * exact for every @n: n = q * ns + r makes it q * 1e9 + r * 1e9 / ns,
- * the second a 128-bit product (x86-64's mulq; divq) whose quotient, below
- * 1e9 as r < ns, cannot trap. A rate that does not fit 64 bits (1.8e19
- * per second, which no count of events reaches) reads U64_MAX; no time, 0.
- */
-static inline u64 ips_result_rate(u64 n, u64 ns)
-{
-	u64 q, r, frac;
-
-	if (!ns)
-		return 0;
-	if (n <= U64_MAX / NSEC_PER_SEC)
-		return div64_u64(n * NSEC_PER_SEC, ns);
-	q = div64_u64_rem(n, ns, &r);
-	if (q > U64_MAX / NSEC_PER_SEC)
-		return U64_MAX;
-	frac = mul_u64_u64_div_u64(r, NSEC_PER_SEC, ns);
-	if (q * NSEC_PER_SEC > U64_MAX - frac)
-		return U64_MAX;
-	return q * NSEC_PER_SEC + frac;
-}
-
-/* Print "<pfx><key>=" and @num/@den with one decimal: "1114.3". */
-static inline void ips_result_ratio(struct seq_buf *s, const char *pfx,
-				    const char *key, u64 num, u64 den)
-{
-	u64 tenths = 0;
-
-	if (den)
-		tenths = div64_u64(num * 10 + den / 2, den);
-	seq_buf_printf(s, "%s%s=%llu.%llu\n", pfx, key, tenths / 10,
-		       tenths % 10);
-}
-
-/* Print @part/@whole as a percentage with one decimal: "97.3". */
-static inline void ips_result_pct(struct seq_buf *s, const char *pfx,
-				  const char *key, u64 part, u64 whole)
-{
-	ips_result_ratio(s, pfx, key, part * 100, whole);
-}
-
-/*
- * "<key>=" the mean, "<key>_min=" and "<key>_max=" over the CPUs of @mask
- * of a u32 in ps at @off of each CPU's state (@state[cpu]), in ns with one
- * decimal: a calibration's spread.
- */
-static inline void ips_result_spread(struct seq_buf *sb, const char *key,
-				     void * const *state,
-				     const struct cpumask *mask, size_t off)
-{
-	u64 sum = 0, lo = U64_MAX, hi = 0;
-	unsigned int n = 0;
-	char k[48];
-	int cpu;
-
-	for_each_cpu(cpu, mask) {
-		u32 v = *(const u32 *)((const char *)state[cpu] + off);
-
-		sum += v;
-		lo = min_t(u64, lo, v);
-		hi = max_t(u64, hi, v);
-		n++;
-	}
-	ips_result_ratio(sb, "", key, sum, (u64)n * 1000);
-	snprintf(k, sizeof(k), "%s_min", key);
-	ips_result_ratio(sb, "", k, n ? lo : 0, 1000);
-	snprintf(k, sizeof(k), "%s_max", key);
-	ips_result_ratio(sb, "", k, hi, 1000);
-}
-
-/* Whether the result line @line holds per-CPU or per-sender detail. */
-static inline bool ips_result_is_detail(const char *line)
-{
-	static const char * const pfx[] = { "cpu", "sender" };
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(pfx); i++) {
-		size_t n = strlen(pfx[i]);
-
-		if (!strncmp(line, pfx[i], n) && isdigit(line[n]))
-			return true;
-	}
-	return false;
-}
+u64 ips_result_rate(u64 n, u64 ns);
+void ips_result_ratio(struct seq_buf *s, const char *pfx, const char *key,
+		      u64 num, u64 den);
+void ips_result_pct(struct seq_buf *s, const char *pfx, const char *key,
+		    u64 part, u64 whole);
+void ips_result_spread(struct seq_buf *sb, const char *key,
+		       void * const *state, const struct cpumask *mask,
+		       size_t off);
+bool ips_result_is_detail(const char *line);
 
 #define IPS_RESULT_LOG_LINE	160
 
@@ -130,217 +54,30 @@ struct ips_result_line {
 	const char *lead;	/* starts every line */
 };
 
-static inline void ips_result_line_flush(struct ips_result_line *l)
-{
-	if (l->used)
-		pr_info("%s\n", l->buf);
-	l->used = 0;
-}
-
-static inline void ips_result_line_add(struct ips_result_line *l, const char *word,
-				       int n)
-{
-	if (l->used && l->used + 1 + n >= sizeof(l->buf))
-		ips_result_line_flush(l);
-	/* A word longer than a line gets a line of its own, whole. */
-	if (strlen(l->lead) + 1 + n >= sizeof(l->buf)) {
-		pr_info("%s%s%.*s\n", l->lead, *l->lead ? " " : "", n, word);
-		return;
-	}
-	if (!l->used)
-		l->used = scnprintf(l->buf, sizeof(l->buf), "%s", l->lead);
-	l->used += scnprintf(l->buf + l->used, sizeof(l->buf) - l->used,
-			     "%s%.*s", l->used ? " " : "", n, word);
-}
-
+void ips_result_line_flush(struct ips_result_line *l);
+void ips_result_line_add(struct ips_result_line *l, const char *word, int n);
+void ips_result_log(const char *text, size_t len);
 /*
- * Print the summary of the result @text to the kernel log, whatever the
- * number of CPUs: its keys that are not per CPU or per sender, several to a
- * line, and "status=" last on a line of its own. The whole result, details
- * included, stays in debugfs. A run thus prints a bounded number of lines
- * (the log of a 512-CPU server goes to a slow serial console, and a flood
- * of printk from atomic context can trip the lockup detectors).
+ * The start line's order: the module's parameters by name, in the order
+ * it declares them, NULL last. Every module that prints a start line
+ * defines it beside its parameters:
+ *
+ *	const char * const ips_params_order[] = { "cpulist", ..., NULL };
+ *
+ * (common/tests/params.bats checks it against the declarations.)
  */
-static inline void ips_result_log(const char *text, size_t len)
-{
-	const char *p = text, *end = text + len, *nl, *status = NULL;
-	struct ips_result_line l = { .lead = "" };
-	int n, status_len = 0;
+extern const char * const ips_params_order[];
+void ips_result_log_params(const char *lead);
 
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', end - p) ?: end;
-		n = nl - p;
-		if (!n || ips_result_is_detail(p))
-			continue;
-		if (!strncmp(p, "status=", 7)) {
-			status = p;
-			status_len = n;
-			continue;
-		}
-		ips_result_line_add(&l, p, n);
-	}
-	ips_result_line_flush(&l);
-	if (status)
-		pr_info("%.*s\n", status_len, status);
-}
-
-/*
- * Print @lead and every parameter of the module with its value, in the
- * order the module declares them, several to a line (a long value is cut,
- * the result has it whole), as the first line(s) of a run in the kernel
- * log.
- */
-static inline void ips_result_log_params(const char *lead)
-{
-	const struct module *mod = THIS_MODULE;
-	struct ips_result_line l = { .lead = lead };
-	char *val, *word;
-	unsigned int i;
-
-	val = (char *)__get_free_page(GFP_KERNEL);
-	word = kmalloc(IPS_RESULT_LOG_LINE, GFP_KERNEL);
-	if (!val || !word)
-		goto out;
-	kernel_param_lock(THIS_MODULE);
-	/* GCC emits a module's parameters last declared first. */
-	for (i = mod ? mod->num_kp : 0; i-- > 0;) {
-		const struct kernel_param *kp = &mod->kp[i];
-		int n, cut;
-
-		if (!kp->ops->get || !(kp->perm & 0444))
-			continue;
-		n = kp->ops->get(val, kp);
-		if (n < 0)
-			continue;
-		n = strcspn(val, "\n");
-		cut = min(n, IPS_RESULT_LOG_LINE / 4);
-		n = scnprintf(word, IPS_RESULT_LOG_LINE / 2, "%s=%.*s%s", kp->name,
-			      cut, val, n > cut ? "..." : "");
-		ips_result_line_add(&l, word, n);
-	}
-	kernel_param_unlock(THIS_MODULE);
-	ips_result_line_flush(&l);
-out:
-	kfree(word);
-	free_page((unsigned long)val);
-}
-
-static ssize_t ips_result_read(struct file *file, char __user *ubuf, size_t count,
-			       loff_t *ppos)
-{
-	const struct ips_result *r = file->private_data;
-
-	return simple_read_from_buffer(ubuf, count, ppos, r->buf, r->len);
-}
-
-static const struct file_operations ips_result_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.read	= ips_result_read,
-	.llseek	= default_llseek,
-};
-
-/* Create the module's debugfs folder, for files beside the result. */
-static inline struct dentry *ips_result_dir(struct ips_result *r, const char *dir)
-{
-	if (!r->dir)
-		r->dir = debugfs_create_dir(dir, NULL);
-	return r->dir;
-}
-
-/* Take ownership of @buf (vmalloc'ed) and expose it in debugfs. */
-static inline void ips_result_publish(struct ips_result *r, const char *dir,
-				      char *buf, size_t len)
-{
-	r->buf = buf;
-	r->len = len;
-	debugfs_create_file("result", 0400, ips_result_dir(r, dir), r,
-			    &ips_result_fops);
-}
-
-/*
- * Build the result with @emit, histogram buckets included, then print its
- * summary to the kernel log (ips_result_log()) and, unless the run was
- * @interrupted, publish it in debugfs in the folder @dir. @size must hold
- * the text.
- */
-static inline int ips_result_report(struct ips_result *r, const char *dir,
-				    size_t size,
-				void (*emit)(struct seq_buf *sb, bool interrupted),
-				bool interrupted)
-{
-	struct seq_buf sb;
-	char *buf;
-
-	buf = vmalloc(size);
-	if (!buf)
-		return -ENOMEM;
-	seq_buf_init(&sb, buf, size);
-	emit(&sb, interrupted);
-	if (seq_buf_has_overflowed(&sb))
-		pr_warn("result truncated to %zu bytes\n", size);
-	ips_result_log(buf, seq_buf_used(&sb));
-	if (interrupted) {
-		vfree(buf);
-		return 0;
-	}
-	ips_result_publish(r, dir, buf, seq_buf_used(&sb));
-	return 0;
-}
-
-static ssize_t ips_result_control_write(struct file *file,
-					const char __user *ubuf, size_t count,
-				    loff_t *ppos)
-{
-	struct ips_result *r = file->private_data;
-	char cmd[8] = {};
-
-	if (copy_from_user(cmd, ubuf, min(count, sizeof(cmd) - 1)))
-		return -EFAULT;
-	if (strcmp(strim(cmd), "stop"))
-		return -EINVAL;
-	r->stop(r);
-	return count;
-}
-
-static const struct file_operations ips_result_control_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.write	= ips_result_control_write,
-	.llseek	= noop_llseek,
-};
-
-/*
- * A root-only "control" file beside the result: writing "stop" to it calls
- * @stop, which ends a measurement running in the background and publishes
- * its result.
- */
-static inline void ips_result_control(struct ips_result *r, const char *dir,
-				      void (*stop)(struct ips_result *r))
-{
-	r->stop = stop;
-	r->control = debugfs_create_file("control", 0200, ips_result_dir(r, dir),
-					 r, &ips_result_control_fops);
-}
-
-/* Remove the control file, waiting for a write in progress to return. */
-static inline void ips_result_control_remove(struct ips_result *r)
-{
-	debugfs_remove(r->control);
-	r->control = NULL;
-}
-
-/*
- * Remove the debugfs folder, waiting for readers and writers of its files,
- * before freeing the text.
- */
-static inline void ips_result_free(struct ips_result *r)
-{
-	debugfs_remove_recursive(r->dir);
-	r->dir = NULL;
-	vfree(r->buf);
-	r->buf = NULL;
-	r->len = 0;
-}
+struct dentry *ips_result_dir(struct ips_result *r, const char *dir);
+void ips_result_publish(struct ips_result *r, const char *dir, char *buf,
+			size_t len);
+int ips_result_report(struct ips_result *r, const char *dir, size_t size,
+		      void (*emit)(struct seq_buf *sb, bool interrupted),
+		      bool interrupted);
+void ips_result_control(struct ips_result *r, const char *dir,
+			void (*stop)(struct ips_result *r));
+void ips_result_control_remove(struct ips_result *r);
+void ips_result_free(struct ips_result *r);
 
 #endif /* IPISTORM_RESULT_H */

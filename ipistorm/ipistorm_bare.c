@@ -26,18 +26,18 @@
 /* ---- parameters ------------------------------------------------------- */
 
 /* As many calls as the ipistorm run it is compared with. */
-static unsigned long numipi = 20000;
-module_param(numipi, ulong, 0444);
+static unsigned long bare_numipi = 20000;
+module_param_named(numipi, bare_numipi, ulong, 0444);
 MODULE_PARM_DESC(numipi, "Calls (count, default 20000, max 1000000)");
 
 /* One sender, bound: the loop's cost without ipistorm's per-sender work. */
-static int cpu;
-module_param(cpu, int, 0444);
+static int bare_cpu;
+module_param_named(cpu, bare_cpu, int, 0444);
 MODULE_PARM_DESC(cpu, "Sender CPU (default 0)");
 
 /* The target; ipistorm's offset= or pairs= picks it there. */
-static int target = 1;
-module_param(target, int, 0444);
+static int bare_target = 1;
+module_param_named(target, bare_target, int, 0444);
 MODULE_PARM_DESC(target, "Target CPU (default 1)");
 
 /*
@@ -45,8 +45,8 @@ MODULE_PARM_DESC(target, "Target CPU (default 1)");
  * int, as when the reference ratios were taken: a bool changes the
  * compiled loop, and so the reference (5 ns a call less on 7.3).
  */
-static int wait = 1;
-module_param(wait, int, 0444);
+static int bare_wait = 1;
+module_param_named(wait, bare_wait, int, 0444);
 MODULE_PARM_DESC(wait, "Wait for each callback, 0 or 1 (default 1)");
 
 /* ---- state ------------------------------------------------------------ */
@@ -65,16 +65,17 @@ static int bare_thread(void *arg)
 	u64 t0;
 
 	t0 = ktime_get_ns();
-	for (i = 0; i < numipi; i++) {
-		error = smp_call_function_single(target, bare_nop, NULL, wait);
+	for (i = 0; i < bare_numipi; i++) {
+		error = smp_call_function_single(bare_target, bare_nop, NULL,
+						 bare_wait);
 		if (error)
 			break;
 		ips_thread_pause();
 	}
 	runtime_ns = ktime_get_ns() - t0;
 	/* Nothing may stay queued when the module goes. */
-	smp_call_function_single(target, bare_nop, NULL, 1);
-	smp_call_function_single(target, bare_nop, NULL, 1);
+	smp_call_function_single(bare_target, bare_nop, NULL, 1);
+	smp_call_function_single(bare_target, bare_nop, NULL, 1);
 	complete(&done);
 
 	ips_thread_wait_stop();
@@ -85,19 +86,19 @@ static int __init bare_init(void)
 {
 	struct task_struct *t;
 
-	if (!numipi || numipi > 1000000UL) {
-		pr_err("numipi=%lu: must be 1 to 1000000\n", numipi);
+	if (!bare_numipi || bare_numipi > 1000000UL) {
+		pr_err("numipi=%lu: must be 1 to 1000000\n", bare_numipi);
 		return -EINVAL;
 	}
-	if (wait != 0 && wait != 1) {
-		pr_err("wait=%d: must be 0 or 1\n", wait);
+	if (bare_wait != 0 && bare_wait != 1) {
+		pr_err("wait=%d: must be 0 or 1\n", bare_wait);
 		return -EINVAL;
 	}
-	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu) ||
-	    target < 0 || target >= nr_cpu_ids || !cpu_online(target) ||
-	    cpu == target) {
+	if (bare_cpu < 0 || bare_cpu >= nr_cpu_ids || !cpu_online(bare_cpu) ||
+	    bare_target < 0 || bare_target >= nr_cpu_ids ||
+	    !cpu_online(bare_target) || bare_cpu == bare_target) {
 		pr_err("cpu=%d target=%d: need two different online CPUs\n",
-		       cpu, target);
+		       bare_cpu, bare_target);
 		return -EINVAL;
 	}
 
@@ -105,16 +106,16 @@ static int __init bare_init(void)
 	t = kthread_create(bare_thread, NULL, "ipistorm_bare");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	kthread_bind(t, cpu);
+	kthread_bind(t, bare_cpu);
 	wake_up_process(t);
 	wait_for_completion(&done);
 	kthread_stop(t);
 	if (error) {
-		pr_err("target=%d: call failed with %d\n", target, error);
+		pr_err("target=%d: call failed with %d\n", bare_target, error);
 		return error;
 	}
 	pr_info("runtime_ns=%llu numipi=%lu cpu=%d target=%d wait=%d\n",
-		runtime_ns, numipi, cpu, target, wait);
+		runtime_ns, bare_numipi, bare_cpu, bare_target, bare_wait);
 	return 0;
 }
 

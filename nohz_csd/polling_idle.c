@@ -37,8 +37,8 @@
  * The governor picks the state, and stops the tick, only for idle periods
  * expected to last longer than this.
  */
-static unsigned int residency_us = 100;
-module_param(residency_us, uint, 0444);
+static unsigned int pi_residency_us = 100;
+module_param_named(residency_us, pi_residency_us, uint, 0444);
 MODULE_PARM_DESC(residency_us, "Target residency of the POLLTIF state (microseconds, default 100, 1 to 100000)");
 
 static DEFINE_PER_CPU(int, pi_inside);
@@ -94,8 +94,8 @@ static int __init pi_init(void)
 	struct cpuidle_state *s;
 	int ret;
 
-	if (!residency_us || residency_us > 100000) {
-		pr_err("residency_us=%u: must be 1 to 100000\n", residency_us);
+	if (!pi_residency_us || pi_residency_us > 100000) {
+		pr_err("residency_us=%u: must be 1 to 100000\n", pi_residency_us);
 		return -EINVAL;
 	}
 	cpuidle_poll_state_init(&pi_driver);
@@ -104,7 +104,7 @@ static int __init pi_init(void)
 	strscpy(s->desc, "spin with TIF_POLLING_NRFLAG set (test aid)",
 		sizeof(s->desc));
 	s->exit_latency = 1;
-	s->target_residency = residency_us;
+	s->target_residency = pi_residency_us;
 	s->enter = pi_enter;
 	pi_driver.state_count = 2;
 

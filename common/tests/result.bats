@@ -1,19 +1,19 @@
 #!/usr/bin/env bats
-# common/result.h on the host: its functions of plain arithmetic, taken out
-# of the header as they are and compiled in userspace with a tiny shim of
+# common/result.c on the host: its functions of plain arithmetic, taken out
+# of the file as they are and compiled in userspace with a tiny shim of
 # the kernel's types and division helpers. The shim's
 # mul_u64_u64_div_u64() aborts where x86-64's divq traps (a quotient that
 # does not fit 64 bits), so a call that would oops the kernel fails here.
 
 setup() {
-	H=$BATS_TEST_DIRNAME/../result.h
+	H=$BATS_TEST_DIRNAME/../result.c
 	T=$BATS_TEST_TMPDIR
 }
 
-# extract NAME: the definition of the static inline function NAME of
-# result.h, from its first line to the closing brace at column 0.
+# extract NAME: the definition of the function NAME of result.c, from its
+# first line to the closing brace at column 0.
 extract() {
-	awk -v f="$1" '$0 ~ "^static inline [a-z0-9_]+ " f "\\(" { on = 1 }
+	awk -v f="$1" '$0 ~ "^[a-z0-9_]+ " f "\\(" { on = 1 }
 		on { print } on && /^}/ { exit }' "$H"
 }
 

@@ -335,6 +335,21 @@ test_ipistorm_untimed() {
 	check_run
 }
 
+# The start line names every parameter in the order ipistorm_main.c
+# declares them, whatever order the compiler gave its __param section
+# (GCC's is the reverse of clang's).
+test_ipistorm_start_line() {
+	need_cpus 2
+	mark=$(dmesg_mark)
+	storm numipi=100 single=1 cpulist="$(cpu 0)" offset=1
+	got=$(dmesg_since "$mark" | sed -n 's/.*ipistorm: start //p' | tr ' ' '\n' |
+		sed 's/=.*//' | tr '\n' ' ')
+	want="numipi timeout time_cap cpulist offset pairs single wait delay timing witness "
+	[ "$got" = "$want" ] || fail "start line's parameters: '$got', not '$want'"
+	dmesg_since "$mark" | grep -q "ipistorm: start numipi=100 timeout=0 time_cap=0 cpulist=$(cpu 0) offset=1 pairs=(null) single=Y wait=Y delay=0 timing=Y witness=N\$" ||
+		fail "the start line does not read as documented (docs/ipistorm.md)"
+}
+
 test_ipistorm_delay() {
 	need_cpus 2
 	storm numipi=200 single=1 cpulist="$(cpu 0)" offset=1 delay=100

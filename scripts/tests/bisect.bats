@@ -256,7 +256,7 @@ interrupted() {
 	R=$T/repo
 	run bisect -x 3 "$T/tree" "$(c "$T/tree" 1)" "$(c "$T/tree" 16)"
 	[ "$status" = 3 ]
-	echo "/* changed */" >>"$R/ipistorm/ipistorm.c"
+	echo "/* changed */" >>"$R/ipistorm/ipistorm_main.c"
 	run bisect "$T/tree" "$(c "$T/tree" 1)" "$(c "$T/tree" 16)"
 	echo "$output"
 	[ "$status" = 1 ]

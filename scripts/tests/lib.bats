@@ -28,7 +28,7 @@ lib() {
 	[   12.3] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
 	[   12.3] INFO: task insmod:90 blocked for more than 10 seconds.
 	[   12.3] general protection fault, probably for non-canonical address
-	[   12.3] UBSAN: shift-out-of-bounds in ipistorm/ipistorm.c:10:2
+	[   12.3] UBSAN: shift-out-of-bounds in ipistorm/ipistorm_main.c:10:2
 	[   12.3] BUG: KASAN: slab-out-of-bounds in ipistorm_run+0x1/0x2
 	[   12.3] WARNING: possible circular locking dependency detected
 	[   12.3] WARNING: possible recursive locking detected

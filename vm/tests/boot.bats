@@ -82,7 +82,7 @@ MODULE_STALL=('[   40.000000] rcu: INFO: rcu_preempt detected stalls on CPUs/tas
 	'[   40.000010] Call Trace:'
 	'[   40.000020]  storm_thread+0x88/0x1d0 [ipistorm]'
 	'[   40.000030]  kthread+0xd4/0x100')
-WARN=('[   40.000000] WARNING: CPU: 1 PID: 300 at ipistorm/ipistorm.c:100 storm+0x10/0x20 [ipistorm]'
+WARN=('[   40.000000] WARNING: CPU: 1 PID: 300 at ipistorm/ipistorm_main.c:100 storm+0x10/0x20 [ipistorm]'
 	'[   40.000010] Call Trace:'
 	'[   40.000020]  storm+0x10/0x20 [ipistorm]')
 

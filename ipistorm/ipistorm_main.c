@@ -60,27 +60,27 @@
 /* ---- parameters -------------------------------------------------------- */
 
 /* A count of calls is what the published runs give: the same work each run. */
-static unsigned long numipi;
-module_param(numipi, ulong, 0444);
+static unsigned long ipistorm_numipi;
+module_param_named(numipi, ipistorm_numipi, ulong, 0444);
 MODULE_PARM_DESC(numipi, "Calls per sender, fixed-count mode (calls, default 0: unset; give numipi or timeout)");
 
 /* A fixed time instead, for rates on machines of unknown speed. */
-static unsigned int timeout;
-module_param(timeout, uint, 0444);
+static unsigned int ipistorm_timeout;
+module_param_named(timeout, ipistorm_timeout, uint, 0444);
 MODULE_PARM_DESC(timeout, "Storm length, timed mode (seconds, default 0: unset; max 3600)");
 
 /* A count on a slow or overloaded machine must still end insmod. */
-static unsigned int time_cap;
-module_param(time_cap, uint, 0444);
+static unsigned int ipistorm_time_cap;
+module_param_named(time_cap, ipistorm_time_cap, uint, 0444);
 MODULE_PARM_DESC(time_cap, "Fixed-count mode: end the storm after this long even if calls remain, status=capped (seconds, default 0: 600; max 3600)");
 
 /* The published command line's form: senders, each to sender + offset. */
-static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
-module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
+static struct ips_long_string ipistorm_cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &ipistorm_cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs; up to 65536 characters)");
 
 /* Neighbours by default; an offset reaches the other core, die or node. */
-static int offset = 1;
+static int ipistorm_offset = 1;
 static bool offset_given;
 
 /* No value stands for "unset": offset=-2147483648 is refused as any other. */
@@ -97,19 +97,19 @@ static const struct kernel_param_ops ipistorm_offset_ops = {
 	.get	= param_get_int,
 };
 
-module_param_cb(offset, &ipistorm_offset_ops, &offset, 0444);
+module_param_cb(offset, &ipistorm_offset_ops, &ipistorm_offset, 0444);
 MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + offset (CPUs, default 1)");
 
 /*
  * Any pairing, as topology.sh picks them. Longer than the 1024 characters
  * of a charp parameter: a 512-CPU server has 256 disjoint pairs.
  */
-static struct ips_long_string pairs = { .max = MAX_PAIRS_LEN };
-module_param_cb(pairs, &ips_long_string_ops, &pairs, 0444);
+static struct ips_long_string ipistorm_pairs = { .max = MAX_PAIRS_LEN };
+module_param_cb(pairs, &ips_long_string_ops, &ipistorm_pairs, 0444);
 MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset; up to 16384 characters)");
 
 /* The polling path is single-target only: the choice must be explicit. */
-static bool single;
+static bool ipistorm_single;
 static bool single_given;
 
 static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
@@ -125,31 +125,37 @@ static const struct kernel_param_ops ipistorm_single_ops = {
 	.get	= param_get_bool,
 };
 
-module_param_cb(single, &ipistorm_single_ops, &single, 0444);
+module_param_cb(single, &ipistorm_single_ops, &ipistorm_single, 0444);
 MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (required with cpulist; pairs imply 1)");
 
 /* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
-static bool wait = true;
-module_param_cb(wait, &ips_bool_strict_ops, &wait, 0444);
+static bool ipistorm_wait = true;
+module_param_cb(wait, &ips_bool_strict_ops, &ipistorm_wait, 0444);
 MODULE_PARM_DESC(wait, "1: wait for each callback to finish before the next call; 0: do not (default 1)");
 
 /* A pause lets the target go back to idle, where the polling path starts. */
-static unsigned int delay;
-module_param(delay, uint, 0444);
+static unsigned int ipistorm_delay;
+module_param_named(delay, ipistorm_delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between calls (microseconds, default 0: never sleep; max 1000000)");
 
 /* Per-call timing costs two clock reads per call; 0 leaves the bare loop. */
-static bool timing = true;
-module_param_cb(timing, &ips_bool_strict_ops, &timing, 0444);
+static bool ipistorm_timing = true;
+module_param_cb(timing, &ips_bool_strict_ops, &ipistorm_timing, 0444);
 MODULE_PARM_DESC(timing, "1: time every call (latency histogram); 0: time the storm only, for the least overhead (default 1)");
 
 /*
  * The sender's view of delivery costs a tracepoint probe per polled call
  * and an ftrace hook per real IPI, so it is asked for.
  */
-static bool witness;
-module_param_cb(witness, &ips_bool_strict_ops, &witness, 0444);
+static bool ipistorm_witness;
+module_param_cb(witness, &ips_bool_strict_ops, &ipistorm_witness, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
+
+/* The start line's order (ips_result_log_params()): as declared above. */
+const char * const ips_params_order[] = {
+	"numipi", "timeout", "time_cap", "cpulist", "offset", "pairs", "single",
+	"wait", "delay", "timing", "witness", NULL,
+};
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -171,7 +177,7 @@ enum ipistorm_path {
 	NR_PATHS
 };
 
-static const char * const path_names[NR_PATHS] = {
+static const char * const path_names[] = {
 	[PATH_NO_IPI] = "lat_no_ipi",
 	[PATH_IPI] = "lat_ipi",
 	[PATH_QUEUED] = "lat_queued",
@@ -496,22 +502,33 @@ ipistorm_path_of(const struct sender *s, u64 *no_ipi, u64 *ipi)
 
 /*
  * The storm loop, specialised by the compiler for each combination of the
- * constant arguments, so that a call costs the call, its measurement and
+ * constant flags, so that a call costs the call, its measurement and
  * nothing else: ended by a count, or by storm.stop (the deadline, the time
  * cap or a signal), or by a sender that finds itself off its CPU (which
  * went offline): ENXIO. What the loop reads of @s and the parameters is
  * copied to locals first: the calls would force reloads of memory. With
- * @wit (witness=1) the witness counts during the call only (@s->in_call);
- * the stores stay outside the timed part, and as @s is the call's
- * argument the compiler cannot move them across the call.
+ * LOOP_WITNESS (witness=1) the witness counts during the call only
+ * (@s->in_call); the stores stay outside the timed part, and as @s is the
+ * call's argument the compiler cannot move them across the call.
  */
-static __always_inline int ipistorm_loop(struct sender *s, bool timed,
-					 bool many, bool tsc, bool wit,
-					 bool paths)
+enum ipistorm_loop_flags {
+	LOOP_TIMED	= BIT(0),	/* time each call (timing=1) */
+	LOOP_MANY	= BIT(1),	/* smp_call_function_many() (single=0) */
+	LOOP_TSC	= BIT(2),	/* read the TSC, not sched_clock() */
+	LOOP_WITNESS	= BIT(3),	/* the witness counts during the call */
+	LOOP_PATHS	= BIT(4),	/* time into the path's histogram */
+};
+
+/* Every caller passes constant @flags: the loop is built for each. */
+static __always_inline int ipistorm_loop(struct sender *s,
+					 const unsigned int flags)
 {
-	const u64 limit = numipi ?: U64_MAX;
-	const unsigned int pause = delay;
-	const int cpu = s->cpu, target = s->target, w = wait;
+	const bool timed = flags & LOOP_TIMED, many = flags & LOOP_MANY;
+	const bool tsc = flags & LOOP_TSC, wit = flags & LOOP_WITNESS;
+	const bool paths = flags & LOOP_PATHS;
+	const u64 limit = ipistorm_numipi ?: U64_MAX;
+	const unsigned int pause = ipistorm_delay;
+	const int cpu = s->cpu, target = s->target, w = ipistorm_wait;
 	struct ips_hist *lat = &s->lat, *path_lat = s->path_lat;
 	u64 sent = 0, expected = 0, t0 = 0, dt, no_ipi = 0, ipi = 0;
 	int ret = 0;
@@ -567,22 +584,22 @@ static int ipistorm_storm(struct sender *s)
 	bool many = s->target == TARGET_ALL;
 
 	/* witness=1 needs single=1: no witness, no paths with many. */
-	if (!timing) {
+	if (!ipistorm_timing) {
 		if (many)
-			return ipistorm_loop(s, false, true, false, false, false);
-		return witness ?
-			ipistorm_loop(s, false, false, false, true, false) :
-			ipistorm_loop(s, false, false, false, false, false);
+			return ipistorm_loop(s, LOOP_MANY);
+		return ipistorm_witness ? ipistorm_loop(s, LOOP_WITNESS) :
+					  ipistorm_loop(s, 0);
 	}
 	if (s->path_lat)
 		return clock_tsc ?
-			ipistorm_loop(s, true, false, true, true, true) :
-			ipistorm_loop(s, true, false, false, true, true);
+			ipistorm_loop(s, LOOP_TIMED | LOOP_TSC | LOOP_WITNESS |
+				      LOOP_PATHS) :
+			ipistorm_loop(s, LOOP_TIMED | LOOP_WITNESS | LOOP_PATHS);
 	if (clock_tsc)
-		return many ? ipistorm_loop(s, true, true, true, false, false) :
-			      ipistorm_loop(s, true, false, true, false, false);
-	return many ? ipistorm_loop(s, true, true, false, false, false) :
-		      ipistorm_loop(s, true, false, false, false, false);
+		return many ? ipistorm_loop(s, LOOP_TIMED | LOOP_MANY | LOOP_TSC) :
+			      ipistorm_loop(s, LOOP_TIMED | LOOP_TSC);
+	return many ? ipistorm_loop(s, LOOP_TIMED | LOOP_MANY) :
+		      ipistorm_loop(s, LOOP_TIMED);
 }
 
 static int ipistorm_thread(void *arg)
@@ -591,7 +608,7 @@ static int ipistorm_thread(void *arg)
 	bool stopped;
 
 	wait_for_completion(&storm.go);
-	if (witness)
+	if (ipistorm_witness)
 		WRITE_ONCE(per_cpu(witness_sender, s->cpu), s);
 	s->start_ns = ktime_get_ns();
 	s->error = ipistorm_storm(s);
@@ -606,11 +623,12 @@ static int ipistorm_thread(void *arg)
 	}
 	/*
 	 * A count cut short by storm.stop is capped when the time cap set
-	 * it: the acquire pairs with ipistorm_wait()'s release, so a stop
+	 * it: the acquire pairs with ipistorm_join()'s release, so a stop
 	 * seen here comes with the capped written before it.
 	 */
 	stopped = smp_load_acquire(&storm.stop);
-	s->capped = !s->error && numipi && s->sent < numipi && stopped &&
+	s->capped = !s->error && ipistorm_numipi &&
+		    s->sent < ipistorm_numipi && stopped &&
 		    READ_ONCE(storm.capped);
 
 	ipistorm_drain(s);
@@ -669,16 +687,17 @@ static int __init ipistorm_start(void)
  * Wait for the senders; end the storm at its deadline (timed mode) or time
  * cap (fixed-count mode). Returns 0, or -EINTR when insmod was signalled.
  */
-static int __init ipistorm_wait(void)
+static int __init ipistorm_join(void)
 {
-	unsigned long left = (unsigned long)(numipi ?
-		(time_cap ?: DEFAULT_TIME_CAP_S) : timeout) * HZ + 1;
+	unsigned long left = (unsigned long)(ipistorm_numipi ?
+		(ipistorm_time_cap ?: DEFAULT_TIME_CAP_S) :
+		ipistorm_timeout) * HZ + 1;
 	long rc;
 	unsigned int i;
 
 	rc = wait_for_completion_interruptible_timeout(&storm.done, left);
 	if (rc <= 0) {
-		WRITE_ONCE(storm.capped, numipi && !rc);
+		WRITE_ONCE(storm.capped, ipistorm_numipi && !rc);
 		/* Pairs with the senders' acquire: capped is seen with it. */
 		smp_store_release(&storm.stop, true);
 		wait_for_completion(&storm.done);
@@ -745,7 +764,7 @@ static void ipistorm_totals(struct totals *t)
 		t->errors += !!s->error;
 		t->expected += s->expected;
 		t->elapsed += s->end_ns - s->start_ns;
-		if (witness) {
+		if (ipistorm_witness) {
 			struct witness_view w;
 
 			witness_view(s, &w);
@@ -783,7 +802,7 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%scb_irq=%llu\n", pfx, d->irq);
 	seq_buf_printf(sb, "%scb_other=%llu\n", pfx, d->other);
 	ips_result_pct(sb, pfx, "poll_pct", d->poll, delivered(d));
-	if (!witness)
+	if (!ipistorm_witness)
 		return;
 	if (!w->valid) {
 		seq_buf_printf(sb, "%switness_invalid=1\n", pfx);
@@ -800,6 +819,7 @@ static void ipistorm_emit_paths(struct seq_buf *sb, const char *pfx,
 {
 	enum ipistorm_path p;
 
+	BUILD_BUG_ON(ARRAY_SIZE(path_names) != NR_PATHS);
 	if (!path_lat)
 		return;
 	for (p = 0; p < NR_PATHS; p++)
@@ -834,7 +854,7 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 	seq_buf_printf(sb, "%sipis_per_sec=%llu\n", pfx,
 		       ips_result_rate(s->sent, elapsed));
 	ips_result_ratio(sb, pfx, "ns_per_ipi", elapsed, s->sent);
-	if (timing)
+	if (ipistorm_timing)
 		ips_hist_emit_scaled(sb, pfx, "lat", &s->lat, true, mul, div);
 	ipistorm_emit_paths(sb, pfx, s->path_lat, mul, div);
 }
@@ -856,18 +876,18 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "format=%s\n", IPISTORM_FORMAT);
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", numipi ? "count" : "timed");
-	seq_buf_printf(sb, "numipi=%lu\n", numipi);
-	seq_buf_printf(sb, "timeout_s=%u\n", timeout);
+	seq_buf_printf(sb, "mode=%s\n", ipistorm_numipi ? "count" : "timed");
+	seq_buf_printf(sb, "numipi=%lu\n", ipistorm_numipi);
+	seq_buf_printf(sb, "timeout_s=%u\n", ipistorm_timeout);
 	seq_buf_printf(sb, "time_cap_s=%u\n",
-		       numipi ? time_cap ?: DEFAULT_TIME_CAP_S : 0);
-	seq_buf_printf(sb, "single=%d\n", single);
-	seq_buf_printf(sb, "wait=%d\n", wait);
-	seq_buf_printf(sb, "delay_us=%u\n", delay);
-	seq_buf_printf(sb, "timing=%d\n", timing);
+		       ipistorm_numipi ? ipistorm_time_cap ?: DEFAULT_TIME_CAP_S : 0);
+	seq_buf_printf(sb, "single=%d\n", ipistorm_single);
+	seq_buf_printf(sb, "wait=%d\n", ipistorm_wait);
+	seq_buf_printf(sb, "delay_us=%u\n", ipistorm_delay);
+	seq_buf_printf(sb, "timing=%d\n", ipistorm_timing);
 	seq_buf_printf(sb, "clock=%s\n", clock_tsc ? "tsc" : "sched_clock");
-	seq_buf_printf(sb, "witness=%d\n", witness);
-	if (!single)
+	seq_buf_printf(sb, "witness=%d\n", ipistorm_witness);
+	if (!ipistorm_single)
 		seq_buf_printf(sb, "%s%s%s\n",
 			       "note=single=0: smp_call_function_many() notifies two or more targets by real IPIs; ",
 			       "one alone (one other online CPU, or the one empty queue of the call) as smp_call_function_single() does, ",
@@ -897,7 +917,7 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
 		       ips_result_rate(t.sent, t.runtime));
 	ips_result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
-	if (!timing)
+	if (!ipistorm_timing)
 		return;
 	lat = vmalloc(sizeof(*lat) * (1 + NR_PATHS));
 	if (!lat)
@@ -912,7 +932,8 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 			ips_hist_merge(&lat[1 + p], &s->path_lat[p]);
 	}
 	ips_hist_emit_scaled(sb, "total.", "lat", &lat[0], false, mul, div);
-	ipistorm_emit_paths(sb, "total.", witness && timing ? &lat[1] : NULL,
+	ipistorm_emit_paths(sb, "total.",
+			    ipistorm_witness && ipistorm_timing ? &lat[1] : NULL,
 			    mul, div);
 	vfree(lat);
 }
@@ -946,7 +967,7 @@ static void __init ipistorm_warn(void)
 	struct totals t;
 
 	ipistorm_totals(&t);
-	if (single && t.dlv.poll * 2 < delivered(&t.dlv))
+	if (ipistorm_single && t.dlv.poll * 2 < delivered(&t.dlv))
 		pr_info("only %llu of %llu callbacks ran from a polling idle task: the TIF_POLLING/SM_IDLE path was hardly exercised (idle=poll, or an idle state that polls, makes it)\n",
 			t.dlv.poll, delivered(&t.dlv));
 }
@@ -982,7 +1003,7 @@ static int __init ipistorm_add_sender(int cpu, int target)
 	s->cpu = cpu;
 	s->target = target;
 	ips_hist_init(&s->lat);
-	if (witness && timing) {
+	if (ipistorm_witness && ipistorm_timing) {
 		enum ipistorm_path p;
 
 		s->path_lat = kvmalloc_array(NR_PATHS, sizeof(*s->path_lat),
@@ -1007,19 +1028,19 @@ static bool __init cpu_usable(long cpu)
 /* The target of sender @cpu under cpulist=: every other CPU, or cpu + offset. */
 static int __init ipistorm_offset_target(int cpu, int *target)
 {
-	long t = (long)cpu + offset;
+	long t = (long)cpu + ipistorm_offset;
 
-	if (!single) {
+	if (!ipistorm_single) {
 		*target = TARGET_ALL;
 		return 0;
 	}
-	if (!offset) {
+	if (!ipistorm_offset) {
 		pr_err("offset=0: every sender would target itself\n");
 		return -EINVAL;
 	}
 	if (!cpu_usable(t)) {
 		pr_err("offset=%d: target %ld of sender CPU %d is not an online CPU\n",
-		       offset, t, cpu);
+		       ipistorm_offset, t, cpu);
 		return -EINVAL;
 	}
 	*target = t;
@@ -1033,7 +1054,7 @@ static int __init ipistorm_parse_cpulist(void)
 
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = ips_cpus_parse_online("cpulist", cpulist.val, mask);
+	ret = ips_cpus_parse_online("cpulist", ipistorm_cpulist.val, mask);
 	if (ret)
 		goto out;
 	for_each_cpu(cpu, mask) {
@@ -1090,7 +1111,7 @@ static int __init ipistorm_parse_pairs(void)
 	unsigned int n = 0;
 	int ret = -ENOMEM;
 
-	buf = kstrdup(pairs.val, GFP_KERNEL);
+	buf = kstrdup(ipistorm_pairs.val, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
@@ -1113,21 +1134,21 @@ out_buf:
 /* Refuse what has no effect: a parameter that changes nothing misleads. */
 static int __init ipistorm_check_effect(void)
 {
-	if (time_cap && !numipi) {
+	if (ipistorm_time_cap && !ipistorm_numipi) {
 		pr_err("time_cap=%u: caps fixed-count mode (numipi=); timeout= already ends a timed storm\n",
-		       time_cap);
+		       ipistorm_time_cap);
 		return -EINVAL;
 	}
-	if (cpulist.val && !single_given) {
+	if (ipistorm_cpulist.val && !single_given) {
 		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
 		return -EINVAL;
 	}
-	if (offset_given && (pairs.val || !single)) {
-		pr_err("offset=%d: has no effect with %s\n", offset,
-		       pairs.val ? "pairs=" : "single=0");
+	if (offset_given && (ipistorm_pairs.val || !ipistorm_single)) {
+		pr_err("offset=%d: has no effect with %s\n", ipistorm_offset,
+		       ipistorm_pairs.val ? "pairs=" : "single=0");
 		return -EINVAL;
 	}
-	if (witness && single_given && !single) {
+	if (ipistorm_witness && single_given && !ipistorm_single) {
 		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
 		return -EINVAL;
 	}
@@ -1139,41 +1160,42 @@ static int __init ipistorm_check_params(void)
 {
 	int ret;
 
-	if (!numipi == !timeout) {
+	if (!ipistorm_numipi == !ipistorm_timeout) {
 		pr_err("numipi=%lu timeout=%u: give exactly one of numipi (count) or timeout (seconds)\n",
-		       numipi, timeout);
+		       ipistorm_numipi, ipistorm_timeout);
 		return -EINVAL;
 	}
-	if (numipi > MAX_NUMIPI) {
-		pr_err("numipi=%lu: more than %lu\n", numipi, MAX_NUMIPI);
+	if (ipistorm_numipi > MAX_NUMIPI) {
+		pr_err("numipi=%lu: more than %lu\n", ipistorm_numipi, MAX_NUMIPI);
 		return -EINVAL;
 	}
-	if (timeout > MAX_TIMEOUT_S || time_cap > MAX_TIMEOUT_S) {
+	if (ipistorm_timeout > MAX_TIMEOUT_S ||
+	    ipistorm_time_cap > MAX_TIMEOUT_S) {
 		pr_err("%s=%u: more than %u seconds\n",
-		       timeout > MAX_TIMEOUT_S ? "timeout" : "time_cap",
-		       max(timeout, time_cap), MAX_TIMEOUT_S);
+		       ipistorm_timeout > MAX_TIMEOUT_S ? "timeout" : "time_cap",
+		       max(ipistorm_timeout, ipistorm_time_cap), MAX_TIMEOUT_S);
 		return -EINVAL;
 	}
-	if (delay > MAX_DELAY_US) {
-		pr_err("delay=%u: more than %u microseconds\n", delay,
+	if (ipistorm_delay > MAX_DELAY_US) {
+		pr_err("delay=%u: more than %u microseconds\n", ipistorm_delay,
 		       MAX_DELAY_US);
 		return -EINVAL;
 	}
-	if (!cpulist.val == !pairs.val) {
+	if (!ipistorm_cpulist.val == !ipistorm_pairs.val) {
 		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
-		       cpulist.val ? "..." : "(unset)",
-		       pairs.val ? "..." : "(unset)");
+		       ipistorm_cpulist.val ? "..." : "(unset)",
+		       ipistorm_pairs.val ? "..." : "(unset)");
 		return -EINVAL;
 	}
-	if (pairs.val && single_given && !single) {
+	if (ipistorm_pairs.val && single_given && !ipistorm_single) {
 		pr_err("single=0: pairs= names one target per sender, use single=1\n");
 		return -EINVAL;
 	}
 	ret = ipistorm_check_effect();
 	if (ret)
 		return ret;
-	if (pairs.val)
-		single = true;
+	if (ipistorm_pairs.val)
+		ipistorm_single = true;
 	return 0;
 }
 
@@ -1182,14 +1204,15 @@ static int __init ipistorm_parse_cpus(void)
 {
 	int ret;
 
-	if (!single && num_online_cpus() < 2) {
+	if (!ipistorm_single && num_online_cpus() < 2) {
 		pr_err("single=0: needs at least two online CPUs\n");
 		return -EINVAL;
 	}
 	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
 	if (!senders)
 		return -ENOMEM;
-	ret = pairs.val ? ipistorm_parse_pairs() : ipistorm_parse_cpulist();
+	ret = ipistorm_pairs.val ? ipistorm_parse_pairs() :
+				   ipistorm_parse_cpulist();
 	if (ret)
 		ipistorm_free_senders();
 	return ret;
@@ -1208,7 +1231,7 @@ static int __init ipistorm_init(void)
 	if (ret)
 		return ret;
 	/* Before the hotplug lock: probes take it to patch the kernel. */
-	if (witness) {
+	if (ipistorm_witness) {
 		ret = witness_start();
 		if (ret)
 			return witness_stuck ? 0 : ret;
@@ -1224,8 +1247,8 @@ static int __init ipistorm_init(void)
 		goto err_free;
 	cpus_read_unlock();
 
-	ret = ipistorm_wait();
-	if (witness)
+	ret = ipistorm_join();
+	if (ipistorm_witness)
 		witness_stop();
 	ipistorm_warn();
 	ret = ips_result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
@@ -1241,7 +1264,7 @@ err_free:
 err_unlock:
 	cpus_read_unlock();
 	/* No sender ran: the probes read none, but they are this module's code. */
-	if (witness && witness_stop())
+	if (ipistorm_witness && witness_stop())
 		return 0;
 	return ret;
 }

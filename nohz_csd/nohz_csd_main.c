@@ -74,20 +74,20 @@
 /* ---- parameters -------------------------------------------------------- */
 
 /* Kicks go to one idle CPU at a time: watch the CPUs that can get them. */
-static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
-module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
+static struct ips_long_string nc_cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &nc_cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "CPUs whose incoming kicks are counted, kernel cpulist syntax (default: every online CPU; up to 65536 characters)");
 
 /* A kick needs a busy CPU: make one, or leave it unset to watch a real load. */
-static struct ips_long_string load_cpus = { .max = IPS_MAX_CPULIST_LEN };
-module_param_cb(load_cpus, &ips_long_string_ops, &load_cpus, 0444);
+static struct ips_long_string nc_load_cpus = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(load_cpus, &ips_long_string_ops, &nc_load_cpus, 0444);
 MODULE_PARM_DESC(load_cpus, "CPUs that get CPU-bound kthreads so that their tick kicks an idle CPU, not every online CPU (default unset: watch an external load; up to 65536 characters)");
 
 /*
  * A CPU kicks only with two runnable tasks; more for kernels that need
  * them. Refused without load_cpus, where it would change nothing.
  */
-static unsigned int load_threads = DEF_LOAD_THREADS;
+static unsigned int nc_load_threads = DEF_LOAD_THREADS;
 static bool load_threads_given;
 
 static int nc_set_load_threads(const char *val, const struct kernel_param *kp)
@@ -104,22 +104,22 @@ static const struct kernel_param_ops nc_load_threads_ops = {
 	.get	= param_get_uint,
 };
 
-module_param_cb(load_threads, &nc_load_threads_ops, &load_threads, 0444);
+module_param_cb(load_threads, &nc_load_threads_ops, &nc_load_threads, 0444);
 MODULE_PARM_DESC(load_threads, "CPU-bound kthreads per load CPU, only with load_cpus; a kick needs two runnable tasks (threads, default 2, max 16)");
 
 /* A fixed length for scripts; 0 watches whatever the user runs meanwhile. */
-static unsigned int duration;
-module_param(duration, uint, 0444);
+static unsigned int nc_duration;
+module_param_named(duration, nc_duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seconds, default 0: watch until stopped through the 'stop' parameter, debugfs control or rmmod; max 3600)");
 
 /* A hook on a wrong function must read unproven: show that it does. */
-static char *test_misname;
-module_param(test_misname, charp, 0444);
+static char *nc_test_misname;
+module_param_named(test_misname, nc_test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as _nohz_idle_balance) on one never called, to check that its proof reads unproven (default unset)");
 
 /* A figure whose hook is missing must read unproven: show that it does. */
-static char *test_skip;
-module_param(test_skip, charp, 0444);
+static char *nc_test_skip;
+module_param_named(test_skip, nc_test_skip, charp, 0444);
 MODULE_PARM_DESC(test_skip, "Test only: leave the optional hook of this function (_nohz_idle_balance or tick_nohz_idle_stop_tick) unhooked, as on a kernel without it, to check that the figures resting on it read unproven or are left out (default unset)");
 
 /* Ends an until-stopped run where debugfs refuses writes (lockdown). */
@@ -127,6 +127,12 @@ static void nc_finish(bool interrupted);
 static struct ips_session nc_session = IPS_SESSION_INIT(nc_session, nc_finish);
 module_param_cb(stop, &ips_session_stop_ops, &nc_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its result, as writing 'stop' to debugfs control does (works under kernel lockdown); reads 1 once the measurement ended");
+
+/* The start line's order (ips_result_log_params()): as declared above. */
+const char * const ips_params_order[] = {
+	"cpulist", "load_cpus", "load_threads", "duration", "test_misname",
+	"test_skip", "stop", NULL,
+};
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -207,8 +213,9 @@ enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, HK_CAL_IDLE, HK_CAL_BALANCE, NR_HK 
  */
 enum { K_KRETPROBE, K_KPROBE, K_TRACEPOINT, K_HOOK, NR_KIND };
 
-static const char * const nc_kind_name[NR_KIND] = {
-	"kretprobe", "kprobe", "tracepoint", "hook",
+static const char * const nc_kind_name[] = {
+	[K_KRETPROBE] = "kretprobe", [K_KPROBE] = "kprobe",
+	[K_TRACEPOINT] = "tracepoint", [K_HOOK] = "hook",
 };
 
 /*
@@ -408,6 +415,9 @@ static __always_inline int nc_csd_entry_body(struct nc_cpu *c,
 					     struct nc_csd_data *d,
 					     bool measuring)
 {
+	/* NC_KICK_POLL + DLV_*: the three counts in DLV_* order. */
+	BUILD_BUG_ON(NC_KICK_POLL + DLV_IRQ != NC_KICK_IRQ ||
+		     NC_KICK_POLL + DLV_OTHER != NC_KICK_OTHER);
 	if (!measuring)
 		return 1;
 	c->n[NC_KICKS]++;
@@ -960,8 +970,8 @@ static int nc_hook(void)
 		t->registered = true;
 	}
 
-	nc_hook_set.misname = test_misname;
-	nc_hook_set.skipname = test_skip;
+	nc_hook_set.misname = nc_test_misname;
+	nc_hook_set.skipname = nc_test_skip;
 	ret = ips_hooks_register(&nc_hook_set);
 	if (ret)
 		nc_unhook();
@@ -1206,7 +1216,7 @@ static int nc_load_start(void)
 
 	if (cpumask_empty(nc_load_mask))
 		return 0;
-	nc_load = kcalloc(cpumask_weight(nc_load_mask) * load_threads,
+	nc_load = kcalloc(cpumask_weight(nc_load_mask) * nc_load_threads,
 			  sizeof(*nc_load), GFP_KERNEL);
 	if (!nc_load)
 		return -ENOMEM;
@@ -1216,13 +1226,13 @@ static int nc_load_start(void)
 	for_each_cpu(cpu, nc_load_mask) {
 		if (!cpu_online(cpu)) {
 			pr_err("load_cpus=%.64s: CPU %d went offline\n",
-			       load_cpus.val, cpu);
+			       nc_load_cpus.val, cpu);
 			ret = -EINVAL;
 			goto out;
 		}
 	}
 	for_each_cpu(cpu, nc_load_mask) {
-		for (n = 0; n < load_threads; n++) {
+		for (n = 0; n < nc_load_threads; n++) {
 			struct task_struct *t;
 
 			t = kthread_create_on_node(nc_load_thread,
@@ -1259,6 +1269,17 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	unsigned int k, i;
 	u64 v;
 
+	/*
+	 * The keys that sum a range of counters sum exactly these: dropped,
+	 * the drops in and out of the idle task; raised_without_balance,
+	 * the raised kicks a run did not balance for.
+	 */
+	BUILD_BUG_ON(NC_DROPPED_BUSY - NC_DROPPED_IDLE != 1);
+	BUILD_BUG_ON(NC_MERGED - NC_UNBALANCED != 1 ||
+		     NC_UNSERVED - NC_MERGED != 1);
+	/* nc_keys' bounds are u8. */
+	BUILD_BUG_ON(NR_NC > 256);
+	BUILD_BUG_ON(ARRAY_SIZE(nc_kind_name) != NR_KIND);
 	for (k = 0; k < ARRAY_SIZE(nc_keys); k++) {
 		/* Not counted at all without its hook. */
 		if (nc_keys[k].first == NC_TICK_STOPS &&
@@ -1337,6 +1358,8 @@ static void nc_proofs(enum ips_hook_proof *p)
 	unsigned int i;
 	int cpu;
 
+	/* A hook for each HK_* (the proofs are indexed alike). */
+	BUILD_BUG_ON(ARRAY_SIZE(nc_hooks) != NR_HK);
 	for_each_cpu(cpu, nc_mask) {
 		const struct nc_cpu *c = nc_state[cpu];
 
@@ -1376,14 +1399,14 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "format=%s\n", NC_FORMAT);
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", duration ? "timed" : "until_stop");
+	seq_buf_printf(sb, "mode=%s\n", nc_duration ? "timed" : "until_stop");
 	seq_buf_printf(sb, "times=kernel\n");
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_name());
 	seq_buf_printf(sb, "hooks_via=%s\n", ips_hooks_how(&nc_hook_set));
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(nc_mask));
 	seq_buf_printf(sb, "load_cpus=%*pbl\n", cpumask_pr_args(nc_load_mask));
 	seq_buf_printf(sb, "load_threads=%u\n",
-		       cpumask_empty(nc_load_mask) ? 0 : load_threads);
+		       cpumask_empty(nc_load_mask) ? 0 : nc_load_threads);
 	seq_buf_printf(sb, "load_offline=%d\n", atomic_read(&nc_load_offline));
 	nc_proofs(proofs);
 	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
@@ -1506,18 +1529,18 @@ static int nc_check_skip(void)
 {
 	unsigned int i;
 
-	if (!test_skip)
+	if (!nc_test_skip)
 		return 0;
-	if (test_misname && !strcmp(test_skip, test_misname)) {
+	if (nc_test_misname && !strcmp(nc_test_skip, nc_test_misname)) {
 		pr_err("test_skip=%s: no effect with test_misname=%s, which moves the same hook\n",
-		       test_skip, test_misname);
+		       nc_test_skip, nc_test_misname);
 		return -EINVAL;
 	}
 	for (i = 0; i < NR_HK; i++)
-		if (!nc_hooks[i].required && !strcmp(test_skip, nc_hooks[i].names[0]))
+		if (!nc_hooks[i].required && !strcmp(nc_test_skip, nc_hooks[i].names[0]))
 			return 0;
 	pr_err("test_skip=%s: not an optional hook (_nohz_idle_balance, tick_nohz_idle_stop_tick)\n",
-	       test_skip);
+	       nc_test_skip);
 	return -EINVAL;
 }
 
@@ -1525,22 +1548,22 @@ static int nc_parse(void)
 {
 	int cpu, ret;
 
-	if (duration > MAX_DURATION_S) {
-		pr_err("duration=%u: more than %u seconds\n", duration,
+	if (nc_duration > MAX_DURATION_S) {
+		pr_err("duration=%u: more than %u seconds\n", nc_duration,
 		       MAX_DURATION_S);
 		return -EINVAL;
 	}
-	if (!load_threads || load_threads > MAX_LOAD_THREADS) {
-		pr_err("load_threads=%u: must be 1 to %u\n", load_threads,
+	if (!nc_load_threads || nc_load_threads > MAX_LOAD_THREADS) {
+		pr_err("load_threads=%u: must be 1 to %u\n", nc_load_threads,
 		       MAX_LOAD_THREADS);
 		return -EINVAL;
 	}
 	ret = nc_check_skip();
 	if (ret)
 		return ret;
-	if (load_threads_given && !load_cpus.val) {
+	if (load_threads_given && !nc_load_cpus.val) {
 		pr_err("load_threads=%u: no effect without load_cpus=, which places the threads\n",
-		       load_threads);
+		       nc_load_threads);
 		return -EINVAL;
 	}
 	ret = -ENOMEM;
@@ -1548,25 +1571,25 @@ static int nc_parse(void)
 	    !zalloc_cpumask_var(&nc_load_mask, GFP_KERNEL))
 		goto err;
 	ret = 0;
-	if (cpulist.val)
-		ret = ips_cpus_parse_online("cpulist", cpulist.val, nc_mask);
+	if (nc_cpulist.val)
+		ret = ips_cpus_parse_online("cpulist", nc_cpulist.val, nc_mask);
 	else
 		cpumask_copy(nc_mask, cpu_online_mask);
-	if (!ret && load_cpus.val)
-		ret = ips_cpus_parse_online("load_cpus", load_cpus.val,
+	if (!ret && nc_load_cpus.val)
+		ret = ips_cpus_parse_online("load_cpus", nc_load_cpus.val,
 					    nc_load_mask);
 	if (ret)
 		goto err;
 	/* Their load keeps the watched CPUs busy: no kick is sent to them. */
-	if (cpulist.val && cpumask_subset(nc_mask, nc_load_mask)) {
+	if (nc_cpulist.val && cpumask_subset(nc_mask, nc_load_mask)) {
 		pr_err("cpulist=%.64s: no effect, every watched CPU is in load_cpus=%.64s\n",
-		       cpulist.val, load_cpus.val);
+		       nc_cpulist.val, nc_load_cpus.val);
 		ret = -EINVAL;
 		goto err;
 	}
 	if (cpumask_subset(nc_mask, nc_load_mask)) {
 		pr_err("load_cpus=%.64s: loads every online CPU, so no CPU is idle to be kicked\n",
-		       load_cpus.val);
+		       nc_load_cpus.val);
 		ret = -EINVAL;
 		goto err;
 	}
@@ -1631,11 +1654,11 @@ static int __init nc_init(void)
 		return nc_unhooked ? ret : 0;
 	}
 	nc_measure_hits(true);
-	ips_session_start(&nc_session, duration);
+	ips_session_start(&nc_session, nc_duration);
 	ips_session_unlock(&nc_session);
 	ips_result_log_params("start");
 
-	if (!duration)
+	if (!nc_duration)
 		return ips_session_control(&nc_session);
 	ret = ips_session_sleep(&nc_session);
 	if (ret)

@@ -29,8 +29,6 @@
  * measuring, so no round is counted half-hooked.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-/* The direct trampoline calls ir_direct() (common/hook.h). */
-#define IPS_HOOK_DIRECT_HANDLER ir_direct
 
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -71,13 +69,13 @@
  * every CPU of a large machine, one by one, is longer than a charp's 1024
  * characters.
  */
-static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
-module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
+static struct ips_long_string ir_cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &ir_cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "CPUs to measure, kernel cpulist syntax such as 16 or 8-15 (required)");
 
 /* A fixed length for scripts; 0 measures whatever the user runs meanwhile. */
-static unsigned int duration;
-module_param(duration, uint, 0444);
+static unsigned int ir_duration;
+module_param_named(duration, ir_duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (seconds, default 0: measure until stopped through the stop parameter, debugfs control or rmmod; max 3600)");
 
 /*
@@ -85,23 +83,23 @@ MODULE_PARM_DESC(duration, "Measure for this long inside insmod, then report (se
  * that time a re-entry and tell its pick; phases=1 hooks every phase's
  * boundary and the wake-up's cause, at several times its cost.
  */
-static bool phases;
-module_param_cb(phases, &ips_bool_strict_ops, &phases, 0444);
+static bool ir_phases;
+module_param_cb(phases, &ips_bool_strict_ops, &ir_phases, 0444);
 MODULE_PARM_DESC(phases, "1: time every phase of a re-entry (tick, flush, sched) and tell what woke the CPU, with more hooks; 0: the light instrument, the fast-path share and the re-entry's total only (default 0)");
 
 /* Without the pick hooks a fast_pct of 100 proves nothing: show that it says so. */
-static bool pick_hook = true;
-module_param_cb(pick_hook, &ips_bool_strict_ops, &pick_hook, 0444);
+static bool ir_pick_hook = true;
+module_param_cb(pick_hook, &ips_bool_strict_ops, &ir_pick_hook, 0444);
 MODULE_PARM_DESC(pick_hook, "0: leave the picks unhooked, to check that a result without them is reported unproven (default 1)");
 
 /* A hook on a wrong function must read unproven: show that it does. */
-static char *test_misname;
-module_param(test_misname, charp, 0444);
+static char *ir_test_misname;
+module_param_named(test_misname, ir_test_misname, charp, 0444);
 MODULE_PARM_DESC(test_misname, "Test only: put the hook of this function (such as schedule_idle) on one never called, to check that its proof reads unproven (default unset)");
 
 /* A figure whose hook is missing must read unproven: show that it does. */
-static char *test_skip;
-module_param(test_skip, charp, 0444);
+static char *ir_test_skip;
+module_param_named(test_skip, ir_test_skip, charp, 0444);
 MODULE_PARM_DESC(test_skip, "Test only: leave the optional hook of this function (such as hrtimer_interrupt) unhooked, as on a kernel without it, to check that the figures resting on it read unproven (default unset)");
 
 /* Ends an until-stopped measurement where debugfs refuses writes (lockdown). */
@@ -110,6 +108,12 @@ static struct ips_session ir_session __read_mostly =
 	IPS_SESSION_INIT(ir_session, ir_finish);
 module_param_cb(stop, &ips_session_stop_ops, &ir_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as writing stop to the debugfs control file does; reads 1 once it has ended");
+
+/* The start line's order (ips_result_log_params()): as declared above. */
+const char * const ips_params_order[] = {
+	"cpulist", "duration", "phases", "pick_hook", "test_misname",
+	"test_skip", "stop", NULL,
+};
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -122,15 +126,17 @@ enum {
 	NR_WAKE
 };
 
-static const char * const wake_name[NR_WAKE] = {
-	"wake_poll", "wake_ipi", "wake_timer", "wake_other",
+static const char * const wake_name[] = {
+	[WAKE_POLL] = "wake_poll", [WAKE_IPI] = "wake_ipi",
+	[WAKE_TIMER] = "wake_timer", [WAKE_OTHER] = "wake_other",
 };
 
 /* The timed spans of a re-entry: three phases (phases=1) and the total. */
 enum { H_TICK, H_FLUSH, H_SCHED, H_TOTAL, IR_NR_HIST };
 
-static const char * const hist_name[IR_NR_HIST] = {
-	"tick", "flush", "sched", "total",
+static const char * const hist_name[] = {
+	[H_TICK] = "tick", [H_FLUSH] = "flush", [H_SCHED] = "sched",
+	[H_TOTAL] = "total",
 };
 
 /* Counts of rounds that began and ended while measuring. */
@@ -487,6 +493,9 @@ static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 		n[IR_PICK_IDLE] += !!c->pick_idle;
 		n[IR_PICKED] += c->pick_fair || c->pick_idle;
 		n[IR_NEWIDLE] += !!c->newidle;
+		/* None of the others: WAKE_OTHER, the last. */
+		BUILD_BUG_ON(NR_WAKE - WAKE_OTHER != 1);
+		BUILD_BUG_ON(BITS_PER_TYPE(c->wake) < NR_WAKE);
 		for (w = 0; w < WAKE_OTHER; w++)
 			if (c->wake & BIT(w))
 				break;
@@ -852,7 +861,7 @@ static void ir_hot_learn(bool cal)
 	unsigned int i, h;
 
 	for (i = 0; i < IR_NR_HOT; i++) {
-		h = ir_hot_hook[phases][cal][i];
+		h = ir_hot_hook[ir_phases][cal][i];
 		WRITE_ONCE(ir_hot_ip[i], h < IR_NR_HOOKS ? READ_ONCE(ir_hooks[h].ips[0]) : 0);
 	}
 }
@@ -877,12 +886,12 @@ static noinline notrace void ir_direct_other(unsigned long ret,
 #define IR_AT(ip, i)	((ip) == READ_ONCE(ir_hot_ip[i]))
 
 /*
- * What the direct trampoline calls (common/hook.h). The light instrument's
- * lean trampoline passes the return address alone; phases=1's the hooked
- * function's return address and first argument too.
+ * What the direct trampoline calls (common/hook.c; Kbuild names it). The
+ * light instrument's lean trampoline passes the return address alone;
+ * phases=1's the hooked function's return address and first argument too.
  */
-static __used notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
-				     unsigned long arg0)
+notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
+		       unsigned long arg0)
 {
 	unsigned long ip = ret - MCOUNT_INSN_SIZE;
 
@@ -936,25 +945,25 @@ static void ir_hooks_choose(void)
 	};
 	unsigned int i;
 
-	ir_hooks[IR_HOOK_DO_IDLE].func = phases ? ir_do_idle : ir_l_do_idle;
-	ir_hooks[IR_HOOK_TICK].func = phases ? ir_tick : ir_l_tick;
-	ir_hooks[IR_HOOK_TICK].required = !phases;
-	if (phases)
+	ir_hooks[IR_HOOK_DO_IDLE].func = ir_phases ? ir_do_idle : ir_l_do_idle;
+	ir_hooks[IR_HOOK_TICK].func = ir_phases ? ir_tick : ir_l_tick;
+	ir_hooks[IR_HOOK_TICK].required = !ir_phases;
+	if (ir_phases)
 		static_branch_disable(&ir_light);
 	/* do_idle() and the tick's take none, the idle picks one or two. */
-	ir_hook_set.direct_lean = !phases;
-	ir_hooks[IR_HOOK_PICK_IDLE].func = phases ? ir_pick_task_idle :
+	ir_hook_set.direct_lean = !ir_phases;
+	ir_hooks[IR_HOOK_PICK_IDLE].func = ir_phases ? ir_pick_task_idle :
 						    ir_l_pick_task_idle;
-	ir_hooks[IR_HOOK_PICK_IDLE_NEXT].func = phases ?
+	ir_hooks[IR_HOOK_PICK_IDLE_NEXT].func = ir_phases ?
 		ir_pick_next_task_idle : ir_l_pick_next_task_idle;
 	for (i = 0; i < ARRAY_SIZE(cal_of); i++)
 		ir_hooks[cal_of[i][0]].func = ir_hooks[cal_of[i][1]].func;
 	/* A pick inside the span: the fair one's, or the light idle one's. */
-	ir_hooks[IR_HOOK_CAL_PICK].func = phases ? ir_pick_fair :
+	ir_hooks[IR_HOOK_CAL_PICK].func = ir_phases ? ir_pick_fair :
 					  ir_l_pick_next_task_idle;
 	for (i = 0; i < IR_NR_HOOKS; i++) {
-		ir_hooks[i].unused = !phases && !(IR_LIGHT_HOOKS & BIT(i));
-		ir_hooks[i].skip = !pick_hook && (IR_PICK_HOOKS & BIT(i));
+		ir_hooks[i].unused = !ir_phases && !(IR_LIGHT_HOOKS & BIT(i));
+		ir_hooks[i].skip = !ir_pick_hook && (IR_PICK_HOOKS & BIT(i));
 		/* Without its hooks, a pick is nowhere required. */
 		if (ir_hooks[i].skip)
 			ir_hooks[i].required = false;
@@ -997,8 +1006,8 @@ static int ir_hook(void)
 		ir_tp_switch = NULL;
 		return ret;
 	}
-	ir_hook_set.misname = test_misname;
-	ir_hook_set.skipname = test_skip;
+	ir_hook_set.misname = ir_test_misname;
+	ir_hook_set.skipname = ir_test_skip;
 	ret = ips_hooks_register(&ir_hook_set);
 	if (ret)
 		ir_unhook();
@@ -1020,7 +1029,7 @@ static int ir_hook(void)
 /* Span @s as measured, summed, in ns. */
 static u64 ir_raw_ns(const struct ir_cpu *c, unsigned int s)
 {
-	return phases ? c->raw[s] : ips_clock_ns(c->raw[s]);
+	return ir_phases ? c->raw[s] : ips_clock_ns(c->raw[s]);
 }
 
 struct ir_cal_round {
@@ -1102,7 +1111,7 @@ static u32 ir_cal_ps(u64 hooked, u64 plain)
 static void ir_calib_cpu(void *info)
 {
 	struct ir_cpu **scratch = info, *c = ir_this(), *s, *got;
-	const struct ir_cal_round *rounds = phases ? ir_cal_phases : ir_cal_light;
+	const struct ir_cal_round *rounds = ir_phases ? ir_cal_phases : ir_cal_light;
 	unsigned int cpu = smp_processor_id(), span;
 	u64 plain[2], hooked[2];
 
@@ -1140,7 +1149,7 @@ static void ir_calib_cpu(void *info)
 /* 0, or -ENOMEM: then the hooks' costs stay unknown (zero). */
 static int ir_calibrate(void)
 {
-	const struct ir_cal_round *rounds = phases ? ir_cal_phases : ir_cal_light;
+	const struct ir_cal_round *rounds = ir_phases ? ir_cal_phases : ir_cal_light;
 	struct ir_cpu **scratch, *cur;
 	unsigned int i, j;
 	int cpu, ret = 0;
@@ -1187,9 +1196,11 @@ out:
 /* ---- the report -------------------------------------------------------- */
 
 /* The result's keys of the counts before IR_PICKED, in their order. */
-static const char * const ir_count_name[IR_PICKED] = {
-	"rounds", "reentries", "switched", "switched_fair", "switched_pick",
-	"pick_fair", "pick_idle", "newidle",
+static const char * const ir_count_name[] = {
+	[IR_ROUNDS] = "rounds", [IR_REENTRIES] = "reentries",
+	[IR_SWITCHED] = "switched", [IR_SWITCHED_FAIR] = "switched_fair",
+	[IR_SWITCHED_PICK] = "switched_pick", [IR_PICK_FAIR] = "pick_fair",
+	[IR_PICK_IDLE] = "pick_idle", [IR_NEWIDLE] = "newidle",
 };
 
 /* Whether the count @i is a figure of this run's instrument. */
@@ -1197,10 +1208,10 @@ static bool ir_count_shown(unsigned int i)
 {
 	switch (i) {
 	case IR_PICK_FAIR:
-		return phases;
+		return ir_phases;
 	case IR_NEWIDLE:
 		/* Not counted at all where its hook is missing. */
-		return phases && ir_hooks[IR_HOOK_NEWIDLE].hooked;
+		return ir_phases && ir_hooks[IR_HOOK_NEWIDLE].hooked;
 	default:
 		return true;
 	}
@@ -1209,7 +1220,9 @@ static bool ir_count_shown(unsigned int i)
 /* The first span of this run's instrument: every phase, or the total only. */
 static unsigned int ir_first_span(void)
 {
-	return phases ? H_TICK : H_TOTAL;
+	/* The spans from the first to IR_NR_HIST: the total is the last. */
+	BUILD_BUG_ON(IR_NR_HIST - H_TOTAL != 1);
+	return ir_phases ? H_TICK : H_TOTAL;
 }
 
 /*
@@ -1220,7 +1233,7 @@ static unsigned int ir_first_span(void)
 static u64 ir_cost_ps(const struct ir_count *n, const struct ir_calib *cal)
 {
 	const u64 *v = n->v;
-	s64 more = phases ? v[IR_ROUND_HITS] - v[IR_REENTRIES] * cal->round_hits :
+	s64 more = ir_phases ? v[IR_ROUND_HITS] - v[IR_REENTRIES] * cal->round_hits :
 		   v[IR_HITS + H_TOTAL] - v[IR_REENTRIES] * cal->span_hits[H_TOTAL];
 	s64 ps = v[IR_REENTRIES] * cal->round_ps + more * cal->hit_ps;
 
@@ -1249,23 +1262,26 @@ static void ir_emit_count(struct seq_buf *sb, const char *pfx,
 	u64 round_hits;
 	unsigned int i;
 
+	/* A name for each count before IR_PICKED, and for each wake-up. */
+	BUILD_BUG_ON(ARRAY_SIZE(ir_count_name) != IR_PICKED);
+	BUILD_BUG_ON(ARRAY_SIZE(wake_name) != NR_WAKE);
 	for (i = 0; i < IR_PICKED; i++)
 		if (ir_count_shown(i))
 			seq_buf_printf(sb, "%s%s=%llu\n", pfx, ir_count_name[i],
 				       v[i]);
-	if (phases)
+	if (ir_phases)
 		ips_result_pct(sb, pfx, "pick_fair_pct", v[IR_PICK_FAIR],
 			       v[IR_REENTRIES]);
 	ips_result_pct(sb, pfx, "pick_idle_pct", v[IR_PICK_IDLE],
 		       v[IR_REENTRIES]);
 	/* The light instrument sees the idle class's pick only. */
 	ips_result_pct(sb, pfx, "fast_pct", v[IR_REENTRIES] -
-		       v[phases ? IR_PICKED : IR_PICK_IDLE], v[IR_REENTRIES]);
-	for (i = 0; phases && i < NR_WAKE; i++)
+		       v[ir_phases ? IR_PICKED : IR_PICK_IDLE], v[IR_REENTRIES]);
+	for (i = 0; ir_phases && i < NR_WAKE; i++)
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[i],
 			       v[IR_WOKE + i]);
 	/* The light instrument: the tick's, and the total's (its picks, do_idle()'s). */
-	round_hits = phases ? v[IR_ROUND_HITS] :
+	round_hits = ir_phases ? v[IR_ROUND_HITS] :
 		     v[IR_REENTRIES] + v[IR_HITS + H_TOTAL];
 	seq_buf_printf(sb, "%sround_hook_hits=%llu\n", pfx, round_hits);
 	ips_result_ratio(sb, pfx, "hook_hits_per_reentry", round_hits,
@@ -1287,6 +1303,7 @@ static void ir_emit_spans(struct seq_buf *sb, const char *pfx,
 	unsigned int s;
 	char key[24];
 
+	BUILD_BUG_ON(ARRAY_SIZE(hist_name) != IR_NR_HIST);
 	for (s = ir_first_span(); s < IR_NR_HIST; s++) {
 		if (s == H_TICK && !ir_hooks[IR_HOOK_TICK].hooked)
 			continue;
@@ -1294,7 +1311,7 @@ static void ir_emit_spans(struct seq_buf *sb, const char *pfx,
 		seq_buf_printf(sb, "%s%s=%llu\n", pfx, key, n->v[IR_HITS + s]);
 		snprintf(key, sizeof(key), "%s_raw_mean_ns", hist_name[s]);
 		ips_result_ratio(sb, pfx, key, raw_ns[s], n->v[IR_REENTRIES]);
-		if (phases) {
+		if (ir_phases) {
 			ips_hist_emit(sb, pfx, hist_name[s], &hist[s], buckets);
 			continue;
 		}
@@ -1326,7 +1343,7 @@ static const char *ir_pick_proof(const struct ir_count *t)
 {
 	const u64 *v = t->v;
 
-	if (phases) {
+	if (ir_phases) {
 		if (v[IR_SWITCHED_PICK] || v[IR_PICK_FAIR])
 			return "proven";
 		return v[IR_SWITCHED_FAIR] ? "unproven" : "untested";
@@ -1339,7 +1356,7 @@ static const char *ir_pick_proof(const struct ir_count *t)
 /* The hook whose proof pick_hook= reports (the light instrument's: the idle pick). */
 static unsigned int ir_pick_hook_index(void)
 {
-	return phases ? IR_HOOK_PICK : IR_HOOK_PICK_IDLE;
+	return ir_phases ? IR_HOOK_PICK : IR_HOOK_PICK_IDLE;
 }
 
 static enum ips_hook_proof ir_pick_hook_proof(const struct ir_count *t)
@@ -1369,6 +1386,12 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	bool idle_ran = false;
 	int cpu;
 
+	/* A hook for each index, a bit of @fired each. */
+	BUILD_BUG_ON(ARRAY_SIZE(ir_hooks) != IR_NR_HOOKS);
+	BUILD_BUG_ON(BITS_PER_TYPE(fired) < IR_NR_HOOKS);
+	/* The wake-up hooks, looped over from the polled one to the timer's. */
+	BUILD_BUG_ON(IR_HOOK_WAKE_IPI - IR_HOOK_WAKE_POLL != 1 ||
+		     IR_HOOK_WAKE_TIMER - IR_HOOK_WAKE_IPI != 1);
 	for_each_cpu(cpu, ir_mask) {
 		fired |= ir_state[cpu]->fired;
 		idle_ran |= ir_state[cpu]->idle_ran;
@@ -1383,7 +1406,7 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 					      FIRED(IR_HOOK_WAKE_IPI));
 	p[IR_HOOK_WAKE_IPI] = ips_hook_prove(FIRED(IR_HOOK_WAKE_IPI), false);
 	p[IR_HOOK_WAKE_TIMER] = ips_hook_prove(FIRED(IR_HOOK_WAKE_TIMER), false);
-	for (i = IR_HOOK_WAKE_POLL; phases && i <= IR_HOOK_WAKE_TIMER; i++)
+	for (i = IR_HOOK_WAKE_POLL; ir_phases && i <= IR_HOOK_WAKE_TIMER; i++)
 		if (!ir_hooks[i].hooked)
 			p[i] = IPS_HOOK_MISSING;
 	p[IR_HOOK_TICK] = ips_hook_prove(FIRED(IR_HOOK_TICK), t->v[IR_ROUNDS]);
@@ -1398,7 +1421,7 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	p[IR_HOOK_PICK_IDLE] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE),
 					      t->v[IR_SWITCHED] &&
 				       !ir_hooks[IR_HOOK_PICK_IDLE_NEXT].hooked);
-	if (!phases && !ir_hooks[IR_HOOK_PICK_IDLE].hooked)
+	if (!ir_phases && !ir_hooks[IR_HOOK_PICK_IDLE].hooked)
 		p[IR_HOOK_PICK_IDLE] = ir_pick_hook_proof(t);
 	for (i = IR_HOOK_CAL_TICK; i < IR_NR_HOOKS; i++)
 		p[i] = IPS_HOOK_UNTESTED;
@@ -1476,8 +1499,8 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "format=%s\n", IR_FORMAT);
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", duration ? "timed" : "until_stop");
-	seq_buf_printf(sb, "instrument=%s\n", phases ? "phases" : "light");
+	seq_buf_printf(sb, "mode=%s\n", ir_duration ? "timed" : "until_stop");
+	seq_buf_printf(sb, "instrument=%s\n", ir_phases ? "phases" : "light");
 	seq_buf_printf(sb, "times=kernel\n");
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_name());
 	seq_buf_printf(sb, "hooks_via=%s\n", ips_hooks_how(&ir_hook_set));
@@ -1505,7 +1528,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
 		u64 cpu_cost = ir_cost_ps(&c->n, &c->cal);
-		u64 cpu_raw[IR_NR_HIST], cpu_kernel = phases ? 0 : ir_light_total_ns(c);
+		u64 cpu_raw[IR_NR_HIST], cpu_kernel = ir_phases ? 0 : ir_light_total_ns(c);
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
 		ir_emit_calib(sb, pfx, &c->cal);
@@ -1560,7 +1583,7 @@ static void ir_finish(bool interrupted)
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
 		pr_warn("the pick hook never fired in %llu rounds that switched to a task: fast_pct is unproven\n",
-			phases ? tot.v[IR_SWITCHED_FAIR] : tot.v[IR_SWITCHED]);
+			ir_phases ? tot.v[IR_SWITCHED_FAIR] : tot.v[IR_SWITCHED]);
 	if (!interrupted && ir_unproven(&tot))
 		pr_warn("%u hooks never fired where their function ran, or are missing: their figures are unproven (proof.* in the result)\n",
 			ir_unproven(&tot));
@@ -1590,7 +1613,7 @@ static void ir_free_state(void)
  */
 static int ir_check_test_params(void)
 {
-	bool skip_ok = !test_skip, misname_ok = !test_misname;
+	bool skip_ok = !ir_test_skip, misname_ok = !ir_test_misname;
 	unsigned int i;
 
 	for (i = 0; i < IR_NR_HOOKS; i++) {
@@ -1598,19 +1621,19 @@ static int ir_check_test_params(void)
 
 		if (h->unused || h->quiet || h->skip)
 			continue;
-		if (test_skip && !strcmp(test_skip, h->names[0]) && !h->required)
+		if (ir_test_skip && !strcmp(ir_test_skip, h->names[0]) && !h->required)
 			skip_ok = true;
-		if (test_misname && !strcmp(test_misname, h->names[0]))
+		if (ir_test_misname && !strcmp(ir_test_misname, h->names[0]))
 			misname_ok = true;
 	}
 	if (!skip_ok) {
 		pr_err("test_skip=%s: not an optional hook of this instrument (phases=%d)\n",
-		       test_skip, phases);
+		       ir_test_skip, ir_phases);
 		return -EINVAL;
 	}
 	if (!misname_ok) {
 		pr_err("test_misname=%s: not a hook of this instrument (phases=%d)\n",
-		       test_misname, phases);
+		       ir_test_misname, ir_phases);
 		return -EINVAL;
 	}
 	return 0;
@@ -1620,12 +1643,12 @@ static int ir_parse(void)
 {
 	int cpu, ret;
 
-	if (duration > MAX_DURATION_S) {
-		pr_err("duration=%u: more than %u seconds\n", duration,
+	if (ir_duration > MAX_DURATION_S) {
+		pr_err("duration=%u: more than %u seconds\n", ir_duration,
 		       MAX_DURATION_S);
 		return -EINVAL;
 	}
-	if (!cpulist.val) {
+	if (!ir_cpulist.val) {
 		pr_err("cpulist=(unset): name the CPUs to measure\n");
 		return -EINVAL;
 	}
@@ -1636,7 +1659,7 @@ static int ir_parse(void)
 	ips_clock_init();
 	if (!zalloc_cpumask_var(&ir_mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = ips_cpus_parse_online("cpulist", cpulist.val, ir_mask);
+	ret = ips_cpus_parse_online("cpulist", ir_cpulist.val, ir_mask);
 	if (ret)
 		goto err;
 	ret = -ENOMEM;
@@ -1694,11 +1717,11 @@ static int __init ir_init(void)
 		ir_free_state();
 		return ir_init_ret(ret);
 	}
-	ips_session_start(&ir_session, duration);
+	ips_session_start(&ir_session, ir_duration);
 	ips_session_unlock(&ir_session);
 	ips_result_log_params("start");
 
-	if (!duration)
+	if (!ir_duration)
 		return ips_session_control(&ir_session);
 	ret = ips_session_sleep(&ir_session);
 	if (ret)
