@@ -15,15 +15,22 @@
 # nohz_csd-nohz-kick}.yaml and spec/fixtures/stats/{ipistorm,idle_reentry,
 # nohz_csd}/, and inserts the testcases into etc/linux-perf-test-cases and
 # their directions into etc/index-perf-all.yaml, each line at its sorted
-# place (LC_ALL=C sort -f, as lkp's file_sorting spec checks). All of it
+# place (LC_ALL=C sort -f, as lkp's file_sorting spec checks). A declared
+# benchmark without a program here gets a generic one, generated from its
+# declaration alone with the templates of generic/: programs/NAME/ (run
+# runs run.sh with the job's params, default its bisect_params, and
+# storm, default its bisect_storm; parse prints its declared metrics),
+# jobs/NAME.yaml, its testcase line and the signs of its metrics' declared
+# directions. All of it
 # is listed in LKP_DIR/.ipistorm-files. Uninstalling removes exactly those
 # files and lines, the directories install made and the list, which leaves
 # the checkout byte-identical to what it was. A file or line of the
 # checkout's own that install would overwrite or duplicate is refused, and
 # nothing is changed. The integration is checked against the benchmarks'
 # declarations (<module>/bench.conf, docs/bench.md) first: each lkp=NAME
-# has its programs/NAME/ and its etc/linux-perf-test-cases line, every
-# program with a run and a parse is a declared one's, and the signs of
+# with its programs/NAME/ here has all of it and its
+# etc/linux-perf-test-cases line (one without has no line), every program
+# with a run and a parse is a declared one's, and the signs of
 # etc/index-perf-all.yaml agree with the declared directions of the
 # metrics they match (NAME\.STAT for the metric STAT or total.STAT).
 # Exit: 0 done, 1 refused or failed, 2 usage.
@@ -35,19 +42,26 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 USAGE="$PROG [-s SUITE] LKP_DIR | $PROG -u LKP_DIR"
 install_args "$(cd "$HERE/.." && pwd)" "$@"
 
-# The benchmarks' lkp names (NAMES) and "NAME METRIC:DIRECTION..." lines
-# for the directions (DECLARED), from their declarations.
-NAMES="" DECLARED=""
+# The benchmarks' lkp names (NAMES), "NAME METRIC:DIRECTION..." lines
+# for the directions (DECLARED), and those without a program of their
+# own here (GEN: MODULE:NAME words), from their declarations.
+NAMES="" DECLARED="" GEN=""
 for m in $(suite_modules "$HERE/.."); do
 	bench_check "$HERE/.." "$m" || die "$m/bench.conf, $m's declaration, is broken"
 	t=$(bench_get "$HERE/.." "$m" lkp)
 	[ -n "$t" ] || continue
-	for f in run parse meta.yaml include pkg; do
-		[ -e "$HERE/programs/$t/$f" ] || [ -L "$HERE/programs/$t/$f" ] ||
-			die "$m/bench.conf declares lkp=$t, but there is no lkp/programs/$t/$f"
-	done
-	grep -qxF "$t" "$HERE/etc/linux-perf-test-cases" ||
-		die "$m/bench.conf declares lkp=$t, but lkp/etc/linux-perf-test-cases does not list it"
+	if [ -e "$HERE/programs/$t" ]; then
+		for f in run parse meta.yaml include pkg; do
+			[ -e "$HERE/programs/$t/$f" ] || [ -L "$HERE/programs/$t/$f" ] ||
+				die "$m/bench.conf declares lkp=$t, but there is no lkp/programs/$t/$f"
+		done
+		grep -qxF "$t" "$HERE/etc/linux-perf-test-cases" ||
+			die "$m/bench.conf declares lkp=$t, but lkp/etc/linux-perf-test-cases does not list it"
+	else
+		! grep -qxF "$t" "$HERE/etc/linux-perf-test-cases" ||
+			die "lkp/etc/linux-perf-test-cases lists $t, which has no lkp/programs/$t/ (the one generated from $m/bench.conf brings its line)"
+		GEN="$GEN${GEN:+ }$m:$t"
+	fi
 	NAMES="$NAMES${NAMES:+ }$t"
 	DECLARED="$DECLARED$t $(bench_metrics "$HERE/.." "$m")
 "
@@ -94,14 +108,70 @@ printf '%s' "$DECLARED" | awk -v idx="$HERE/etc/index-perf-all.yaml" '
 list=$dest/.ipistorm-files
 TAB=$(printf '\t')
 
-# ours: the files and symlinks install copies, relative paths.
-ours() {
-	(cd "$HERE" && find programs lib jobs spec \( -type f -o -type l \) | LC_ALL=C sort)
+# The generic programs are generated into stage, which ours() and
+# lines() list beside the hand-written files and lines.
+stage=$(mktemp -d "${TMPDIR:-/tmp}/ipistorm-lkp.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# sed_value VALUE: VALUE for the right-hand side of sed's s|||.
+sed_value() { printf '%s\n' "$1" | sed 's/[\\|&]/\\&/g'; }
+
+# generate MODULE NAME: MODULE's generic program as lkp=NAME, from the
+# templates of generic/ and its declaration, into stage:
+# programs/NAME/{run,parse,meta.yaml,include,pkg} (pkg the suite's, as
+# the hand-written programs link it), jobs/NAME.yaml, its testcase line
+# and the signs of its metrics with a direction (lower -1, higher 1) in
+# etc/. Lines marked @S@ are for a benchmark with a storm= module, @N@
+# for one without.
+generate() {
+	_g=$stage/programs/$2
+	mkdir -p "$_g" "$stage/jobs" "$stage/etc"
+	_gs="s|@NAME@|$2|g; s|@MODULE@|$1|g"
+	_gs="$_gs; s|@PARAMS@|$(sed_value "$(bench_get "$HERE/.." "$1" bisect_params)")|g"
+	_gs="$_gs; s|@STORM@|$(sed_value "$(bench_get "$HERE/.." "$1" bisect_storm)")|g"
+	if [ -n "$(bench_get "$HERE/.." "$1" storm)" ]; then
+		_gs="$_gs; s|^@S@||; /^@N@/d"
+	else
+		_gs="$_gs; s|^@N@||; /^@S@/d"
+	fi
+	# KEY:STAT:SIGN, the stat the key without total. and with _ for .
+	bench_metrics "$HERE/.." "$1" | tr ' ' '\n' | awk -F: 'NF {
+		s = $1; sub(/^total\./, "", s); gsub(/\./, "_", s)
+		print $1 ":" s ":" ($2 == "lower" ? -1 : $2 == "higher" ? 1 : 0) }' >"$stage/stats"
+	_gm=$(awk -F: '{ printf "%s\047%s\047 => \047%s\047", (NR > 1 ? ",\n                     " : ""), $2, $1 }' "$stage/stats")
+	for _gf in run parse meta.yaml include; do
+		sed "$_gs" "$HERE/generic/$_gf" >"$_g/$_gf"
+	done
+	STATS=$_gm awk '{ i = index($0, "@STATS@"); if (i) $0 = substr($0, 1, i - 1) ENVIRON["STATS"] substr($0, i + 7) } 1' \
+		"$_g/parse" >"$stage/parse" && mv "$stage/parse" "$_g/parse"
+	awk -F: '{ print "  " $2 ":" }' "$stage/stats" >>"$_g/meta.yaml"
+	chmod 755 "$_g/run" "$_g/parse"
+	ln -s ../ipistorm/pkg "$_g/pkg"
+	[ -e "$HERE/jobs/$2.yaml" ] || sed "$_gs" "$HERE/generic/job" >"$stage/jobs/$2.yaml"
+	echo "$2" >>"$stage/etc/linux-perf-test-cases"
+	awk -F: -v t="$2" '$3 != 0 { print t "\\." $2 ": " $3 }' "$stage/stats" >>"$stage/etc/index-perf-all.yaml"
+	rm -f "$stage/stats"
 }
 
-# lines: "FILE<TAB>LINE" for every line install inserts into lkp's etc/.
+for g in $GEN; do
+	generate "${g%%:*}" "${g#*:}"
+done
+
+# ours: the files and symlinks install copies, relative paths: the
+# hand-written ones here and the generated ones in stage.
+ours() {
+	{
+		(cd "$HERE" && find programs lib jobs spec \( -type f -o -type l \))
+		(cd "$stage" && find programs jobs \( -type f -o -type l \) 2>/dev/null)
+	} | LC_ALL=C sort
+}
+
+# lines: "FILE<TAB>LINE" for every line install inserts into lkp's etc/,
+# the hand-written ones and the generated ones.
 lines() {
 	(cd "$HERE" && for f in etc/*; do sed "s|^|$f$TAB|" "$f"; done)
+	(cd "$stage" && for f in etc/*; do [ ! -f "$f" ] || sed "s|^|$f$TAB|" "$f"; done)
 }
 
 # new_dirs: the directories ours() needs that LKP_DIR lacks, parents first.
@@ -174,16 +244,18 @@ esc=$(printf '%s\n' "$suite" | sed 's/[\\|&]/\\&/g')
 	lines | sed "s/^/line$TAB/"
 } >"$list.new"
 for f in $(ours); do
+	src=$HERE/$f
+	[ -e "$src" ] || [ -L "$src" ] || src=$stage/$f
 	mkdir -p "$dest/$(dirname "$f")"
-	if [ -L "$HERE/$f" ]; then
-		cp -P "$HERE/$f" "$dest/$f"
+	if [ -L "$src" ]; then
+		cp -P "$src" "$dest/$f"
 		continue
 	fi
-	sed "s|@IPISTORM_SOURCE@|$esc|g" "$HERE/$f" >"$dest/$f"
-	if [ -x "$HERE/$f" ]; then chmod 755 "$dest/$f"; else chmod 644 "$dest/$f"; fi
+	sed "s|@IPISTORM_SOURCE@|$esc|g" "$src" >"$dest/$f"
+	if [ -x "$src" ]; then chmod 755 "$dest/$f"; else chmod 644 "$dest/$f"; fi
 done
 lines | while IFS= read -r entry; do
 	insert "$dest/${entry%%"$TAB"*}" "${entry#*"$TAB"}"
 done
 mv "$list.new" "$list"
-echo "install.sh: installed $(and_list "$NAMES") into $dest (suite: $suite)"
+echo "install.sh: installed $(and_list "$NAMES") into $dest (suite: $suite)${GEN:+; generated from the declarations: $(and_list "$(for g in $GEN; do echo "${g#*:}"; done)")}"

@@ -8,13 +8,17 @@
 
 bats_require_minimum_version 1.5.0
 
-# One installed copy for the tests that only read it.
+# One installed copy for the tests that only read it: the suite's
+# integration and the generic program of fake_bench (below), a made-up
+# benchmark, installed from a copy of the suite that declares it.
 setup_file() {
 	SNAP=${LKP_SNAPSHOT:-$BATS_TEST_DIRNAME/../../../shared/third_party/lkp-tests}
 	[ -x "$SNAP/sbin/split-job" ] || return 0
 	cp -a "$SNAP" "$BATS_FILE_TMPDIR/lkp"
 	chmod -R u+w "$BATS_FILE_TMPDIR/lkp"
-	"$BATS_TEST_DIRNAME/../install.sh" "$BATS_FILE_TMPDIR/lkp" >/dev/null
+	L=$BATS_TEST_DIRNAME/.. REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	fake_bench "$BATS_FILE_TMPDIR/s"
+	"$BATS_FILE_TMPDIR/s/lkp/install.sh" "$BATS_FILE_TMPDIR/lkp" >/dev/null
 }
 
 setup() {
@@ -360,13 +364,14 @@ fake_run() {
 	shellcheck -x -P SCRIPTDIR programs/*/run programs/*/setup lib/tests/ipistorm.sh
 }
 
-# copy DIR: the integration, the suite's scripts, Kbuild and declarations.
+# copy DIR: the integration, the suite's scripts, Kbuild and the
+# declarations of every module it lists.
 copy() {
 	mkdir -p "$1/scripts"
 	cp -a "$L" "$1/lkp"
 	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$1/scripts/"
 	cp "$REPO/Kbuild" "$1/"
-	for m in $BENCHES; do
+	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' "$REPO/Kbuild" | while read -r m; do
 		mkdir -p "$1/$m"
 		cp "$REPO/$m/bench.conf" "$1/$m/"
 	done
@@ -391,4 +396,164 @@ copy() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"lkp/programs/idle_reentry is no declared benchmark's"* ]]
 	[ -z "$(ls -A "$T/dest")" ]
+}
+
+# fake_bench DIR: a copy of the suite (copy) with a benchmark of its own,
+# fake_bench: a folder with only its declaration (lkp=fake_bench), its
+# metrics of each direction (ns, per_sec, pct, count; runtime_ns without
+# total.), a storm and no hand-written file.
+fake_bench() {
+	copy "$1"
+	echo 'obj-m += fake_bench/' >>"$1/Kbuild"
+	mkdir -p "$1/fake_bench"
+	cat >"$1/fake_bench/bench.conf" <<-'CONF'
+		# A made-up benchmark: its declaration only.
+		format=ipistorm-bench/2
+		name=fake_bench
+		metrics=total.wake_mean_ns:lower:ns total.wakeups_per_sec:higher:per_sec runtime_ns:lower:ns total.misses:none:count total.hit_pct:higher:pct
+		directions=total.wake_*_ns:lower
+		primary=total.wake_mean_ns
+		primary_label=mean wake-up latency
+		title=time
+		summary=total.wake_mean_ns
+		hist=wake
+		hist_label=wake-up latency
+		cpus=list:cpulist
+		duration=yes
+		storm=ipistorm
+		bisect_params=cpulist=1 duration=2
+		bisect_storm=pairs=0:1 numipi=20000
+		bisect_boot=-c 2 -s 2 -p
+		bisect_metric=total.wake_mean_ns
+		dkms=
+		mmtests=fake-bench
+		lkp=fake_bench
+		instrument=
+	CONF
+}
+
+@test "install.sh: a benchmark with only its declaration gets a generic program, job, testcase and signs" {
+	need_snapshot
+	fake_bench "$T/s"
+	tree "$T/lkp" >"$T/before"
+	run "$T/s/lkp/install.sh" "$T/lkp"
+	[ "$status" -eq 0 ]
+	[[ $output == *"generated from the declarations: fake_bench"* ]]
+	# Again: the same files and lines (the whole tree's check is the test
+	# of the hand-written programs').
+	p=$T/lkp/programs/fake_bench
+	gen() { cat "$T/lkp/.ipistorm-files" "$T/lkp"/etc/linux-perf-test-cases "$T/lkp"/etc/index-perf-all.yaml "$p"/[!p]* "$T/lkp/jobs/fake_bench.yaml"; }
+	gen >"$T/once"
+	"$T/s/lkp/install.sh" "$T/lkp" >/dev/null
+	gen | cmp "$T/once" -
+	[ -x "$p/run" ] && [ -x "$p/parse" ] && [ -f "$p/meta.yaml" ] && [ -f "$p/include" ]
+	[ "$(readlink "$p/pkg")" = ../ipistorm/pkg ]
+	[ "$(grep -cx fake_bench "$T/lkp/etc/linux-perf-test-cases")" = 1 ]
+	# A sign per metric with a direction, none for the one without.
+	grep '^fake_bench' "$T/lkp/etc/index-perf-all.yaml" | LC_ALL=C sort >"$T/signs"
+	printf '%s\n' 'fake_bench\.hit_pct: 1' 'fake_bench\.runtime_ns: -1' \
+		'fake_bench\.wake_mean_ns: -1' 'fake_bench\.wakeups_per_sec: 1' | diff - "$T/signs"
+	# shellcheck disable=SC2016 # the text of run
+	grep -qxF ': "${params:=cpulist=1 duration=2}"' "$p/run"
+	# shellcheck disable=SC2016
+	grep -qxF ': "${storm=pairs=0:1 numipi=20000}"' "$p/run"
+	grep -qxF "  params: 'cpulist=1 duration=2'" "$T/lkp/jobs/fake_bench.yaml"
+	if command -v shellcheck >/dev/null; then
+		(cd "$T/lkp" && shellcheck -x -P SCRIPTDIR programs/fake_bench/run)
+	fi
+	"$T/s/lkp/install.sh" -u "$T/lkp"
+	tree "$T/lkp" >"$T/after"
+	diff "$T/before" "$T/after"
+	# A testcase line here for it, without a program here, is refused.
+	echo fake_bench >>"$T/s/lkp/etc/linux-perf-test-cases"
+	run "$T/s/lkp/install.sh" "$T/lkp"
+	[ "$status" -eq 1 ]
+	[[ $output == *"lists fake_bench, which has no lkp/programs/fake_bench/"* ]]
+}
+
+@test "generic program: run.sh's results into lkp's stats, with the declared directions" {
+	installed
+	need_ruby
+	# A stand-in run.sh in the tree ipistorm-modules builds: three
+	# iterations of WAKE 100, 110, 120 ns (wakeups_per_sec 1e6/WAKE,
+	# hit_pct 100-WAKE/10, misses 0 but in the first) and a warm-up.
+	tree=$T/tmp/ipistorm-$(uname -r)
+	mkdir -p "$tree/scripts" "$tree/fake_bench" "$T/result"
+	: >"$tree/fake_bench/fake_bench.ko"
+	cat >"$tree/scripts/run.sh" <<-EOF
+		#!/bin/sh
+		while getopts n:w:o:s: o; do
+			case \$o in o) out=\$OPTARG ;; s) echo "\$OPTARG" >"$T/run.storm" ;; esac
+		done
+		shift \$((OPTIND - 1))
+		echo "\$*" >"$T/run.args"
+		mkdir -p "\$out"
+		printf 'format=ipistorm-run/2\nbench=fake_bench\n' >"\$out/meta.txt"
+		printf 'format=fake_bench/1\nstatus=complete\nruntime_ns=5\n' >"\$out/warmup-001.txt"
+		i=1
+		for w in 100 110 120; do
+			printf 'format=fake_bench/1\nstatus=complete\nruntime_ns=%s\ntotal.wake_mean_ns=%s\ntotal.wakeups_per_sec=%s\ntotal.hit_pct=%s\ntotal.misses=%s\ncpu1.wake_mean_ns=7\n' \
+				\$((w * 1000)) \$w \$((1000000 / w)) \$((100 - w / 10)) \$((i == 1)) >"\$out/iter-00\$i.txt"
+			i=\$((i + 1))
+		done
+	EOF
+	run --separate-stderr env LKP_SRC="$T/lkp" TMP="$T/tmp" TMP_RESULT_ROOT="$T/result" BENCHMARK_ROOT="$T/none" \
+		bash "$T/lkp/programs/fake_bench/run"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(cat "$T/run.args")" = "fake_bench cpulist=1 duration=2" ]
+	[ "$(cat "$T/run.storm")" = "pairs=0:1 numipi=20000" ]
+	[ -f "$T/result/fake_bench.meta.txt" ]
+	# parse: each declared metric once per iteration, no warm-up, no cpuN.
+	R=$T/rr
+	mkdir -p "$R"
+	echo "$output" >"$R/fake_bench"
+	"$T/lkp/programs/fake_bench/parse" <"$R/fake_bench" >"$T/stats"
+	[ "$(wc -l <"$T/stats")" = 15 ]
+	head -n 5 "$T/stats" | diff - <(printf '%s\n' 'wake_mean_ns: 100' 'wakeups_per_sec: 10000' \
+		'runtime_ns: 100000' 'misses: 1' 'hit_pct: 90')
+	# lkp's own tools on what was generated: its job splits into one atom
+	# with the setup, run takes what meta.yaml lists and the job gives
+	# (the file-sorting spec on etc/ is the test above's, on this copy).
+	mkdir "$T/atoms"
+	(cd "$T/lkp" && ruby sbin/split-job -t lkp-skl-d01 -o "$T/atoms" jobs/fake_bench.yaml) >/dev/null 2>&1
+	[ "$(find "$T/atoms" -name '*.yaml' | wc -l)" = 1 ]
+	grep -qx '  storm: pairs=0:1 numipi=20000' "$T/atoms"/fake_bench-*.yaml
+	grep -qx 'ipistorm-modules:' "$T/atoms"/fake_bench-*.yaml
+	grep -qx 'category: functional' "$T/atoms"/fake_bench-*.yaml
+	p=$T/lkp/programs/fake_bench
+	"$T/lkp/bin/program-options" "$p/run" | sed 's/^- //' >"$T/options"
+	ruby -ryaml -e 'puts YAML.load_file(ARGV[0])["parameters"].keys' "$p/meta.yaml" | diff "$T/options" -
+	params fake_bench "$T/lkp/jobs/fake_bench.yaml" | diff "$T/options" -
+	# lkp's result-root pipeline: stats.json holds each stat's mean (a
+	# stat 0 in every iteration would be dropped; misses is not).
+	cp "$T/atoms"/*.yaml "$R/job.yaml"
+	# shellcheck disable=SC2094 # dump-stat writes fake_bench.json
+	(cd "$R" && "$LKP_SRC/programs/fake_bench/parse" <fake_bench |
+		RESULT_ROOT=$R "$LKP_SRC/sbin/dump-stat" fake_bench &&
+		RESULT_ROOT=$R ruby "$LKP_SRC/bin/create-stats-matrix" "$R") >"$T/pipeline.log" 2>&1 ||
+		{ cat "$T/pipeline.log"; false; }
+	# lkp's reading of each stat: its mean, and the direction etc/'s signs
+	# give a 10 % rise (lkp's kpi_stat_direction): the declared ones.
+	(cd "$LKP_SRC" && ruby -rjson -e 'require "./lib/stats"
+		s = JSON.parse(File.read(ARGV[0]))
+		%w[wake_mean_ns wakeups_per_sec runtime_ns misses hit_pct].each do |k|
+		  n = "fake_bench.#{k}"
+		  puts "#{n} #{format("%.6g", s[n])} #{kpi_stat_direction(n, 10)}"
+		end' "$R/stats.json") >"$T/read"
+	cat "$T/read"
+	diff - "$T/read" <<-'EOF'
+		fake_bench.wake_mean_ns 110 regression
+		fake_bench.wakeups_per_sec 9141 improvement
+		fake_bench.runtime_ns 110000 regression
+		fake_bench.misses 0.333333 undefined
+		fake_bench.hit_pct 89 improvement
+	EOF
+	# A result of another module's format, or not complete, is refused.
+	sed 's|^format=fake_bench/1$|format=ipistorm/1|' "$R/fake_bench" >"$T/other"
+	run -1 "$LKP_SRC/programs/fake_bench/parse" <"$T/other"
+	[[ $output == *"iteration 1: format=ipistorm/1, not fake_bench/N"* ]]
+	sed '0,/^status=complete$/s//status=stopped/' "$R/fake_bench" >"$T/stopped"
+	run -1 "$LKP_SRC/programs/fake_bench/parse" <"$T/stopped"
+	[[ $output == *"iteration 1: status=stopped"* ]]
 }

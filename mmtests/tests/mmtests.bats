@@ -189,23 +189,182 @@ mmrow() {
 	cat "$T/table"
 }
 
-@test "install.sh: shellpacks that drift from the declarations are refused" {
-	REPO=$M/..
-	mkdir -p "$T/s/scripts" "$T/dest"
-	cp -a "$M" "$T/s/mmtests"
-	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$T/s/scripts/"
-	cp "$REPO/Kbuild" "$T/s/"
-	for m in ipistorm idle_reentry nohz_csd; do
-		mkdir -p "$T/s/$m"
-		cp "$REPO/$m/bench.conf" "$T/s/$m/"
+# copy DIR: the integration, the suite's scripts, Kbuild and declarations.
+copy() {
+	local REPO=$M/..
+	mkdir -p "$1/scripts"
+	cp -a "$M" "$1/mmtests"
+	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$1/scripts/"
+	cp "$REPO/Kbuild" "$1/"
+	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' "$REPO/Kbuild" | while read -r m; do
+		mkdir -p "$1/$m"
+		cp "$REPO/$m/bench.conf" "$1/$m/"
 	done
+}
+
+@test "install.sh: shellpacks that drift from the declarations are refused" {
+	copy "$T/s"
+	mkdir "$T/dest"
+	# A name without a shellpack is generated now: nohz_csd's own is left
+	# no declared benchmark's.
 	sed -i 's/^mmtests=.*/mmtests=nohz/' "$T/s/nohz_csd/bench.conf"
 	run "$T/s/mmtests/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
-	[[ $output == *"nohz_csd/bench.conf declares mmtests=nohz, but there is no mmtests/shellpack_src/src/nohz/"* ]]
+	[[ $output == *"mmtests/shellpack_src/src/nohz_csd is no declared benchmark's (no <module>/bench.conf with mmtests=nohz_csd)"* ]]
 	sed -i 's/^mmtests=.*/mmtests=/' "$T/s/nohz_csd/bench.conf"
 	run "$T/s/mmtests/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
 	[[ $output == *"mmtests/shellpack_src/src/nohz_csd is no declared benchmark's"* ]]
+	# Half a hand-written integration is no generic one.
+	sed -i 's/^mmtests=.*/mmtests=nohz_csd/' "$T/s/nohz_csd/bench.conf"
+	rm "$T/s/mmtests/drivers/driver-nohz_csd.sh"
+	run "$T/s/mmtests/install.sh" "$T/dest"
+	[ "$status" -eq 1 ]
+	[[ $output == *"declares mmtests=nohz_csd: mmtests/ has one of shellpack_src/src/nohz_csd/ and drivers/driver-nohz_csd.sh, not both"* ]]
 	[ -z "$(ls -A "$T/dest")" ]
+}
+
+# fake_bench DIR: a copy of the suite (copy) with a benchmark of its own,
+# fake_bench: a folder with only its declaration, which names it
+# mmtests=fake-bench, its metrics of each direction (ns, per_sec, pct,
+# count; runtime_ns without total.), a storm and no hand-written file.
+fake_bench() {
+	copy "$1"
+	echo 'obj-m += fake_bench/' >>"$1/Kbuild"
+	mkdir -p "$1/fake_bench"
+	cat >"$1/fake_bench/bench.conf" <<-'EOF'
+		# A made-up benchmark: its declaration only.
+		format=ipistorm-bench/2
+		name=fake_bench
+		metrics=total.wake_mean_ns:lower:ns total.wakeups_per_sec:higher:per_sec runtime_ns:lower:ns total.misses:none:count total.hit_pct:higher:pct
+		directions=total.wake_*_ns:lower
+		primary=total.wake_mean_ns
+		primary_label=mean wake-up latency
+		title=time
+		summary=total.wake_mean_ns
+		hist=wake
+		hist_label=wake-up latency
+		cpus=list:cpulist
+		duration=yes
+		storm=ipistorm
+		bisect_params=cpulist=1 duration=2
+		bisect_storm=pairs=0:1 numipi=20000
+		bisect_boot=-c 2 -s 2 -p
+		bisect_metric=total.wake_mean_ns
+		dkms=
+		mmtests=fake-bench
+		lkp=fake_bench
+		instrument=
+	EOF
+}
+
+@test "install.sh: a benchmark with only its declaration gets a generic shellpack, driver and config" {
+	need_snapshot
+	fake_bench "$T/s"
+	tree "$T/mm" >"$T/before"
+	run "$T/s/mmtests/install.sh" "$T/mm"
+	[ "$status" -eq 0 ]
+	[[ $output == *"generated from the declarations: fake-bench"* ]]
+	# Again: the same files (the whole tree's check is the test of the
+	# hand-written shellpacks').
+	g=$T/mm/shellpack_src/src/fake-bench
+	gen() { (cd "$T/mm" && cat .ipistorm-files && sha256sum "$g"/* drivers/driver-fake-bench.sh configs/config-ipistorm-fake-bench); }
+	gen >"$T/once"
+	"$T/s/mmtests/install.sh" "$T/mm" >/dev/null
+	gen | cmp "$T/once" -
+	(cd "$g" && ls) >"$T/files"
+	printf '%s\n' fake-bench-bench parse-results parse-results-higher parse-results-none \
+		shellpack-higher.yaml shellpack-none.yaml shellpack.yaml | diff - "$T/files"
+	# The declared parameters and storm are the defaults, and the
+	# config's; the suite's tree in the config.
+	grep -qx 'FAKE_BENCH_PARAMS="cpulist=1 duration=2"' "$g/fake-bench-bench"
+	grep -qx 'FAKE_BENCH_STORM="pairs=0:1 numipi=20000"' "$g/fake-bench-bench"
+	grep -qx 'export MMTESTS="fake-bench"' "$T/mm/configs/config-ipistorm-fake-bench"
+	grep -qx 'export FAKE_BENCH_PARAMS="cpulist=1 duration=2"' "$T/mm/configs/config-ipistorm-fake-bench"
+	grep -qx "export IPISTORM_SOURCE=\${IPISTORM_SOURCE:-$T/s}" "$T/mm/configs/config-ipistorm-fake-bench"
+	grep -qx 'default-metric: wake_mean_ns' "$g/shellpack.yaml"
+	grep -qx "  title: 'mean wake-up latency'" "$g/shellpack.yaml"
+	grep -qx 'preferhigher: true' "$g/shellpack-higher.yaml"
+	! grep -q preferhigher "$g/shellpack.yaml" "$g/shellpack-none.yaml" || false
+	# MMTests generates the shellpack; what it runs is run.sh with them.
+	"$T/mm/shellpack_src/src/refresh.sh" fake-bench
+	bash -n "$T/mm/shellpacks/shellpack-bench-fake-bench"
+	# shellcheck disable=SC2016 # the shellpack's text
+	grep -qF -- '-o $LOGDIR_RESULTS/run ${STORM:+-s "$STORM"} fake_bench $PARAMS >' "$T/mm/shellpacks/shellpack-bench-fake-bench"
+	grep -q 'shellpack-bench-fake-bench' "$T/mm/drivers/driver-fake-bench.sh"
+	if command -v shellcheck >/dev/null; then
+		shellcheck "$T/mm/drivers/driver-fake-bench.sh"
+	fi
+	"$T/s/mmtests/install.sh" -u "$T/mm"
+	tree "$T/mm" >"$T/after"
+	diff "$T/before" "$T/after"
+}
+
+# fake_run K WAKE...: run.sh's result directory of fake_bench on kernel K
+# in MMTests' logs (the test fake-bench): one iteration per WAKE (ns),
+# wakeups_per_sec 1e6/WAKE, hit_pct 100-WAKE/10, misses the iteration's
+# number; and a warm-up, which is left out.
+fake_run() {
+	local k=$1 i=1 w d=$T/mm/work/log/$1/iter-0/fake-bench/logs/run
+	shift
+	mkdir -p "$d"
+	printf '1700000000 run-mmtests: Start\n1700000001 run-mmtests: test start :: fake-bench\n1700000002 run-mmtests: Iteration 1 end\n' >"$T/mm/work/log/$k/iter-0/tests-activity"
+	echo 1700000000 >"$T/mm/work/log/$k/iter-0/tests-timestamp"
+	printf 'format=ipistorm-run/2\nbench=fake_bench\nparams=cpulist=1 duration=2\nstorm=pairs=0:1 numipi=20000\nkernel=%s\nstatus=ok\n' "$k" >"$d/meta.txt"
+	printf 'format=fake_bench/1\nstatus=complete\nruntime_ns=1\ntotal.wake_mean_ns=1\n' >"$d/warmup-001.txt"
+	for w in "$@"; do
+		printf 'format=fake_bench/1\nstatus=complete\nruntime_ns=%s\ntotal.wake_mean_ns=%s\ntotal.wakeups_per_sec=%s\ntotal.hit_pct=%s\ntotal.misses=%s\ncpu1.wake_mean_ns=7\n' \
+			$((w * 1000)) "$w" $((1000000 / w)) $((100 - w / 10)) "$i" >"$d/iter-$(printf %03d "$i").txt"
+		i=$((i + 1))
+	done
+}
+
+# gain REPORT STAT METRIC: the compared run's gain on METRIC's STAT row of
+# MMTests' text (direction aware, positive when better), "+" or "-", and
+# 1 when it is marked significant ("*x%*") else 0.
+gain() {
+	awk -v stat="$2" -v metric="$3" '$1 == stat && $2 == metric {
+		split($0, w, ")"); match(w[2], /-?[0-9.]+%/)
+		print (substr(w[2], RSTART, 1) == "-" ? "-" : "+") (index(w[2], "*") > 0) }' "$1"
+}
+
+@test "generic parse-results: every declared metric, compare-kernels.sh with its direction" {
+	need_snapshot
+	fake_bench "$T/s"
+	"$T/s/mmtests/install.sh" "$T/mm" >/dev/null
+	g=$T/mm/shellpack_src/src/fake-bench
+	fake_run base 100 102 98 101 99
+	fake_run new 80 82 78 81 79
+	# parse-run's lines: the lower-is-better metrics by default, the
+	# others by direction, every iteration and no warm-up.
+	run "$g/parse-results" "$T/mm/work/log/new/iter-0/fake-bench/logs"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 10 ]
+	[ "${lines[0]}" = "$(printf 'wake_mean_ns\t_\t_\t1\t80\t_')" ]
+	[ "${lines[9]}" = "$(printf 'runtime_ns\t_\t_\t5\t79000\t_')" ]
+	run "$g/parse-results-higher" "$T/mm/work/log/new/iter-0/fake-bench/logs"
+	[ "${lines[0]}" = "$(printf 'wakeups_per_sec\t_\t_\t1\t12500\t_')" ]
+	[ "${lines[1]}" = "$(printf 'hit_pct\t_\t_\t1\t92\t_')" ]
+	run "$g/parse-results-none" "$T/mm/work/log/new/iter-0/fake-bench/logs"
+	[ "${lines[4]}" = "$(printf 'misses\t_\t_\t5\t5\t_')" ]
+	# MMTests' own reports: the new kernel is better on every metric with
+	# a direction (lower times, higher rates), each a gain; no change on
+	# the one without.
+	# (compare-kernels.sh puts its bin/ first in PATH itself)
+	mm() { (cd "$T/mm/work/log" && ASSUME_PACKAGE_INSTALLED=yes "$@"); }
+	mm ../../compare-kernels.sh --baseline base --compare new >"$T/ck" 2>/dev/null
+	grep -qx 'fake-bench' "$T/ck"
+	grep -Eq '^Amean +wake_mean_ns +100\.0 .* 80\.0 ' "$T/ck"
+	mm ../../bin/compare-mmtests.pl -d . -b fake-bench -a higher -n base,new >"$T/hi" 2>/dev/null
+	mm ../../bin/compare-mmtests.pl -d . -b fake-bench -a none -n base,new >"$T/none" 2>/dev/null
+	# Higher is better is summarised by the harmonic mean.
+	grep -Eq '^Hmean +wakeups_per_sec +9999\.6 .* 12499\.7 ' "$T/hi"
+	r=$(command -v R >/dev/null && echo 1 || echo '[01]')
+	[[ "$(gain "$T/ck" Amean wake_mean_ns)" == +$r ]]
+	[[ "$(gain "$T/ck" Amean runtime_ns)" == +$r ]]
+	[[ "$(gain "$T/hi" Hmean wakeups_per_sec)" == +$r ]]
+	[[ "$(gain "$T/hi" Hmean hit_pct)" == +$r ]]
+	grep -Eq '^Amean +misses +3\.0 \( +0\.00%\) +3\.0 \( +0\.00%\)' "$T/none"
+	# The hand-written reports are the same as before.
+	! grep -q 'fake-bench\|wake_mean' "$g/../ipistorm/parse-results" || false
 }

@@ -1,4 +1,5 @@
-# The stats of the ipistorm, idle_reentry and nohz_csd programs, from their
+# The stats of the suite's programs (ipistorm, idle_reentry, nohz_csd and
+# those lkp/install.sh generates from a declaration), from their
 # record (the stdout of run): each measured iteration is a line
 # "==> iter-NNN.txt <==" and the result the module wrote, KEY=VALUE lines
 # of format BENCH/1 (the suite's docs/ipistorm.md, idle_reentry.md,
@@ -31,12 +32,14 @@ module IpistormStats
 
   # dump BENCH, { stat => result key }, INPUT, FORMATS: print the stats; raise
   # (exit status not 0) on a result of a format not in FORMATS (default
-  # BENCH/1), iterations of different formats, or a status other than
-  # complete.
+  # BENCH/1; a Regexp: every format it matches, BENCH/N), iterations of
+  # different formats, or a status other than complete.
   def self.dump(bench, stats, input = $stdin, formats = ["#{bench}/1"])
     iterations = iterations(input)
+    known = formats.is_a?(Regexp) ? ->(f) { formats.match?(f.to_s) } : ->(f) { formats.include?(f) }
+    want = formats.is_a?(Regexp) ? "#{bench}/N" : formats.join(' or ')
     iterations.each_with_index do |result, i|
-      raise "iteration #{i + 1}: format=#{result['format']}, not #{formats.join(' or ')}" unless formats.include?(result['format'])
+      raise "iteration #{i + 1}: format=#{result['format']}, not #{want}" unless known.call(result['format'])
       raise "iteration #{i + 1}: format=#{result['format']}, not #{iterations[0]['format']} as iteration 1" unless result['format'] == iterations[0]['format']
       raise "iteration #{i + 1}: status=#{result['status']}" unless result['status'] == 'complete'
     end

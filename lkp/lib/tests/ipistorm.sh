@@ -1,6 +1,7 @@
 #!/bin/sh
-# lib/tests/ipistorm.sh: what the ipistorm, idle_reentry and nohz_csd
-# programs and the ipistorm-modules setup share (POSIX sh, sourced).
+# lib/tests/ipistorm.sh: what the suite's programs (ipistorm, idle_reentry,
+# nohz_csd and those lkp/install.sh generates) and the ipistorm-modules
+# setup share (POSIX sh, sourced).
 #
 # The suite's source tree is IPISTORM_SOURCE (default: where lkp install
 # unpacked the package, $BENCHMARK_ROOT/ipistorm); ipistorm-modules copies
