@@ -247,7 +247,7 @@ params() {
 @test "parse: each program reads the format its module writes now" {
 	need_ruby
 	for b in $BENCHES; do
-		fmt=$(sed -n 's/^#define [A-Z_]*FORMAT[[:space:]]*"\(.*\)"$/\1/p' "$REPO/$b/$b.c")
+		fmt=$(sed -n 's/^#define [A-Z_]*FORMAT[[:space:]]*"\(.*\)"$/\1/p' "$REPO/$b/${b}_main.c")
 		[ -n "$fmt" ]
 		sed "s|^format=$b/[0-9]*\$|format=$fmt|" "$L/spec/fixtures/stats/$b/qemu-6.12" >"$T/$b"
 		run env LKP_SRC="$L" "$L/programs/$b/parse" <"$T/$b"
