@@ -226,14 +226,16 @@ first_line() {
 }
 
 # A benchmark is a folder with a declaration: the folders are found, not
-# listed (the top Kbuild finds the same ones, docs/bench.md).
-suite_modules() {
+# listed (the top Kbuild finds the same ones, docs/bench.md). (A subshell:
+# the folders are found by a glob, also under a caller's set -f.)
+suite_modules() (
+	set +f
 	for _sm in "$1"/*/bench.conf; do
 		[ -f "$_sm" ] || continue
 		_sm=${_sm%/bench.conf}
 		printf '%s\n' "${_sm##*/}"
 	done | LC_ALL=C sort
-}
+)
 
 bench_testbed() {
 	for _bt in $(suite_modules "$1"); do
