@@ -90,7 +90,7 @@ END {
 	if (("duration" in v) && v["duration"] !~ /^(yes|no)$/)
 		err(at["duration"], "duration is '" v["duration"] "', want yes or no")
 	if (v["storm"] != "" && !(v["storm"] in ismod))
-		err(at["storm"], "storm " v["storm"] " is not a module of the suite's Kbuild")
+		err(at["storm"], "storm " v["storm"] " is not a module folder of the suite (one with a bench.conf)")
 	if (v["bisect_storm"] != "" && v["storm"] == "")
 		err(at["bisect_storm"], "bisect_storm without a storm= module")
 	b = v["bisect_metric"]; sub(/:(lower|higher)$/, "", b)
