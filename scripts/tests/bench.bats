@@ -188,12 +188,13 @@ setup() {
 	printf '#!/bin/sh\necho "$*" >>"%s/boots"\necho "1..0"\n' "$T" >"$T/tree/vm/boot.sh"
 	chmod +x "$T/bin/bats"
 	echo format=ipistorm-steps/1 >"$T/steps"
-	PATH="$T/bin:$PATH" IPISTORM_BUILD=$T/b run "$T/tree/vm/test.sh" -j 1 -S "$T/steps" 6.1
+	PATH="$T/bin:$PATH" IPISTORM_CACHE=$T/cache IPISTORM_BUILD=$T/b run "$T/tree/vm/test.sh" -j 1 -S "$T/steps" 6.1
 	echo "$output"
 	# poll, icount and big (big boots 6.12 only) run its globs
 	grep -q -- '-p -a IPISTORM_SM_IDLE=0 -l .*/console-poll.log 6.1 -- .*fakebench_poll\*' "$T/boots" || { cat "$T/boots"; false; }
 	grep -q -- '/console-icount.log 6.1 -- .*fakebench_exact' "$T/boots"
-	PATH="$T/bin:$PATH" IPISTORM_BUILD=$T/b run "$T/tree/vm/test.sh" -j 1 -S "$T/steps" 6.12
+	PATH="$T/bin:$PATH" IPISTORM_CACHE=$T/cache IPISTORM_BUILD=$T/b run "$T/tree/vm/test.sh" -j 1 -S "$T/steps" 6.12
+	echo "$output"
 	grep -q -- '/console-big.log 6.12 -- .*fakebench_many' "$T/boots" || { cat "$T/boots"; false; }
 	# the runner selects its tests by those globs
 	run "$R/scripts/selftest.sh" -l 'fakebench_poll*' fakebench_exact
@@ -201,7 +202,7 @@ setup() {
 fakebench_exact" ]
 	# vm/bench.sh's -b list
 	: >"$T/boots"
-	IPISTORM_BUILD=$T/b run "$T/tree/vm/bench.sh" 6.1
+	IPISTORM_CACHE=$T/cache IPISTORM_BUILD=$T/b run "$T/tree/vm/bench.sh" 6.1
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[[ $(cat "$T/boots") == *" 6.1 -- -b fakebench_* ipistorm_* nohz_csd_*" ]] || { cat "$T/boots"; false; }
 }
