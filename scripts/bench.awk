@@ -1,6 +1,6 @@
 # bench.awk: check a benchmark's declaration, <module>/bench.conf (format
-# ipistorm-bench/2, or /1 without instrument=, docs/bench.md), read on
-# stdin; POSIX awk (busybox).
+# ipistorm-bench/3; /2 without tail=, tail_label= and testbed=, /1 also
+# without instrument=, docs/bench.md), read on stdin; POSIX awk (busybox).
 #   awk -v prog=PROG -v file=PATH -v name=FOLDER -v mods="MODULE..." -f bench.awk <PATH
 # Prints one "PROG: PATH: line N: what is wrong" per defect on stderr, exits 1 on
 # any; silent, exit 0, when the declaration is good.
@@ -14,9 +14,13 @@ function keyname(k) { return k ~ /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/ }
 
 BEGIN {
 	# every key and whether its value may be empty
-	split("format name metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument", ks, " ")
+	split("format name metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed", ks, " ")
 	for (i in ks) known[ks[i]] = 1
-	split("directions cpus storm bisect_storm dkms mmtests lkp instrument", es, " ")
+	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed", es, " ")
+	# the keys each format adds: a declaration of an older one has none
+	# of the newer ones' (read as empty)
+	since["instrument"] = 2
+	since["tail"] = since["tail_label"] = since["testbed"] = 3
 	for (i in es) mayempty[es[i]] = 1
 	nm = split(mods, ml, " ")
 	for (i = 1; i <= nm; i++) ismod[ml[i]] = 1
@@ -37,19 +41,24 @@ BEGIN {
 }
 
 END {
-	# ipistorm-bench/1 is /2 without instrument= (read as empty)
-	old = v["format"] == "ipistorm-bench/1"
+	# ipistorm-bench/2 is /3 without tail=, tail_label= and testbed=, /1
+	# also without instrument= (read as empty)
+	ver = 3
+	if (v["format"] == "ipistorm-bench/1") ver = 1
+	else if (v["format"] == "ipistorm-bench/2") ver = 2
 	for (i = 1; i in ks; i++) {
 		k = ks[i]
-		if (old && k == "instrument") {
-			if (k in v) err(at[k], "instrument= is a key of ipistorm-bench/2, not of ipistorm-bench/1")
+		if ((k in since) && since[k] > ver) {
+			if (k in v) err(at[k], k "= is a key of ipistorm-bench/" since[k] ", not of ipistorm-bench/" ver)
 		} else if (!(k in v)) err(0, "no " k "= line")
 		else if (v[k] == "" && !(k in mayempty)) err(at[k], k ": empty")
 	}
-	if (("format" in v) && v["format"] != "ipistorm-bench/2" && !old)
-		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/2 (or /1)")
+	if (("format" in v) && v["format"] !~ /^ipistorm-bench\/[123]$/)
+		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/3 (or /2, /1)")
 	if (("name" in v) && v["name"] != name)
 		err(at["name"], "name is '" v["name"] "', not its folder's '" name "'")
+	else if (("name" in v) && name !~ /^[a-z][a-z0-9_]*$/)
+		err(at["name"], "name '" name "' is not a module's name (a-z, 0-9, _)")
 	n = split(v["metrics"], m, " ")
 	for (i = 1; i <= n; i++) {
 		if (split(m[i], f, ":") != 3 || !keyname(f[1]) || !dirn(f[2]) || f[3] !~ /^(ns|pct|count|per_sec)$/) {
@@ -81,7 +90,7 @@ END {
 	if (("duration" in v) && v["duration"] !~ /^(yes|no)$/)
 		err(at["duration"], "duration is '" v["duration"] "', want yes or no")
 	if (v["storm"] != "" && !(v["storm"] in ismod))
-		err(at["storm"], "storm " v["storm"] " is not a module of the suite's Kbuild")
+		err(at["storm"], "storm " v["storm"] " is not a module folder of the suite (one with a bench.conf)")
 	if (v["bisect_storm"] != "" && v["storm"] == "")
 		err(at["bisect_storm"], "bisect_storm without a storm= module")
 	b = v["bisect_metric"]; sub(/:(lower|higher)$/, "", b)
@@ -91,6 +100,29 @@ END {
 	n = split(v["instrument"], m, " ")
 	for (i = 1; i <= n; i++)
 		if (!keyname(m[i])) err(at["instrument"], "instrument key '" m[i] "' is not a result key")
+	# tail: KEY patterns, % the percentile's digits; its label with it
+	n = split(v["tail"], m, " ")
+	for (i = 1; i <= n; i++) {
+		t = m[i]
+		if (gsub(/%/, "50", t) != 1 || !keyname(t))
+			err(at["tail"], "tail pattern '" m[i] "' is not a result key with one % for the percentile")
+		else if (m[i] in tailp) err(at["tail"], "tail pattern " m[i] " listed twice")
+		tailp[m[i]] = 1
+	}
+	if ((n > 0) != (v["tail_label"] != ""))
+		err(at[n > 0 ? "tail" : "tail_label"], "tail= and tail_label= go together: both empty or neither")
+	# testbed: BOOT:GLOB, GLOB a pattern on this module's own test names
+	n = split(v["testbed"], m, " ")
+	for (i = 1; i <= n; i++) {
+		if (split(m[i], f, ":") != 2 || f[1] !~ /^[a-z][a-z0-9_]*$/ || f[2] !~ /^[A-Za-z0-9_*?]+$/)
+			err(at["testbed"], "testbed word '" m[i] "' is not BOOT:GLOB")
+		else if (f[1] == "functional")
+			err(at["testbed"], "testbed word '" m[i] "': functional runs every test, it takes no list")
+		else if (index(f[2], name "_") != 1)
+			err(at["testbed"], "testbed word '" m[i] "': the glob must start with " name "_ (this benchmark's own tests)")
+		else if (m[i] in tb) err(at["testbed"], "testbed word " m[i] " listed twice")
+		tb[m[i]] = 1
+	}
 	split("dkms mmtests lkp", h, " ")
 	for (i = 1; i <= 3; i++)
 		if (v[h[i]] !~ /^[a-z0-9_-]*$/) err(at[h[i]], h[i] " name '" v[h[i]] "' is not a name")

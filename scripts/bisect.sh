@@ -33,8 +33,8 @@
 #   -d DIR     state directory (default build/bisect/state); it is tied to
 #              the measurement options (a rerun with others is refused) but
 #              not to OLD, NEW, -m or -k
-#   -b BENCH   a module of the suite: ipistorm (default), idle_reentry or
-#              nohz_csd
+#   -b BENCH   a module folder of the suite (one with a bench.conf; default
+#              ipistorm)
 #   -P PARAMS  the module's parameters, one string (defaults below)
 #   -s STORM   idle_reentry: the storm run beside it (run.sh -s)
 #   -n N       measured runs per step (default 3), after -w warm-up runs
@@ -53,7 +53,7 @@
 #
 # Defaults per bench (params | storm | boot options | metric), from its
 # declaration BENCH/bench.conf (bisect_params, bisect_storm, bisect_boot,
-# bisect_metric; docs/bench.md):
+# bisect_metric; docs/bench.md); today:
 #   ipistorm      numipi=20000 single=1 offset=1 cpulist=0 wait=1 | - |
 #                 -c 2 -s 2 -p -i | runtime_ns (lower)
 #   idle_reentry  cpulist=1 | pairs=0:1 numipi=20000 | -c 2 -s 2 -p (no

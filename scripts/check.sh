@@ -1,10 +1,11 @@
 #!/bin/bash
 # check.sh: the suite's static checks, all of which must be clean:
 #   - every benchmark's declaration, <module>/bench.conf (docs/bench.md),
-#     and dkms.conf against them: each declared dkms=NAME, in Kbuild's
-#     order, is BUILT_MODULE_NAME[i]="NAME", BUILT_MODULE_LOCATION[i]=
-#     "<module>/", DEST_MODULE_LOCATION[i]="/updates/dkms", and nothing
-#     else is
+#     and dkms.conf against them: dkms.conf read as dkms reads it (bash's
+#     "." from another directory, its output discarded) must make, for each
+#     declared dkms=NAME in suite_modules' order, BUILT_MODULE_NAME[i]=
+#     "NAME", BUILT_MODULE_LOCATION[i]="<module>/", DEST_MODULE_LOCATION[i]=
+#     "/updates/dkms", and nothing else
 #   - checkpatch.pl --strict on every C file and header
 #   - shellcheck on every shell script
 #   - W=1 and sparse (C=1) builds against every kernel of the test bed's
@@ -46,15 +47,32 @@ dkms_want() {
 	done
 }
 
+# dkms_read FILE: FILE's module lines as dkms sees them: sourced by bash
+# in a subshell, from another directory, with its output discarded
+# (safe_source of dkms 3.0 and 3.2).
+dkms_read() {
+	(
+		cd / && set +eu
+		unset BUILT_MODULE_NAME BUILT_MODULE_LOCATION DEST_MODULE_LOCATION
+		# shellcheck disable=SC1090 # dkms.conf, read as dkms reads it
+		. "$1" >/dev/null
+		for i in "${!BUILT_MODULE_NAME[@]}"; do
+			printf '%s\n' "BUILT_MODULE_NAME[$i]=\"${BUILT_MODULE_NAME[i]}\"" \
+				"BUILT_MODULE_LOCATION[$i]=\"${BUILT_MODULE_LOCATION[i]:-}\"" \
+				"DEST_MODULE_LOCATION[$i]=\"${DEST_MODULE_LOCATION[i]:-}\""
+		done
+	)
+}
+
 echo "== declarations (<module>/bench.conf) and dkms.conf"
 decl_ok=1
 for m in $(suite_modules .); do
 	bench_check . "$m" || decl_ok=0
 done
 if [ "$decl_ok" = 1 ]; then
-	if ! diff -u --label 'the declarations (dkms=)' --label dkms.conf <(dkms_want) \
-		<(grep -E '^(BUILT_MODULE_NAME|BUILT_MODULE_LOCATION|DEST_MODULE_LOCATION)\[' dkms.conf); then
-		log "dkms.conf differs from the declarations (above: - declared, + dkms.conf): edit dkms.conf or <module>/bench.conf's dkms="
+	if ! diff -u --label 'the declarations (dkms=)' --label 'dkms.conf, as dkms reads it' <(dkms_want) \
+		<(dkms_read "$TOP/dkms.conf"); then
+		log "dkms.conf differs from the declarations (above: - declared, + dkms.conf): it must compute its modules from <module>/bench.conf's dkms=, naming none"
 		decl_ok=0
 	fi
 fi

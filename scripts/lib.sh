@@ -29,7 +29,12 @@
 #   key KEY FILE          the value of the first KEY=value line of FILE
 #   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
 #                         or empty
-#   suite_modules TOP     the module folders of TOP/Kbuild, one a line
+#   suite_modules TOP     the module folders of TOP, one a line: every
+#                         folder holding a bench.conf (what the top Kbuild
+#                         builds), in byte order
+#   bench_testbed TOP BOOT  the test globs the declarations give the test
+#                         bed's boot BOOT (their testbed= words BOOT:GLOB),
+#                         one a line, in suite_modules' order
 #   bench_check TOP BENCH check TOP/BENCH/bench.conf, the benchmark's
 #                         declaration (docs/bench.md): its defects on
 #                         stderr and status 1, or silent and 0
@@ -220,15 +225,29 @@ first_line() {
 	fi
 }
 
-suite_modules() {
-	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' <"$1/Kbuild"
+# A benchmark is a folder with a declaration: the folders are found, not
+# listed (the top Kbuild finds the same ones, docs/bench.md). (A subshell:
+# the folders are found by a glob, also under a caller's set -f.)
+suite_modules() (
+	set +f
+	for _sm in "$1"/*/bench.conf; do
+		[ -f "$_sm" ] || continue
+		_sm=${_sm%/bench.conf}
+		printf '%s\n' "${_sm##*/}"
+	done | LC_ALL=C sort
+)
+
+bench_testbed() {
+	for _bt in $(suite_modules "$1"); do
+		bench_get "$1" "$_bt" testbed
+	done | tr ' ' '\n' | awk -v b="$2:" 'index($0, b) == 1 { print substr($0, length(b) + 1) }'
 }
 
 # The declarations are read, never run: awk takes the value as it stands.
 bench_check() {
 	_bc=$1/$2/bench.conf
 	if [ ! -f "$_bc" ]; then
-		log "$_bc: no such file: every module of $1/Kbuild declares itself there (docs/bench.md)"
+		log "$_bc: no such file: every module folder declares itself there (docs/bench.md)"
 		return 1
 	fi
 	awk -v prog="$PROG" -v file="$_bc" -v name="$2" -v mods="$(suite_modules "$1" | tr '\n' ' ')" \

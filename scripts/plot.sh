@@ -11,6 +11,16 @@
 #       decade or more, one legend entry per kernel: PREFIX.{dat,gp,png}
 #       (default PREFIX: DIR/latency-hist for one directory, else the first
 #       one's parent/hist-FIRST-vs-LAST)
+#   plot.sh [-n] [-o PREFIX] tail DIR...
+#       percentile tail of each result directory: the mean over its
+#       iterations of each key of the bench's declared tail= (patterns,
+#       % the percentile: 50 75 90 95 99 995 999, 995 = 99.5), x the
+#       percentile on a nines axis (50, 90, 99, 99.9 spaced as
+#       -log10(1 - p)), y the latency in ns, a line per key pattern and
+#       directory, log y where the means span a decade or more; a
+#       percentile no run has is not drawn: PREFIX.{dat,gp,png}
+#       (default PREFIX: DIR/tail for one directory, else the first one's
+#       parent/tail-FIRST-vs-LAST); a bench with an empty tail= is refused
 #   plot.sh [-n] [-o PREFIX] bars BASELINE OTHER...
 #       primary metric per directory, mean +- stddev normalized to the
 #       baseline (absolute when the baseline mean is 0), from
@@ -30,11 +40,12 @@
 #     -m  the metric of `runs`
 #
 # Existing files are never overwritten. Exit: 0 ok, 1 failure (no
-# histogram lines, gnuplot missing or failing, compare.sh refusing), 2 usage.
+# histogram lines or tail keys, no tail declared, gnuplot missing or
+# failing, compare.sh refusing), 2 usage.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER... | $PROG [-n] [-o PREFIX] [-m METRIC] runs DIR..."
+USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] tail DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER... | $PROG [-n] [-o PREFIX] [-m METRIC] runs DIR..."
 
 here=$(dirname "$0")
 top=$here/..
@@ -325,8 +336,101 @@ EOF
 	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
 }
 
+# tail DIR...: the percentile tail of each directory, the mean over its
+# iterations of each declared tail= key at each percentile, on a nines
+# axis.
+tail_plot() {
+	local d bench="" dirs=("$@") i j n=0 pats what pat ticks logy
+	for d in "${dirs[@]}"; do
+		[[ -f $d/meta.txt ]] || die "$d: no meta.txt (not a run.sh result directory)"
+		[[ -z $bench || $(meta "$d" bench) == "$bench" ]] ||
+			die "$d: bench '$(meta "$d" bench)', not $bench as ${dirs[0]}"
+		bench=$(meta "$d" bench)
+	done
+	declared "${dirs[0]}" "$bench"
+	read -r -a pats <<<"$(bench_get "$top" "$bench" tail)"
+	((${#pats[@]})) || die "$bench declares no percentile tail (tail= of $bench/bench.conf is empty): nothing to plot"
+	what=$(bench_get "$top" "$bench" tail_label)
+	labels "${dirs[@]}"
+	if [[ -z $prefix ]]; then
+		if ((${#dirs[@]} == 1)); then
+			prefix=${dirs[0]}/tail
+		else
+			prefix=$(dirname -- "${dirs[0]}")/tail-$(basename -- "${dirs[0]}")-vs-$(basename -- "${dirs[-1]}")
+		fi
+	fi
+	fresh "$prefix.dat" "$prefix.gp" "$prefix.png"
+	# A gnuplot block per directory and pattern: "percentile nines mean
+	# runs" at each percentile some run has, the mean over those runs.
+	trap 'rm -f "$prefix.dat.tmp"' EXIT
+	{
+		echo "# percentile tail (${pats[*]}): one block (gnuplot index) per directory and pattern, in order"
+		for d in "${dirs[@]}"; do
+			for f in "$d"/iter-[0-9]*.txt; do
+				[[ -f $f ]] || die "$d: no iter-*.txt result files"
+			done
+			for pat in "${pats[@]}"; do
+				cat -- "$d"/iter-[0-9]*.txt | awk -F= -v pat="$pat" -v dir="$d" '
+					BEGIN {
+						np = split("50 75 90 95 99 995 999", ps, " ")
+						for (i = 1; i <= np; i++) { k = pat; sub(/%/, ps[i], k); at[k] = i }
+					}
+					($1 in at) && $2 ~ /^-?[0-9]+(\.[0-9]+)?$/ { i = at[$1]; s[i] += $2; c[i]++ }
+					END {
+						printf "# %s %s: percentile nines mean_ns runs\n", dir, pat
+						for (i = 1; i <= np; i++) {
+							if (!c[i]) continue
+							p = substr(ps[i], 1, 2) (length(ps[i]) > 2 ? "." substr(ps[i], 3) : "")
+							printf "%s %.6f %.10g %d\n", p, -log(1 - p / 100) / log(10), s[i] / c[i], c[i]
+							any = 1
+						}
+						printf "\n\n"
+						exit !any
+					}' || die "$d: no ${pat//%/<percentile>} in its results (percentiles 50 75 90 95 99 995 999)"
+				n=$((n + 1))
+			done
+		done
+	} >"$prefix.dat.tmp"
+	mv "$prefix.dat.tmp" "$prefix.dat"
+	trap - EXIT
+	# the tics at the percentiles drawn, log y where the means span a decade
+	ticks=$(awk '!/^#/ && NF == 4 && !($1 in t) { t[$1] = 1; printf "%s\"%s\" %s", (n++ ? ", " : ""), $1, $2 }' "$prefix.dat")
+	logy=$(awk '!/^#/ && NF == 4 { if (min == "" || $3 < min) min = $3; if ($3 > max) max = $3 }
+		END { print (min > 0 && max / min >= 10) ? "set logscale y" : "unset logscale y" }' "$prefix.dat")
+	{
+		cat <<EOF
+set terminal pngcairo noenhanced size 900,500
+set output '$prefix.png'
+set title "$(gq "$what") (ns), percentile tail, mean over all runs"
+set xlabel "percentile (nines: 90, 99, 99.9 evenly spaced)"
+set ylabel "latency (ns)"
+set xtics ($ticks)
+set xrange [0:3.2]
+$logy
+set key top left
+set grid
+set format y "%.0s%c"
+EOF
+		for ((i = 0, j = 0; i < ${#dirs[@]}; i++)); do
+			for pat in "${pats[@]}"; do
+				((j)) && printf ', \\\n     ' || printf 'plot '
+				if ((${#pats[@]} > 1)); then
+					printf "'%s' index %d using 2:3 with linespoints lw 2 title \"%s\"" "$prefix.dat" "$j" "$(gq "${LABELS[i]}: $pat")"
+				else
+					printf "'%s' index %d using 2:3 with linespoints lw 2 title \"%s\"" "$prefix.dat" "$j" "$(gq "${LABELS[i]}")"
+				fi
+				j=$((j + 1))
+			done
+		done
+		printf '\n'
+	} >"$prefix.gp"
+	run_gnuplot "$prefix.gp"
+	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
+}
+
 case $what in
 hist) hist "$@" ;;
+tail) tail_plot "$@" ;;
 bars) bars "$@" ;;
 runs) runs "$@" ;;
 *) usage_error "unknown plot '$what'" ;;

@@ -3,7 +3,7 @@
 # machine, and keep every raw result with the machine's state (busybox sh).
 #
 #   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] BENCH [PARAM=VALUE...]
-#     BENCH      a module of the suite (ipistorm, idle_reentry, nohz_csd);
+#     BENCH      a module folder of the suite (one with a bench.conf);
 #                PARAMs go to its insmod; what run.sh knows of it is its
 #                declaration, BENCH/bench.conf (docs/bench.md): a benchmark
 #                declared duration=yes needs duration= unless -s

@@ -1,7 +1,9 @@
 #!/bin/bash
-# bench.sh [KERNEL...]: the benchmarks of ipistorm and nohz_csd on the test bed, under
-# instruction counting with idle=poll on 2 vCPUs, for each kernel (default:
-# all). Prints the "bench ..." key=value lines of every kernel.
+# bench.sh [KERNEL...]: the benchmarks (the runner's -b) on the test bed,
+# under instruction counting with idle=poll on 2 vCPUs, for each kernel
+# (default: all). Prints the "bench ..." key=value lines of every kernel.
+# Which benchmarks: each module's declaration's testbed= words bench:GLOB
+# (<module>/bench.conf, docs/bench.md); none declared, nothing to run.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -9,6 +11,8 @@ USAGE="$PROG [KERNEL...]"
 only_help "$@"
 
 rc=0
+globs=$(bench_testbed "$TOP" bench | tr '\n' ' ')
+[ -n "$globs" ] || die "no declaration names a benchmark to run (testbed= bench:GLOB in <module>/bench.conf)"
 # shellcheck disable=SC2086 # a list of names
 [ $# -gt 0 ] || set -- $KERNELS_DEFAULT
 for k in "$@"; do
@@ -19,9 +23,10 @@ for k in "$@"; do
 	# of the matrix, which QEMU's TCG cannot report through CPUID (it has
 	# no invtsc): ipistorm then times calls with the TSC, as on a server.
 	# idle=poll keeps the idle routine as it was.
-	"$VM_DIR/boot.sh" -c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 \
+	# shellcheck disable=SC2086 # test name patterns, unexpanded
+	(set -f && exec "$VM_DIR/boot.sh" -c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 \
 		-l "$BUILD/$k/console-bench.log" "$k" -- \
-		-b 'ipistorm_*' 'nohz_csd_*' >"$BUILD/$k/bench.ktap" || rc=1
+		-b $globs) >"$BUILD/$k/bench.ktap" || rc=1
 	sed -n 's/^# bench /bench /p; /^not ok/p' "$BUILD/$k/bench.ktap"
 done
 exit "$rc"

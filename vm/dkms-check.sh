@@ -1,7 +1,8 @@
 #!/bin/bash
 # dkms-check.sh NAME: add the suite to DKMS from a copy of this tree, as
 # version VERSION.check (VERSION from dkms.conf), build it against matrix
-# kernel NAME's downloaded headers, check every module of Kbuild came out,
+# kernel NAME's downloaded headers, check every module the declarations
+# give DKMS (dkms= of <module>/bench.conf, which dkms.conf reads) came out,
 # and remove it again. Root; needs dkms.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -30,6 +31,8 @@ sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$src/dkms.conf"
 dkms add "$pkg/$ver" >&2
 dkms build "$pkg/$ver" -k "$abi" --kernelsourcedir "$kdir" >&2
 for m in $(suite_modules "$TOP"); do
+	m=$(bench_get "$TOP" "$m" dkms)
+	[ -n "$m" ] || continue
 	ko=$(find "/var/lib/dkms/$pkg/$ver/$abi" -name "$m.ko*" | head -n 1)
 	[ -n "$ko" ] || die "DKMS built no $m.ko for $abi"
 	echo "dkms: $abi: $ko"

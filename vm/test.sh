@@ -1,5 +1,5 @@
 #!/bin/bash
-# test.sh [-j N] [-S STEPS] [KERNEL...]: the suite's tests. The bats
+# test.sh [-j N] [-S STEPS] [-l] [KERNEL...]: the suite's tests. The bats
 # tests on the host: every tests/ folder of the tree that holds *.bats;
 # for each kernel of the matrix (default: all), fetch it, build the
 # modules, and boot it under QEMU in each configuration below, running the
@@ -20,8 +20,15 @@
 # TAP/KTAP is printed in a fixed order, and the last line is "total: N
 # passed, N failed, N skipped"; exits 1 when anything failed.
 #
+# -l prints the boots, "NAME|OPTIONS|RUNNER ARGUMENTS|KERNELS" a line,
+# and exits.
+#
 # Boot configurations: name | boot.sh options | runner arguments | the
-# kernels it boots (empty: every kernel tested)
+# kernels it boots (empty: every kernel tested). The runner arguments
+# below are the tests of no module; each module's tests a boot runs are
+# its declaration's (testbed= of <module>/bench.conf, docs/bench.md),
+# put before them. functional runs every test; another boot left with
+# no test is not booted.
 #   functional  4 vCPUs, idle CPUs halt: every test (like big, 30 minutes
 #               before a guest that never reports is given up, not 15:
 #               on a loaded host it takes more than 15); ipistorm_long
@@ -55,14 +62,14 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-j N] [-S STEPS] [KERNEL...]"
+USAGE="$PROG [-j N] [-S STEPS] [-l] [KERNEL...]"
 
 BOOTS="
 functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000|
-poll|-c 2 -p|ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay idle_reentry_* nohz_csd_idle_poll_explains trace_*
-icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|idle_reentry_perturbation ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees
-published|-c 18 -s 2|ipistorm_published_exact
-big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 idle_reentry_all_cpus nohz_csd_all_cpus|6.12
+poll|-c 2 -p|trace_*
+icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|
+published|-c 18 -s 2|
+big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20||6.12
 sigenforce|-c 2 -a module.sig_enforce=1|sign_*
 lockdown|-c 2 -a lockdown=integrity|sign_*
 "
@@ -70,10 +77,12 @@ lockdown|-c 2 -a lockdown=integrity|sign_*
 slots=$(nproc 2>/dev/null || echo 1)
 [ "$slots" -le 2 ] || slots=2
 steplist=$TOP/testbed.steps
-while getopts j:S:h opt; do
+listonly=0
+while getopts j:S:lh opt; do
 	case $opt in
 	j) slots=$OPTARG ;;
 	S) steplist=$OPTARG ;;
+	l) listonly=1 ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
@@ -81,6 +90,36 @@ shift $((OPTIND - 1))
 case $slots in '' | *[!0-9]* | 0) usage_error "-j takes a positive number, not '$slots'" ;; esac
 kernels=${*:-$KERNELS_DEFAULT}
 for k in $kernels; do matrix_field "$k" 1 >/dev/null 2>&1 || usage_error "unknown kernel '$k' (known: $KERNELS_DEFAULT)"; done
+
+# The declarations, checked before anything runs: each good, and each
+# boot of their testbed= one of BOOTS' (or vm/bench.sh's bench).
+for m in $(suite_modules "$TOP"); do
+	bench_check "$TOP" "$m" || die "$m/bench.conf, $m's declaration, is broken"
+	for w in $(bench_get "$TOP" "$m" testbed); do
+		b=${w%%:*}
+		[ "$b" = bench ] || printf '%s\n' "$BOOTS" | grep -q "^$b|" ||
+			die "$m/bench.conf: testbed= names boot '$b', which the test bed has not (its boots: $(printf '%s\n' "$BOOTS" | cut -d'|' -s -f1 | grep -vx functional | tr '\n' ' ')bench)"
+	done
+done
+
+# boot_args BOOT: the runner's arguments of BOOT: the tests the
+# declarations give it, then BOOTS' own; none for functional (every test).
+boot_args() {
+	local own decl
+	IFS='|' read -r _ _ own _ <<<"$(printf '%s\n' "$BOOTS" | grep "^$1|")"
+	[ "$1" != functional ] || return 0
+	decl=$(bench_testbed "$TOP" "$1")
+	# shellcheck disable=SC2086 # test name patterns, unexpanded
+	(set -f && echo $decl $own)
+}
+
+if [ "$listonly" = 1 ]; then
+	printf '%s\n' "$BOOTS" | while IFS='|' read -r b opts _ only; do
+		[ -n "$b" ] || continue
+		printf '%s|%s|%s|%s\n' "$b" "$opts" "$(boot_args "$b")" "$only"
+	done
+	exit 0
+fi
 
 # The list's steps, checked before anything runs: "NAME|SLOTS|KIND|
 # KERNELS|TEXT|COMMAND" lines after the format line, COMMAND's program
@@ -162,10 +201,12 @@ step_boot() { # KERNEL BOOT
 		: >"$1.tap"
 		return 0
 	fi
-	IFS='|' read -r _ opts args _ <<<"$(printf '%s\n' "$BOOTS" | grep "^$boot|")"
+	IFS='|' read -r _ opts _ <<<"$(printf '%s\n' "$BOOTS" | grep "^$boot|")"
+	args=$(boot_args "$boot")
 	echo "# === $k/$boot"
 	mkdir -p "$d"
 	logf=$d/console-$boot.log
+	set -f
 	# shellcheck disable=SC2086 # options and test names are words
 	"$VM_DIR/boot.sh" $opts -a "IPISTORM_SM_IDLE=$(sm_idle "$k")" \
 		-l "$logf" "$k" -- $args >"$d/$boot.ktap" 2>"$d/$boot.err" || rc=$?
@@ -287,10 +328,12 @@ for pid in "${builds[@]}"; do wait "$pid" || true; done
 # functional and big 8-10, the listed steps in their order (2-7 each
 # today) and the demo 2-3, then the other boots of BOOTS in its order,
 # 1-3 each.
-# boot_kernels BOOT: the kernels tested that BOOT boots.
+# boot_kernels BOOT: the kernels tested that BOOT boots (none when it
+# has no test to run).
 boot_kernels() {
 	local only k
 	IFS='|' read -r _ _ _ only <<<"$(printf '%s\n' "$BOOTS" | grep "^$1|")"
+	[ "$1" = functional ] || [ -n "$(boot_args "$1")" ] || return 0
 	for k in $kernels; do
 		[ -z "$only" ] || case " $only " in *" $k "*) ;; *) continue ;; esac
 		printf '%s ' "$k"

@@ -10,8 +10,10 @@ setup() {
 	cp "$top/scripts/lib.sh" "$T/suite/scripts/"
 	# shellcheck source=../../scripts/lib.sh
 	. "$top/scripts/lib.sh"
+	# each module folder with its declaration, which makes it one
 	for m in $(suite_modules "$top"); do
 		mkdir -p "$T/suite/$m"
+		cp "$top/$m/bench.conf" "$T/suite/$m/"
 		: >"$T/suite/$m/$m.ko"
 	done
 	# modinfo and id answer as on a root shell of the running kernel.

@@ -25,35 +25,73 @@ setup() {
 	[ "$status" -eq 0 ]
 }
 
+# dkms.conf names no module: it computes its arrays from the declarations'
+# dkms= when dkms sources it (bash's ".", from any directory), so a new
+# folder is installed without an edit, and a module line written into it
+# (the old way) is a drift check.sh -d shows.
+@test "check: dkms.conf computes its modules from the declarations, from any directory" {
+	run ! grep -E '^(BUILT_MODULE_NAME|BUILT_MODULE_LOCATION|DEST_MODULE_LOCATION)\[[0-9]' "$S/../dkms.conf"
+	run bash -c 'cd / && . "$1" >/dev/null && echo "${BUILT_MODULE_NAME[*]}|${BUILT_MODULE_LOCATION[*]}|${DEST_MODULE_LOCATION[*]}"' _ "$T/t/dkms.conf"
+	[ "$output" = "idle_reentry ipistorm nohz_csd|idle_reentry/ ipistorm/ nohz_csd/|/updates/dkms /updates/dkms /updates/dkms" ]
+	# a new folder with dkms=, another without: the first is installed
+	mkdir "$T/t/newbench" "$T/t/aid"
+	sed 's/^name=.*/name=newbench/; s/^dkms=.*/dkms=newbench/; s/^testbed=.*/testbed=/' "$S/../ipistorm/bench.conf" >"$T/t/newbench/bench.conf"
+	sed 's/^name=.*/name=aid/; s/^dkms=.*/dkms=/; s/^testbed=.*/testbed=/' "$S/../ipistorm/bench.conf" >"$T/t/aid/bench.conf"
+	run bash -c 'cd / && . "$1" >/dev/null && echo "${BUILT_MODULE_NAME[*]}|${BUILT_MODULE_LOCATION[2]}"' _ "$T/t/dkms.conf"
+	[ "$output" = "idle_reentry ipistorm newbench nohz_csd|newbench/" ]
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
 @test "check: dkms.conf drifting from the declarations fails" {
-	# a module left out, another's folder wrong
-	sed -i '/^BUILT_MODULE_NAME\[2\]/d; s|^BUILT_MODULE_LOCATION\[1\]=.*|BUILT_MODULE_LOCATION[1]="idle/"|' "$T/t/dkms.conf"
+	# a module line of its own, another module's folder wrong
+	printf '%s\n' 'BUILT_MODULE_NAME[3]="extra"' 'BUILT_MODULE_LOCATION[3]="extra/"' \
+		'DEST_MODULE_LOCATION[3]="/updates/dkms"' 'BUILT_MODULE_LOCATION[1]="idle/"' >>"$T/t/dkms.conf"
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 1 ]
-	[[ $output == *'-BUILT_MODULE_LOCATION[1]="idle_reentry/"'* ]]
+	[[ $output == *'-BUILT_MODULE_LOCATION[1]="ipistorm/"'* ]]
 	[[ $output == *'+BUILT_MODULE_LOCATION[1]="idle/"'* ]]
-	[[ $output == *'-BUILT_MODULE_NAME[2]="nohz_csd"'* ]]
+	[[ $output == *'+BUILT_MODULE_NAME[3]="extra"'* ]]
 	[[ $output == *"dkms.conf differs from the declarations"* ]]
 	[[ $output == *"check: FAILED"* ]]
-	# a module of Kbuild that dkms.conf does not install
-	cp "$S/../dkms.conf" "$T/t/"
-	mkdir "$T/t/newbench"
-	echo 'obj-m += newbench/' >>"$T/t/Kbuild"
-	sed 's/^name=.*/name=newbench/; s/^dkms=.*/dkms=newbench/' "$S/../ipistorm/bench.conf" >"$T/t/newbench/bench.conf"
+	# the old, listing dkms.conf misses a new folder's module
+	cat >"$T/t/dkms.conf" <<-'EOF'
+	PACKAGE_NAME="ipistorm"
+	PACKAGE_VERSION="1.0"
+	BUILT_MODULE_NAME[0]="idle_reentry"
+	BUILT_MODULE_LOCATION[0]="idle_reentry/"
+	DEST_MODULE_LOCATION[0]="/updates/dkms"
+	BUILT_MODULE_NAME[1]="ipistorm"
+	BUILT_MODULE_LOCATION[1]="ipistorm/"
+	DEST_MODULE_LOCATION[1]="/updates/dkms"
+	BUILT_MODULE_NAME[2]="nohz_csd"
+	BUILT_MODULE_LOCATION[2]="nohz_csd/"
+	DEST_MODULE_LOCATION[2]="/updates/dkms"
+	EOF
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 0 ]
+	mkdir "$T/t/zbench"
+	sed 's/^name=.*/name=zbench/; s/^dkms=.*/dkms=zbench/; s/^testbed=.*/testbed=/' "$S/../ipistorm/bench.conf" >"$T/t/zbench/bench.conf"
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 1 ]
-	[[ $output == *'-BUILT_MODULE_NAME[3]="newbench"'* ]]
+	[[ $output == *'-BUILT_MODULE_NAME[3]="zbench"'* ]]
 }
 
 @test "check: a missing or wrong declaration fails, naming the defect" {
 	sed -i 's/^name=.*/name=other/; s/^metrics=runtime_ns:lower:ns/metrics=runtime_ns:faster:ns/' "$T/t/ipistorm/bench.conf"
-	rm "$T/t/nohz_csd/bench.conf"
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 1 ]
 	[[ $output == *"ipistorm/bench.conf: line "*": name is 'other', not its folder's 'ipistorm'"* ]]
 	[[ $output == *"ipistorm/bench.conf: line "*": metric 'runtime_ns:faster:ns' is not KEY:lower|higher|none:ns|pct|count|per_sec"* ]]
-	[[ $output == *"nohz_csd/bench.conf: no such file"* ]]
 	[[ $output == *"check: FAILED"* ]]
+	# a folder is a module by its declaration: without one it is none
+	rm "$T/t/nohz_csd/bench.conf"
+	run suite_modules "$T/t"
+	[ "$output" = "idle_reentry
+ipistorm" ]
+	run bench_check "$T/t" nohz_csd
+	[ "$status" -eq 1 ]
+	[[ $output == *"nohz_csd/bench.conf: no such file"* ]]
 }
 
 # ipistorm-bench/2 requires instrument=; a /1 declaration, which has none,
@@ -64,7 +102,7 @@ setup() {
 	grep -qx 'instrument=total.hook_hits_per_reentry total.hook_cost_ns' "$d"
 	[ -z "$(bench_get "$S/.." ipistorm instrument)" ]
 	[ "$(bench_get "$S/.." nohz_csd instrument)" = total.probe_cost_ppm ]
-	sed -i 's|^format=.*|format=ipistorm-bench/1|; /^instrument=/d' "$d"
+	sed -i 's|^format=.*|format=ipistorm-bench/1|; /^instrument=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d' "$d"
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 0 ]
 	run bench_get "$T/t" idle_reentry instrument
@@ -81,10 +119,69 @@ setup() {
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
 	[[ $output == *"instrument key '3x' is not a result key" ]]
-	sed -i 's|^format=.*|format=ipistorm-bench/3|; s|^instrument=.*|instrument=|' "$d"
+	sed -i 's|^format=.*|format=ipistorm-bench/4|; s|^instrument=.*|instrument=|' "$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is 'ipistorm-bench/3', want ipistorm-bench/2 (or /1)" ]]
+	[[ $output == *"format is 'ipistorm-bench/4', want ipistorm-bench/3 (or /2, /1)" ]]
+}
+
+# ipistorm-bench/3 adds tail=, tail_label= and testbed=, which it
+# requires; a /2 declaration, without them, is still read (all three
+# empty), one of /2 with them is refused.
+@test "check: tail=, tail_label= and testbed= are required by ipistorm-bench/3, unknown to /2" {
+	d=$T/t/nohz_csd/bench.conf
+	[ "$(bench_get "$S/.." ipistorm tail)" = "total.lat_p%_ns" ]
+	[ "$(bench_get "$S/.." nohz_csd tail_label)" = "nohz idle balance kick delay" ]
+	sed -i 's|^format=.*|format=ipistorm-bench/2|; /^tail=/d; /^tail_label=/d; /^testbed=/d' "$d"
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 0 ]
+	run bench_get "$T/t" nohz_csd testbed
+	[ -z "$output" ]
+	run bench_testbed "$T/t" big
+	[ "$output" = "idle_reentry_all_cpus
+ipistorm_all_cpus
+ipistorm_cross_node_pairs
+ipistorm_pairs_256" ]
+	printf '%s\n' 'tail=total.delay_p%_ns' 'tail_label=' 'testbed=' >>"$d"
+	run bench_check "$T/t" nohz_csd
+	[ "$status" -eq 1 ]
+	[[ $output == *"line "*": tail= is a key of ipistorm-bench/3, not of ipistorm-bench/2"* ]]
+	[[ $output == *"line "*": tail_label= is a key of ipistorm-bench/3, not of ipistorm-bench/2"* ]]
+	[[ $output == *"line "*": testbed= is a key of ipistorm-bench/3, not of ipistorm-bench/2"* ]]
+	sed -i 's|^format=.*|format=ipistorm-bench/3|; /^testbed=/d' "$d"
+	run bench_check "$T/t" nohz_csd
+	[ "$status" -eq 1 ]
+	[[ $output == *": $d: no testbed= line"* ]]
+	[[ $output == *"tail= and tail_label= go together: both empty or neither"* ]]
+}
+
+@test "check: tail= and testbed= values of the wrong shape are refused" {
+	d=$T/t/ipistorm/bench.conf
+	local bad want
+	while IFS='|' read -r bad want; do
+		cp "$S/../ipistorm/bench.conf" "$d"
+		sed -i "s|^${bad%%=*}=.*|$bad|" "$d"
+		run bench_check "$T/t" ipistorm
+		[ "$status" -eq 1 ] || { echo "accepted: $bad"; false; }
+		[[ $output == *"$want"* ]] || { echo "$bad: $output"; false; }
+	done <<-'EOF'
+	tail=total.lat_p_ns|tail pattern 'total.lat_p_ns' is not a result key with one % for the percentile
+	tail=total.lat_p%_%|tail pattern 'total.lat_p%_%' is not a result key with one % for the percentile
+	tail=total.lat_p%_ns total.lat_p%_ns|tail pattern total.lat_p%_ns listed twice
+	testbed=poll|testbed word 'poll' is not BOOT:GLOB
+	testbed=poll:ipistorm_a:b|testbed word 'poll:ipistorm_a:b' is not BOOT:GLOB
+	testbed=Poll:ipistorm_a|testbed word 'Poll:ipistorm_a' is not BOOT:GLOB
+	testbed=poll:ipistorm_[ab]|testbed word 'poll:ipistorm_[ab]' is not BOOT:GLOB
+	testbed=functional:ipistorm_a|functional runs every test, it takes no list
+	testbed=poll:*|the glob must start with ipistorm_ (this benchmark's own tests)
+	testbed=poll:trace_*|the glob must start with ipistorm_ (this benchmark's own tests)
+	testbed=poll:ipistorm_a poll:ipistorm_a|testbed word poll:ipistorm_a listed twice
+	tail_label=|tail= and tail_label= go together: both empty or neither
+	EOF
+	# empty together is good: no tail to plot, no boot but functional
+	sed -i 's|^tail=.*|tail=|; s|^tail_label=.*|tail_label=|; s|^testbed=.*|testbed=|' "$d"
+	run bench_check "$T/t" ipistorm
+	[ "$status" -eq 0 ]
 }
 
 @test "check: -h is usage, an unknown option exit 2" {
@@ -93,4 +190,32 @@ setup() {
 	[[ $output == *"check.sh [-d]"* ]]
 	run "$S/check.sh" -z
 	[ "$status" -eq 2 ]
+}
+
+# kbuild_modules TOP [DIR]: the obj-m of TOP/Kbuild as kbuild reads it,
+# included by its path from make's working directory DIR (default TOP),
+# the path written as kbuild writes it there: absolute (6.1 to 6.12) or
+# relative (./Kbuild, M= as the working directory, from 6.13).
+kbuild_modules() {
+	local top=$1 dir=${2:-$1} file=$1/Kbuild
+	[ "$dir" != "$top" ] || file=./Kbuild
+	# shellcheck disable=SC2016 # make's $(...)
+	printf 'include %s\n$(info $(obj-m))\nall: ;\n' "$file" >"$T/kbuild.mk"
+	make -s -C "$dir" -f "$T/kbuild.mk" srctree=/nonexistent
+}
+
+# The top Kbuild lists no module: it builds every folder holding a
+# declaration, the folders suite_modules lists, in the same order.
+@test "check: the top Kbuild builds the folders suite_modules lists, named nowhere" {
+	run ! grep -E '^obj-m.*(ipistorm|idle_reentry|nohz_csd)' "$S/../Kbuild"
+	run kbuild_modules "$S/.."
+	[ "$output" = "idle_reentry/ ipistorm/ nohz_csd/" ]
+	cp "$S/../Kbuild" "$T/t/"
+	mkdir "$T/t/a_new" "$T/t/common"
+	sed 's/^name=.*/name=a_new/' "$S/../ipistorm/bench.conf" >"$T/t/a_new/bench.conf"
+	for dir in "$T/t" "$T" /; do
+		run kbuild_modules "$T/t" "$dir"
+		[ "$output" = "a_new/ idle_reentry/ ipistorm/ nohz_csd/" ] || { echo "from $dir: $output"; false; }
+	done
+	[ "$(suite_modules "$T/t" | sed 's|$|/|' | tr '\n' ' ')" = "a_new/ idle_reentry/ ipistorm/ nohz_csd/ " ]
 }

@@ -36,7 +36,8 @@ setup() {
 	cp "$S/../Kbuild" "$R/"
 	cp "$S"/*.sh "$S"/*.awk "$R/scripts/"
 	cp "$D"/* "$R/scripts/tests/fixtures/compare-diff/"
-	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' "$S/../Kbuild" | while read -r m; do
+	# shellcheck source=../lib.sh
+	(. "$S/lib.sh" && suite_modules "$S/..") | while read -r m; do
 		mkdir "$R/$m"
 		cp "$S/../$m/bench.conf" "$R/$m/"
 	done

@@ -16,8 +16,7 @@ contract() {
 	*/tests/fixtures | */tests/fixtures/*) echo fixtures ;;
 	lkp/lib/tests) echo lkp-lib ;;
 	*/tests)
-		if awk -v d="${2%/tests}" '$1 == "obj-m" { sub("/$", "", $3); if ($3 == d) f = 1 }
-			END { exit !f }' "$1/Kbuild"; then
+		if [ -f "$1/${2%/tests}/bench.conf" ]; then
 			echo ktap
 		else
 			echo bats
@@ -69,7 +68,7 @@ layout_problems() {
 @test "layout: a mixed folder, an unknown folder or a loop is reported" {
 	local t=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$t/mod/tests" "$t/tool/tests/testbed" "$t/vm" "$t/tool/other/tests/x"
-	echo 'obj-m += mod/' >"$t/Kbuild"
+	: >"$t/mod/bench.conf"
 	: >"$t/mod/tests/mod.sh"
 	install /dev/null "$t/mod/tests/bed.sh"
 	: >"$t/tool/tests/tool.bats"

@@ -121,7 +121,10 @@ setup() {
 	[ "$status" -eq 0 ]
 	run "$S/plot.sh" bars "$T/ipistorm-6.1" "$T/ipistorm-6.12"
 	[ "$status" -eq 0 ]
-	for f in "$T/h/latency-hist.png" "$T/hist-ipistorm-6.1-vs-ipistorm-6.12.png" "$T/compare-ipistorm-6.1-vs-ipistorm-6.12.png"; do
+	run "$S/plot.sh" tail "$T/ipistorm-6.1" "$T/ipistorm-6.12"
+	[ "$status" -eq 0 ]
+	for f in "$T/h/latency-hist.png" "$T/hist-ipistorm-6.1-vs-ipistorm-6.12.png" "$T/compare-ipistorm-6.1-vs-ipistorm-6.12.png" \
+		"$T/tail-ipistorm-6.1-vs-ipistorm-6.12.png"; do
 		[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '211PNG' ]
 	done
 }
@@ -177,7 +180,7 @@ setup() {
 	d="$T/x
 set output 'elsewhere'"
 	cp -r "$T/h" "$d"
-	for what in hist runs; do
+	for what in hist runs tail; do
 		run "$S/plot.sh" -n "$what" "$T/h" "$d"
 		[ "$status" -eq 2 ] || { echo "$what: exit $status: $output"; false; }
 		[[ ${lines[0]} == "plot.sh: DIR: '$T/x\\nset output 'elsewhere'' holds a newline" ]] || { echo "$output"; false; }
@@ -186,4 +189,67 @@ set output 'elsewhere'"
 	[ "$status" -eq 2 ]
 	[[ ${lines[0]} == "plot.sh: -o: '$T/p\\x1b[1m' holds a control character" ]] || { echo "$output"; false; }
 	[ -z "$(find "$T" -name '*.gp')" ]
+}
+
+# The percentile tail: the mean over the runs that have it of each key at
+# each percentile, on the nines axis (-log10(1 - p)); 995 is 99.5, a
+# percentile no run has is not drawn, a key outside the list is ignored.
+@test "plot: tail, the mean of each percentile over the runs on a nines axis" {
+	cp -r "$F/tail" "$T/"
+	run "$S/plot.sh" -n tail "$T/tail"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$T/tail/tail.gp" ]
+	[ "$(grep -v '^#' "$T/tail/tail.dat")" = "50 0.301030 1100 2
+75 0.602060 1200 2
+95 1.301030 1500 1
+99 2.000000 5000 2
+99.5 2.301030 10000 2
+99.9 3.000000 50000 2" ]
+	grep -qxF 'set xtics ("50" 0.301030, "75" 0.602060, "95" 1.301030, "99" 2.000000, "99.5" 2.301030, "99.9" 3.000000)' "$T/tail/tail.gp"
+	grep -qxF 'set title "ipistorm call latency (ns), percentile tail, mean over all runs"' "$T/tail/tail.gp"
+	grep -qx 'set logscale y' "$T/tail/tail.gp"
+	grep -qF "plot '$T/tail/tail.dat' index 0 using 2:3 with linespoints lw 2 title \"made-up\"" "$T/tail/tail.gp"
+	[ ! -e "$T/tail/tail.png" ]
+	run "$S/plot.sh" -n tail "$T/tail"
+	[ "$status" -eq 1 ]
+	[[ $output == *"exists: refusing to overwrite"* ]]
+}
+
+# A line per key pattern and directory, one legend entry each; the
+# means are those of the fixtures' iterations.
+@test "plot: tail of several directories and patterns" {
+	cp -r "$F/idle_reentry-6.1" "$F/idle_reentry-6.12" "$T/"
+	run "$S/plot.sh" -n -o "$T/ir" tail "$T/idle_reentry-6.1" "$T/idle_reentry-6.12"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' using 2:3 with linespoints' "$T/ir.gp")" -eq 6 ]
+	[ "$(grep -v '^set title' "$T/ir.gp" | grep -o 'title "[^"]*"' | tr '\n' '|')" = 'title "6.1.0-50-amd64: total.total_p%_ns"|title "6.1.0-50-amd64: total.sched_p%_ns"|title "6.1.0-50-amd64: total.flush_p%_ns"|title "6.12.95+deb12-amd64: total.total_p%_ns"|title "6.12.95+deb12-amd64: total.sched_p%_ns"|title "6.12.95+deb12-amd64: total.flush_p%_ns"|' ]
+	# block 4 (6.12's sched): the mean of total.sched_p99_ns over its runs
+	want=$(cat "$T"/idle_reentry-6.12/iter-*.txt | awk -F= '$1 == "total.sched_p99_ns" { s += $2; n++ } END { printf "%.10g %d", s / n, n }')
+	[ "$(awk -v RS= 'NR == 5' "$T/ir.dat" | awk '$1 == 99 { print $3, $4 }')" = "$want" ]
+	# by default beside the first directory; another bench is refused
+	run "$S/plot.sh" -n tail "$T/idle_reentry-6.1" "$T/idle_reentry-6.12"
+	[ "$output" = "$T/tail-idle_reentry-6.1-vs-idle_reentry-6.12.gp" ]
+	run "$S/plot.sh" -n tail "$T/idle_reentry-6.1" "$T/ipistorm-6.1"
+	[ "$status" -eq 1 ]
+	[[ $output == *"bench 'ipistorm', not idle_reentry"* ]]
+}
+
+# A bench without a declared tail, or results without its keys: one
+# message, exit 1, nothing written.
+@test "plot: tail refuses a bench with an empty tail= and results without its keys" {
+	mkdir -p "$T/t/scripts" "$T/t/ipistorm"
+	cp "$S"/*.sh "$S"/*.awk "$T/t/scripts/"
+	sed 's/^tail=.*/tail=/; s/^tail_label=.*/tail_label=/' "$S/../ipistorm/bench.conf" >"$T/t/ipistorm/bench.conf"
+	run "$T/t/scripts/plot.sh" -n tail "$T/ipistorm-6.1"
+	[ "$status" -eq 1 ]
+	[ "$output" = "plot.sh: ipistorm declares no percentile tail (tail= of ipistorm/bench.conf is empty): nothing to plot" ]
+	[ -z "$(find "$T/ipistorm-6.1" -name 'tail*')" ]
+	mkdir "$T/notail"
+	for f in "$T"/ipistorm-6.1/*; do
+		grep -v '^total\.lat_p' "$f" >"$T/notail/${f##*/}"
+	done
+	run "$S/plot.sh" -n tail "$T/notail"
+	[ "$status" -eq 1 ]
+	[[ $output == *"$T/notail: no total.lat_p<percentile>_ns in its results (percentiles 50 75 90 95 99 995 999)"* ]]
+	[ -z "$(find "$T/notail" -name 'tail*')" ]
 }

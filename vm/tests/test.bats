@@ -7,13 +7,20 @@
 
 bats_require_minimum_version 1.5.0
 
-# The copy: vm/ and scripts/lib.sh, which test.sh sources, one bats
-# folder beside vm/tests and a tests/ folder of no bats file.
+# The copy: vm/ and scripts/lib.sh, which test.sh sources, the
+# declarations (<module>/bench.conf, whose testbed= the boots run) and
+# their check, one bats folder beside vm/tests and a tests/ folder of no
+# bats file.
 setup_file() {
 	R=$BATS_FILE_TMPDIR/repo
+	local top=$BATS_TEST_DIRNAME/../.. m
 	mkdir -p "$R/scripts/tests" "$R/other/tests"
 	cp -r "$BATS_TEST_DIRNAME/.." "$R/vm"
-	cp "$BATS_TEST_DIRNAME/../../scripts/lib.sh" "$R/scripts/"
+	cp "$top/scripts/lib.sh" "$top/scripts/bench.awk" "$R/scripts/"
+	for m in ipistorm idle_reentry nohz_csd; do
+		mkdir -p "$R/$m"
+		cp "$top/$m/bench.conf" "$R/$m/"
+	done
 	: >"$R/scripts/tests/a.bats"
 	: >"$R/other/tests/a.sh"
 	export R
@@ -127,5 +134,65 @@ most_at_once() {
 	run "$R/vm/test.sh" -S "$T/steps" 6.1
 	[ "$status" = 1 ]
 	[[ $output == *"not format ipistorm-steps/1"* ]]
+	[ ! -s "$LOG" ]
+}
+
+# The boots' runner arguments: the tests of no module from BOOTS, each
+# module's from its declaration (testbed=), as they were when BOOTS listed
+# them itself (the same tests in the same boots).
+@test "test.sh: -l, the boots' tests come from the declarations" {
+	run "$R/vm/test.sh" -l
+	[ "$status" -eq 0 ]
+	[ "$output" = "functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000||
+poll|-c 2 -p|idle_reentry_* ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay nohz_csd_idle_poll_explains trace_*|
+icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|idle_reentry_perturbation ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees|
+published|-c 18 -s 2|ipistorm_published_exact|
+big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|idle_reentry_all_cpus ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 nohz_csd_all_cpus|6.12
+sigenforce|-c 2 -a module.sig_enforce=1|sign_*|
+lockdown|-c 2 -a lockdown=integrity|sign_*|" ] || { echo "$output"; false; }
+	# test.sh and bench.sh name no module's test but in comments
+	run grep -E '^[^#]*(ipistorm_|idle_reentry_|nohz_csd_)' "$R/vm/test.sh" "$R/vm/bench.sh"
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+}
+
+@test "test.sh: a boot no declaration gives a test is not booted; an unknown boot is refused" {
+	local t=$BATS_TEST_TMPDIR/repo
+	cp -r "$R" "$t"
+	sed -i 's/^testbed=.*/testbed=/' "$t/ipistorm/bench.conf"
+	run "$t/vm/test.sh" -l
+	[[ $output == *"published|-c 18 -s 2||"* ]]
+	echo format=ipistorm-steps/1 >"$T/steps"
+	run "$t/vm/test.sh" -j 2 -S "$T/steps" 6.1
+	echo "$output"
+	[[ $output == *"# === 6.1/icount"* ]]
+	[[ $output != *"# === 6.1/published"* ]]
+	grep -q '^start boot .* 6.1 -- idle_reentry_perturbation$' "$LOG"
+	sed -i 's/^testbed=.*/testbed=polll:ipistorm_x/' "$t/ipistorm/bench.conf"
+	: >"$LOG"
+	run "$t/vm/test.sh" -l
+	[ "$status" -eq 1 ]
+	[[ $output == *"ipistorm/bench.conf: testbed= names boot 'polll', which the test bed has not (its boots: poll icount published big sigenforce lockdown bench)"* ]]
+	run "$t/vm/test.sh" -S "$T/steps" 6.1
+	[ "$status" -eq 1 ]
+	[ ! -s "$LOG" ]
+	sed -i 's/^testbed=.*/testbed=poll:trace_*/' "$t/ipistorm/bench.conf"
+	run "$t/vm/test.sh" -l
+	[ "$status" -eq 1 ]
+	[[ $output == *"the glob must start with ipistorm_"* ]]
+}
+
+@test "bench.sh: the benchmarks the declarations name (testbed= bench:GLOB)" {
+	mkdir -p "$T/build/6.1"
+	run "$R/vm/bench.sh" 6.1
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -qx "start boot -c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -l $T/build/6.1/console-bench.log 6.1 -- -b ipistorm_\* nohz_csd_\*" "$LOG" ||
+		{ cat "$LOG"; false; }
+	local t=$BATS_TEST_TMPDIR/repo
+	cp -r "$R" "$t"
+	sed -i 's/^testbed=.*/testbed=/' "$t"/*/bench.conf
+	: >"$LOG"
+	run "$t/vm/bench.sh" 6.1
+	[ "$status" -eq 1 ]
+	[[ $output == *"no declaration names a benchmark to run"* ]]
 	[ ! -s "$LOG" ]
 }
