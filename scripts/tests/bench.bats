@@ -207,11 +207,10 @@ fakebench_exact" ]
 	[[ $(cat "$T/boots") == *" 6.1 -- -b fakebench_* ipistorm_* nohz_csd_*" ]] || { cat "$T/boots"; false; }
 }
 
-# MMTests and lkp-tests (mmtests/install.sh, lkp/install.sh) are made
-# generic elsewhere: fakebench declares mmtests= and lkp= empty (not
-# integrated) here. HOOK: when they read the declaration alone, a test
-# here installs fakebench into a scratch MMTests and lkp-tests tree with
-# its names set.
+# MMTests and lkp-tests: fakebench declares mmtests= and lkp= empty here;
+# a benchmark with only its declaration is taken through both installers,
+# compare-kernels.sh and lkp's stats by mmtests/tests/mmtests.bats and
+# lkp/tests/lkp.bats ("a benchmark with only its declaration gets ...").
 
 # Checked last, after every tool ran (each writes only into the result
 # directories or the test's own folder).
