@@ -371,9 +371,10 @@ copy() {
 	cp -a "$L" "$1/lkp"
 	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$1/scripts/"
 	cp "$REPO/Kbuild" "$1/"
-	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' "$REPO/Kbuild" | while read -r m; do
+	for c in "$REPO"/*/bench.conf; do
+		m=${c%/bench.conf} m=${m##*/}
 		mkdir -p "$1/$m"
-		cp "$REPO/$m/bench.conf" "$1/$m/"
+		cp "$c" "$1/$m/"
 	done
 }
 
@@ -404,7 +405,6 @@ copy() {
 # total.), a storm and no hand-written file.
 fake_bench() {
 	copy "$1"
-	echo 'obj-m += fake_bench/' >>"$1/Kbuild"
 	mkdir -p "$1/fake_bench"
 	cat >"$1/fake_bench/bench.conf" <<-'CONF'
 		# A made-up benchmark: its declaration only.

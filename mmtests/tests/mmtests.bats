@@ -189,16 +189,17 @@ mmrow() {
 	cat "$T/table"
 }
 
-# copy DIR: the integration, the suite's scripts, Kbuild and declarations.
+# copy DIR: the integration, the suite's scripts, Kbuild and every declaration.
 copy() {
 	local REPO=$M/..
 	mkdir -p "$1/scripts"
 	cp -a "$M" "$1/mmtests"
 	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$1/scripts/"
 	cp "$REPO/Kbuild" "$1/"
-	awk '$1 == "obj-m" { sub("/$", "", $3); print $3 }' "$REPO/Kbuild" | while read -r m; do
+	for c in "$REPO"/*/bench.conf; do
+		m=${c%/bench.conf} m=${m##*/}
 		mkdir -p "$1/$m"
-		cp "$REPO/$m/bench.conf" "$1/$m/"
+		cp "$c" "$1/$m/"
 	done
 }
 
@@ -230,7 +231,6 @@ copy() {
 # count; runtime_ns without total.), a storm and no hand-written file.
 fake_bench() {
 	copy "$1"
-	echo 'obj-m += fake_bench/' >>"$1/Kbuild"
 	mkdir -p "$1/fake_bench"
 	cat >"$1/fake_bench/bench.conf" <<-'EOF'
 		# A made-up benchmark: its declaration only.
