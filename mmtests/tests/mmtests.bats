@@ -196,10 +196,11 @@ copy() {
 	cp -a "$M" "$1/mmtests"
 	cp "$REPO"/scripts/*.sh "$REPO"/scripts/*.awk "$1/scripts/"
 	cp "$REPO/Kbuild" "$1/"
+	local c d
 	for c in "$REPO"/*/bench.conf; do
-		m=${c%/bench.conf} m=${m##*/}
-		mkdir -p "$1/$m"
-		cp "$c" "$1/$m/"
+		d=${c%/bench.conf} d=${d##*/}
+		mkdir -p "$1/$d"
+		cp "$c" "$1/$d/"
 	done
 }
 
