@@ -674,6 +674,7 @@ static int wk_sender_thread(void *arg)
 {
 	struct wk_sender *s = arg;
 	enum wk_scope p;
+	bool stopped;
 
 	wait_for_completion(&run.go);
 	s->start_ns = ktime_get_ns();
@@ -685,8 +686,9 @@ static int wk_sender_thread(void *arg)
 	}
 	s->count[WK_TOTAL] = s->woken;
 	/* Acquire: pairs with the cap's release, capped is seen with stop. */
-	s->capped = !s->error && numwake && s->sent < numwake &&
-		    smp_load_acquire(&run.stop) && READ_ONCE(run.capped);
+	stopped = smp_load_acquire(&run.stop);
+	s->capped = !s->error && numwake && s->sent < numwake && stopped &&
+		    READ_ONCE(run.capped);
 	if (atomic_dec_and_test(&run.running))
 		complete_all(&run.done);
 	ips_thread_wait_stop();
