@@ -534,12 +534,19 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 			wk_delta(&dw, &pw, &nw);
 			wk_delta(&dt, &pt, &s->tn);
 			s->hits += dw.hits + dt.hits;
-			wk_account(s, wk_path(&dw, &dt, 0), s->t1 - t0);
 		}
+		/*
+		 * The wakee ran elsewhere: its target went offline and the
+		 * kernel notified no CPU of ours, busy; the run ends.
+		 */
 		if (unlikely(READ_ONCE(s->wrong_cpu))) {
+			if (timed)
+				wk_account(s, WK_BUSY, s->t1 - t0);
 			ret = -ENXIO;
 			break;
 		}
+		if (timed)
+			wk_account(s, wk_path(&dw, &dt, 0), s->t1 - t0);
 		if (pause)
 			usleep_range(pause, pause);
 		ips_thread_pause();
@@ -926,13 +933,19 @@ static const char *wk_proof(unsigned int tp, unsigned int call,
 	}
 	if (fired)
 		return "proven";
-	/* Signs of the event: wake-ups made; the kernel's IPI counts. */
+	/*
+	 * Signs that the event happened where a silent probe changed a
+	 * figure: wake-ups made, for sched_wakeup; for an IPI's probe, the
+	 * kernel counted such IPIs on the pairs' CPUs (its call count also
+	 * counts smp_call_function_many()'s) and wake-ups or calls were
+	 * put in a path without notification, where a missed IPI lands.
+	 */
 	if (tp == WK_TP_WAKEUP)
 		sign = t->woken;
 	else if (tp == WK_TP_CFS)
-		sign = call;
+		sign = call && (t->count[WK_BUSY] || t->count[WK_CALL_OTHER]);
 	else if (tp == WK_TP_RES)
-		sign = res;
+		sign = res && t->count[WK_BUSY];
 	return sign ? "unproven" : "untested";
 }
 
