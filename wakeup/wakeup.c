@@ -171,7 +171,10 @@ struct wk_counts {
 	u64 noipi;	/* sched_wake_idle_without_ipi here for the peer CPU */
 	u64 cfs_ipi;	/* call_function_single_entry here */
 	u64 res_ipi;	/* reschedule_entry here */
+	u64 cf_ipi;	/* call_function_entry here (not a path's) */
 	u64 hits;	/* probe calls that counted */
+	u64 kcall;	/* the kernel's call-function IRQ count here */
+	u64 kres;	/* the kernel's reschedule IRQ count here */
 };
 
 struct wk_cpu {
@@ -197,6 +200,7 @@ struct wk_sender {
 	u64 woken;
 	u64 unclassified;
 	u64 hits;
+	u64 sign[5];		/* per tracepoint: its IPI missed (wk_sign()) */
 	u64 start_ns;
 	u64 end_ns;
 	int error;
@@ -295,6 +299,14 @@ static void wk_probe_cfs_ipi(void *data, int vector)
 	}
 }
 
+static void wk_probe_cf_ipi(void *data, int vector)
+{
+	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on)) {
+		this_cpu_inc(wk_cpu.n.cf_ipi);
+		this_cpu_inc(wk_cpu.n.hits);
+	}
+}
+
 static void wk_probe_res_ipi(void *data, int vector)
 {
 	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on)) {
@@ -303,7 +315,7 @@ static void wk_probe_res_ipi(void *data, int vector)
 	}
 }
 
-enum { WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, NR_WK_TPS };
+enum { WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, WK_TP_CF, NR_WK_TPS };
 
 static struct wk_tp {
 	const char *name;
@@ -315,6 +327,8 @@ static struct wk_tp {
 	[WK_TP_NOIPI] = { "sched_wake_idle_without_ipi", wk_probe_noipi },
 	[WK_TP_CFS] = { "call_function_single_entry", wk_probe_cfs_ipi },
 	[WK_TP_RES] = { "reschedule_entry", wk_probe_res_ipi },
+	/* The kernel counts its IPIs with call_function_single's. */
+	[WK_TP_CF] = { "call_function_entry", wk_probe_cf_ipi },
 };
 
 static void wk_probes_off(void)
@@ -395,7 +409,7 @@ static void __init wk_calibrate(void)
 }
 
 /* The IRQ counts the kernel keeps for a CPU: an independent sign. */
-static unsigned int wk_irq_count(int cpu, bool call)
+static __always_inline unsigned int wk_irq_count(int cpu, bool call)
 {
 #if defined(CONFIG_X86) && defined(WAKEUP_IRQ_COUNTS)
 	return per_cpu(irq_stat, cpu).counts[call ? IRQ_COUNT_CALL_FUNCTION :
@@ -427,13 +441,17 @@ static void wk_irq_counts(unsigned int *call, unsigned int *res)
 static __always_inline void wk_snap(struct wk_counts *d)
 {
 	struct wk_counts *c = this_cpu_ptr(&wk_cpu.n);
+	int cpu = raw_smp_processor_id();
 
 	d->act[0] = READ_ONCE(c->act[0]);
 	d->act[1] = READ_ONCE(c->act[1]);
 	d->noipi = READ_ONCE(c->noipi);
 	d->cfs_ipi = READ_ONCE(c->cfs_ipi);
 	d->res_ipi = READ_ONCE(c->res_ipi);
+	d->cf_ipi = READ_ONCE(c->cf_ipi);
 	d->hits = READ_ONCE(c->hits);
+	d->kcall = wk_irq_count(cpu, true);
+	d->kres = wk_irq_count(cpu, false);
 }
 
 /* @now - @prev into @d, and @prev = @now. */
@@ -445,7 +463,10 @@ static void wk_delta(struct wk_counts *d, struct wk_counts *prev,
 	d->noipi = now->noipi - prev->noipi;
 	d->cfs_ipi = now->cfs_ipi - prev->cfs_ipi;
 	d->res_ipi = now->res_ipi - prev->res_ipi;
+	d->cf_ipi = now->cf_ipi - prev->cf_ipi;
 	d->hits = now->hits - prev->hits;
+	d->kcall = now->kcall - prev->kcall;
+	d->kres = now->kres - prev->kres;
 	*prev = *now;
 }
 
@@ -475,6 +496,24 @@ static __always_inline void wk_account(struct wk_sender *s,
 	}
 	s->count[path]++;
 	ips_hist_add(&s->hist[path], dt);
+}
+
+/*
+ * A wake-up put in busy while the kernel counted more IPIs on the wakee's
+ * CPU (@t) than the probes did: a probe that missed its IPI, the sign
+ * that it does not fire. The kernel's call count also counts
+ * smp_call_function_many()'s IPIs: call_function_entry's probe counts
+ * those.
+ */
+static __always_inline void wk_sign(struct wk_sender *s, enum wk_scope path,
+				    const struct wk_counts *t)
+{
+	if (path != WK_BUSY && path != WK_CALL_OTHER)
+		return;
+	if (t->kcall > t->cfs_ipi + t->cf_ipi)
+		s->sign[WK_TP_CFS]++;
+	if (path == WK_BUSY && t->kres > t->res_ipi)
+		s->sign[WK_TP_RES]++;
 }
 
 /* Spin until the wakee is asleep and off its CPU, or the sender moved. */
@@ -517,6 +556,8 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 	 */
 	while (!smp_load_acquire(&s->ready))
 		cpu_relax();
+	if (timed)
+		pt = s->tn;
 	while (s->sent < limit && !READ_ONCE(run.stop)) {
 		if (unlikely(raw_smp_processor_id() != cpu)) {
 			ret = -ENXIO;
@@ -545,8 +586,12 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 			ret = -ENXIO;
 			break;
 		}
-		if (timed)
-			wk_account(s, wk_path(&dw, &dt, 0), s->t1 - t0);
+		if (timed) {
+			enum wk_scope path = wk_path(&dw, &dt, 0);
+
+			wk_account(s, path, s->t1 - t0);
+			wk_sign(s, path, &dt);
+		}
 		if (pause)
 			usleep_range(pause, pause);
 		ips_thread_pause();
@@ -560,6 +605,9 @@ static int wk_wakee(void *arg)
 	unsigned long seen = 0, seq;
 	u64 t1 = 0;
 
+	/* The baseline of this CPU's counts, before the first wake-up. */
+	if (timing)
+		wk_snap(&s->tn);
 	/* Pairs with the sender's acquire: from now on asleep is asleep. */
 	smp_store_release(&s->ready, true);
 	for (;;) {
@@ -622,8 +670,11 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 	u64 t0 = 0, t1;
 	int ret = 0;
 
-	if (timed)
+	if (timed) {
 		wk_snap(&pw);
+		pt.kcall = wk_irq_count(target, true);
+		pt.kres = wk_irq_count(target, false);
+	}
 	while (s->sent < limit && !READ_ONCE(run.stop)) {
 		if (unlikely(raw_smp_processor_id() != cpu)) {
 			ret = -ENXIO;
@@ -651,7 +702,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			cpu_relax();
 		s->woken++;
 		if (timed) {
-			enum wk_scope call;
+			enum wk_scope call, path;
 
 			wk_snap(&nw);
 			wk_delta(&dw, &pw, &nw);
@@ -660,8 +711,11 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			call = wk_call_path(&dw, &dt);
 			s->count[call]++;
 			ips_hist_add(&s->hist[call], t1 - t0);
+			wk_sign(s, call, &dt);
 			/* The wake-up came from the target: roles swapped. */
-			wk_account(s, wk_path(&dt, &dw, 1), t1 - t0);
+			path = wk_path(&dt, &dw, 1);
+			wk_account(s, path, t1 - t0);
+			wk_sign(s, path, &dw);
 		}
 		if (pause)
 			usleep_range(pause, pause);
@@ -904,8 +958,7 @@ static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
 			     div);
 }
 
-static const char *wk_proof(unsigned int tp, unsigned int call,
-			    unsigned int res, const struct wk_totals *t)
+static const char *wk_proof(unsigned int tp, const struct wk_totals *t)
 {
 	u64 fired = 0, sign = 0;
 	unsigned int i;
@@ -915,6 +968,7 @@ static const char *wk_proof(unsigned int tp, unsigned int call,
 		const struct wk_cpu *a = per_cpu_ptr(&wk_cpu, s->cpu);
 		const struct wk_cpu *b = per_cpu_ptr(&wk_cpu, s->target);
 
+		sign += s->sign[tp];
 		switch (tp) {
 		case WK_TP_WAKEUP:
 			fired += a->n.act[0] + a->n.act[1] + b->n.act[0] +
@@ -929,24 +983,21 @@ static const char *wk_proof(unsigned int tp, unsigned int call,
 		case WK_TP_RES:
 			fired += a->n.res_ipi + b->n.res_ipi;
 			break;
+		case WK_TP_CF:
+			fired += a->n.cf_ipi + b->n.cf_ipi;
+			break;
 		}
 	}
-	if (fired)
-		return "proven";
 	/*
-	 * Signs that the event happened where a silent probe changed a
-	 * figure: wake-ups made, for sched_wakeup; for an IPI's probe, the
-	 * kernel counted such IPIs on the pairs' CPUs (its call count also
-	 * counts smp_call_function_many()'s) and wake-ups or calls were
-	 * put in a path without notification, where a missed IPI lands.
+	 * sched_wakeup must fire once a wake-up; an IPI's probe is
+	 * unproven when it missed an IPI that the kernel counted during a
+	 * wake-up put in busy (wk_sign()), even if it fired elsewhere.
 	 */
-	if (tp == WK_TP_WAKEUP)
-		sign = t->woken;
-	else if (tp == WK_TP_CFS)
-		sign = call && (t->count[WK_BUSY] || t->count[WK_CALL_OTHER]);
-	else if (tp == WK_TP_RES)
-		sign = res && t->count[WK_BUSY];
-	return sign ? "unproven" : "untested";
+	if (tp == WK_TP_WAKEUP && !fired && t->woken)
+		return "unproven";
+	if (sign)
+		return "unproven";
+	return fired ? "proven" : "untested";
 }
 
 static const char *wk_status(const struct wk_totals *t, bool interrupted,
@@ -995,7 +1046,7 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 		call -= run.irq_call[0];
 		res -= run.irq_res[0];
 		for (i = 0; i < NR_WK_TPS; i++) {
-			const char *pr = wk_proof(i, call, res, &t);
+			const char *pr = wk_proof(i, &t);
 
 			unproven |= !strcmp(pr, "unproven");
 			seq_buf_printf(sb, "proof.%s=%s\n", wk_tps[i].name, pr);
