@@ -577,10 +577,12 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 			s->hits += dw.hits + dt.hits;
 		}
 		/*
-		 * The wakee ran elsewhere: its target went offline and the
-		 * kernel notified no CPU of ours, busy; the run ends.
+		 * The wakee ran elsewhere (its target went offline) or the
+		 * sender did (its CPU went offline): the counts are not the
+		 * pair's, the wake-up is busy; the run ends.
 		 */
-		if (unlikely(READ_ONCE(s->wrong_cpu))) {
+		if (unlikely(READ_ONCE(s->wrong_cpu) ||
+			     raw_smp_processor_id() != cpu)) {
 			if (timed)
 				wk_account(s, WK_BUSY, s->t1 - t0);
 			ret = -ENXIO;
@@ -701,6 +703,16 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 		while (smp_load_acquire(&s->csd.node.u_flags) & CSD_FLAG_LOCK)
 			cpu_relax();
 		s->woken++;
+		/* Woken elsewhere, its CPU gone: busy; the run ends. */
+		if (unlikely(raw_smp_processor_id() != cpu)) {
+			if (timed) {
+				s->count[WK_CALL_OTHER]++;
+				ips_hist_add(&s->hist[WK_CALL_OTHER], t1 - t0);
+				wk_account(s, WK_BUSY, t1 - t0);
+			}
+			ret = -ENXIO;
+			break;
+		}
 		if (timed) {
 			enum wk_scope call, path;
 

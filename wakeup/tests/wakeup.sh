@@ -319,6 +319,7 @@ wk_offline() {
 test_wakeup_offline_target() { wk_offline target ""; }
 test_wakeup_offline_sender() { wk_offline sender ""; }
 test_wakeup_offline_target_rpc() { wk_offline target rpc=1; }
+test_wakeup_offline_sender_rpc() { wk_offline sender rpc=1; }
 
 # Every CPU in a pair, summary log bounded whatever the number of CPUs.
 test_wakeup_all_cpus() {
