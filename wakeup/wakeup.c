@@ -172,7 +172,6 @@ struct wk_counts {
 	u64 cfs_ipi;	/* call_function_single_entry here */
 	u64 res_ipi;	/* reschedule_entry here */
 	u64 cf_ipi;	/* call_function_entry here (not a path's) */
-	u64 hits;	/* probe calls that counted */
 	u64 kcall;	/* the kernel's call-function IRQ count here */
 	u64 kres;	/* the kernel's reschedule IRQ count here */
 };
@@ -272,47 +271,36 @@ static void wk_probe_wakeup(void *data, struct task_struct *p)
 
 	if (!READ_ONCE(c->on))
 		return;
-	if (p == c->task[0]) {
+	if (p == c->task[0])
 		this_cpu_inc(wk_cpu.n.act[0]);
-		this_cpu_inc(wk_cpu.n.hits);
-	} else if (p == c->task[1]) {
+	else if (p == c->task[1])
 		this_cpu_inc(wk_cpu.n.act[1]);
-		this_cpu_inc(wk_cpu.n.hits);
-	}
 }
 
 static void wk_probe_noipi(void *data, int cpu)
 {
 	struct wk_cpu *c = this_cpu_ptr(&wk_cpu);
 
-	if (READ_ONCE(c->on) && cpu == c->peer) {
+	if (READ_ONCE(c->on) && cpu == c->peer)
 		this_cpu_inc(wk_cpu.n.noipi);
-		this_cpu_inc(wk_cpu.n.hits);
-	}
 }
 
 static void wk_probe_cfs_ipi(void *data, int vector)
 {
-	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on)) {
+	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
 		this_cpu_inc(wk_cpu.n.cfs_ipi);
-		this_cpu_inc(wk_cpu.n.hits);
-	}
 }
 
 static void wk_probe_cf_ipi(void *data, int vector)
 {
-	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on)) {
+	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
 		this_cpu_inc(wk_cpu.n.cf_ipi);
-		this_cpu_inc(wk_cpu.n.hits);
-	}
 }
 
 static void wk_probe_res_ipi(void *data, int vector)
 {
-	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on)) {
+	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
 		this_cpu_inc(wk_cpu.n.res_ipi);
-		this_cpu_inc(wk_cpu.n.hits);
-	}
 }
 
 enum { WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, WK_TP_CF, NR_WK_TPS };
@@ -422,6 +410,27 @@ static __always_inline unsigned int wk_irq_count(int cpu, bool call)
 #endif
 }
 
+/* The same on this CPU, a per-CPU read. */
+static __always_inline unsigned int wk_irq_this_cpu(bool call)
+{
+#if defined(CONFIG_X86) && defined(WAKEUP_IRQ_COUNTS)
+	return call ? this_cpu_read(irq_stat.counts[IRQ_COUNT_CALL_FUNCTION]) :
+		      this_cpu_read(irq_stat.counts[IRQ_COUNT_RESCHEDULE]);
+#elif defined(CONFIG_X86)
+	return call ? this_cpu_read(irq_stat.irq_call_count) :
+		      this_cpu_read(irq_stat.irq_resched_count);
+#else
+	return 0;
+#endif
+}
+
+/* Probe calls that counted, in a delta of counts. */
+static __always_inline u64 wk_hits(const struct wk_counts *d)
+{
+	return d->act[0] + d->act[1] + d->noipi + d->cfs_ipi + d->res_ipi +
+	       d->cf_ipi;
+}
+
 static void wk_irq_counts(unsigned int *call, unsigned int *res)
 {
 	unsigned int i;
@@ -441,7 +450,6 @@ static void wk_irq_counts(unsigned int *call, unsigned int *res)
 static __always_inline void wk_snap(struct wk_counts *d)
 {
 	struct wk_counts *c = this_cpu_ptr(&wk_cpu.n);
-	int cpu = raw_smp_processor_id();
 
 	d->act[0] = READ_ONCE(c->act[0]);
 	d->act[1] = READ_ONCE(c->act[1]);
@@ -449,9 +457,8 @@ static __always_inline void wk_snap(struct wk_counts *d)
 	d->cfs_ipi = READ_ONCE(c->cfs_ipi);
 	d->res_ipi = READ_ONCE(c->res_ipi);
 	d->cf_ipi = READ_ONCE(c->cf_ipi);
-	d->hits = READ_ONCE(c->hits);
-	d->kcall = wk_irq_count(cpu, true);
-	d->kres = wk_irq_count(cpu, false);
+	d->kcall = wk_irq_this_cpu(true);
+	d->kres = wk_irq_this_cpu(false);
 }
 
 /* @now - @prev into @d, and @prev = @now. */
@@ -464,7 +471,6 @@ static void wk_delta(struct wk_counts *d, struct wk_counts *prev,
 	d->cfs_ipi = now->cfs_ipi - prev->cfs_ipi;
 	d->res_ipi = now->res_ipi - prev->res_ipi;
 	d->cf_ipi = now->cf_ipi - prev->cf_ipi;
-	d->hits = now->hits - prev->hits;
 	d->kcall = now->kcall - prev->kcall;
 	d->kres = now->kres - prev->kres;
 	*prev = *now;
@@ -574,7 +580,7 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 			wk_snap(&nw);
 			wk_delta(&dw, &pw, &nw);
 			wk_delta(&dt, &pt, &s->tn);
-			s->hits += dw.hits + dt.hits;
+			s->hits += wk_hits(&dw) + wk_hits(&dt);
 		}
 		/*
 		 * The wakee ran elsewhere (its target went offline) or the
@@ -719,7 +725,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			wk_snap(&nw);
 			wk_delta(&dw, &pw, &nw);
 			wk_delta(&dt, &pt, &s->tn);
-			s->hits += dw.hits + dt.hits;
+			s->hits += wk_hits(&dw) + wk_hits(&dt);
 			call = wk_call_path(&dw, &dt);
 			s->count[call]++;
 			ips_hist_add(&s->hist[call], t1 - t0);
