@@ -1,0 +1,373 @@
+# shellcheck shell=sh
+# Tests of wakeup.ko, sourced by scripts/selftest.sh. Uses cpu() and
+# uptime_cs() from ipistorm/tests/ipistorm.sh.
+
+WK_CTL=/sys/kernel/debug/wakeup/control
+WK_RESULT=/sys/kernel/debug/wakeup/result
+WK_FEAT=/sys/kernel/debug/sched/features
+WK_PATHS="wl_poll wl_ipi rq_poll rq_ipi busy"
+WK_PCTS="p50 p75 p90 p95 p99 p995 p999"
+
+# wake PARAMS...: a counted run that must load, its result in $TMP/wakeup.
+wake() {
+	unload wakeup
+	load wakeup "$@"
+	unload wakeup
+}
+
+# The checks every finished run must pass: every wake-up sent woke the
+# wakee (woken == sent) and, timed, sits in exactly one path (the paths
+# add up to the total, none unclassified), per sender and in total.
+# shellcheck disable=SC2154 # vals sets the variables
+check_wake() {
+	[ "$(val wakeup format)" = wakeup/1 ] || fail "unknown result format"
+	_n=$(val wakeup senders)
+	_i=0 _sum=0
+	while [ "$_i" -lt "$_n" ]; do
+		_p=sender$_i
+		vals wakeup "$_p." _sent=sent _woken=woken
+		check "$_woken == $_sent" "$_p: $_woken woken of $_sent sent"
+		_sum=$((_sum + _sent))
+		if [ "$(val wakeup timing)" = 1 ]; then
+			check "$(val wakeup "$_p.unclassified") == 0" "$_p: unclassified wake-ups"
+			_ps=0
+			for _q in $WK_PATHS; do
+				_ps=$((_ps + $(val wakeup "$_p.$_q.wakeups")))
+			done
+			check "$_ps == $_woken" "$_p: the paths hold $_ps wake-ups, $_woken woken"
+			check_hist wakeup "$_p.lat" "$_woken"
+		fi
+		_i=$((_i + 1))
+	done
+	check "$(val wakeup total.sent) == $_sum" "total.sent is not the sum"
+	check "$(val wakeup total.woken) == $(val wakeup total.sent)" "total: woken != sent"
+	[ "$(val wakeup timing)" = 1 ] || return 0
+	check "$(val wakeup total.unclassified) == 0" "unclassified wake-ups"
+	_t=$(val wakeup total.wakeups)
+	check "$_t == $(val wakeup total.woken)" "total.wakeups is not total.woken"
+	_ps=0 _sh=0
+	for _q in $WK_PATHS; do
+		_c=$(val wakeup "$_q.wakeups")
+		_ps=$((_ps + _c))
+		_sh=$(awk -v a="$_sh" -v b="$(val wakeup "$_q.share_pct")" 'BEGIN { print a + b }')
+		[ "$_c" -gt 0 ] || continue
+		_prev=$(val wakeup "$_q.lat_min_ns")
+		for _k in $WK_PCTS max; do
+			_v=$(val wakeup "$_q.lat_${_k}_ns")
+			check "$_v >= $_prev" "$_q: lat_$_k ($_v) below the previous ($_prev)"
+			_prev=$_v
+		done
+	done
+	check "$_ps == $_t" "the paths hold $_ps wake-ups, total $_t"
+	[ "$_t" = 0 ] || check "$_sh >= 99.7 && $_sh <= 100.3" "the shares add up to $_sh %"
+	if grep -q '^proof\..*=unproven$' "$TMP/wakeup"; then
+		fail "unproven probes: $(grep '^proof\.' "$TMP/wakeup" | tr '\n' ' ')"
+	fi
+	case $(val wakeup status) in
+	complete | stopped | errors) ;;
+	*) fail "status=$(val wakeup status)" ;;
+	esac
+}
+
+# wk_split: the path split of the last run, as a note line.
+wk_split() {
+	_s=""
+	for _q in $WK_PATHS; do
+		_s="$_s $_q=$(val wakeup "$_q.wakeups")"
+	done
+	echo "$_s p50=$(val wakeup total.lat_p50_ns) p99=$(val wakeup total.lat_p99_ns)"
+}
+
+# wk_main_path: the path holding most wake-ups.
+wk_main_path() {
+	for _q in $WK_PATHS; do
+		echo "$(val wakeup "$_q.wakeups") $_q"
+	done | sort -n | tail -n 1 | cut -d' ' -f2
+}
+
+# wk_halting: whether idle CPUs halt (no idle=poll, no cpuidle driver that
+# may pick a polling state).
+wk_halting() {
+	! cmdline_has idle=poll &&
+		[ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)" = none ]
+}
+
+# wk_expect PATHS...: most wake-ups took one of PATHS.
+wk_expect() {
+	_m=$(wk_main_path)
+	for _w in "$@"; do
+		[ "$_m" != "$_w" ] || return 0
+	done
+	fail "most wake-ups took $_m, not $*:$(wk_split)"
+}
+
+# Exact accounting: two pairs, every wake-up woke its task and is in one
+# path, counted per sender and in total.
+test_wakeup_accounting() {
+	need_cpus 4
+	wake numwake=5000 pairs="$(cpu 0):$(cpu 1),$(cpu 2):$(cpu 3)"
+	check_wake
+	[ "$(val wakeup status)" = complete ] || fail "status=$(val wakeup status)"
+	check "$(val wakeup total.sent) == 10000" "not 2 x 5000 wake-ups"
+	note "2 pairs:$(wk_split)"
+}
+
+# The path under the boot's idle: halting, a real IPI; polling, none.
+# Each kernel of the test bed (Debian's 6.1 too) queues a wake-up of an
+# idle CPU sharing the waker's LLC on its wake list.
+test_wakeup_path_split() {
+	need_cpus 2
+	wake numwake=20000 cpulist="$(cpu 0)"
+	check_wake
+	note "$(uname -r):$(wk_split); probe cost $(val wakeup total.probe_cost_ns) ns," \
+		"$(val wakeup total.probe_hits_per_wakeup) hits a wake-up"
+	if wk_halting; then
+		wk_expect wl_ipi
+	elif cmdline_has idle=poll; then
+		wk_expect wl_poll
+	else
+		note "a cpuidle driver picks the idle state: no path expected"
+	fi
+}
+
+# TTWU_QUEUE off: the waker enqueues the wakee itself, so wake-ups move
+# from the wake list (wl_*) to the remote enqueue (rq_*); the feature is
+# restored whatever happens.
+test_wakeup_ttwu_queue() {
+	need_cpus 2
+	[ -w "$WK_FEAT" ] || skip "no $WK_FEAT"
+	grep -qw TTWU_QUEUE "$WK_FEAT" || skip "TTWU_QUEUE is not on"
+	wake numwake=5000 cpulist="$(cpu 0)"
+	check_wake
+	on=$(wk_split) onm=$(wk_main_path)
+	echo NO_TTWU_QUEUE >"$WK_FEAT"
+	rc=0
+	(wake numwake=5000 cpulist="$(cpu 0)") || rc=$?
+	echo TTWU_QUEUE >"$WK_FEAT"
+	grep -qw TTWU_QUEUE "$WK_FEAT" || fail "TTWU_QUEUE not restored"
+	check "$rc == 0" "the run without TTWU_QUEUE failed"
+	check_wake
+	off=$(wk_split) offm=$(wk_main_path)
+	note "TTWU_QUEUE:$on"
+	note "NO_TTWU_QUEUE:$off"
+	case $offm in rq_*) ;; *) fail "without TTWU_QUEUE most wake-ups took $offm" ;; esac
+	check "$(val wakeup wl_poll.wakeups) + $(val wakeup wl_ipi.wakeups) == 0" \
+		"wake-list paths without TTWU_QUEUE:$off"
+	case $onm in wl_*) ;; *) fail "with TTWU_QUEUE most wake-ups took $onm" ;; esac
+}
+
+# RPC: the call and the wake-up back, each in one path, adding up.
+test_wakeup_rpc() {
+	need_cpus 2
+	wake numwake=5000 rpc=1 cpulist="$(cpu 0)"
+	check_wake
+	[ "$(val wakeup status)" = complete ] || fail "status=$(val wakeup status)"
+	c=0
+	for q in call_poll call_ipi call_other; do
+		c=$((c + $(val wakeup "$q.wakeups")))
+	done
+	check "$c == $(val wakeup total.woken)" "the calls' paths hold $c round trips"
+	note "rpc: wake-up back$(wk_split); call poll/ipi/other" \
+		"$(val wakeup call_poll.wakeups)/$(val wakeup call_ipi.wakeups)/$(val wakeup call_other.wakeups)"
+	if wk_halting; then
+		check "$(val wakeup call_ipi.wakeups) > $c / 2" "halting target: the calls were not IPIs"
+		wk_expect wl_ipi
+	elif cmdline_has idle=poll; then
+		check "$(val wakeup call_poll.wakeups) > $c / 2" "polling target: the calls were not polled"
+		wk_expect wl_poll
+	fi
+}
+
+test_wakeup_untimed() {
+	need_cpus 2
+	wake numwake=5000 cpulist="$(cpu 0)" timing=0
+	check_wake
+	! has wakeup wl_ipi.wakeups || fail "paths reported with timing=0"
+	! has wakeup total.lat_p50_ns || fail "latency reported with timing=0"
+	[ "$(val wakeup total.wakeups)" = 5000 ] || fail "not 5000 wake-ups"
+}
+
+# wk_stop_once HOW: a run until stopped, stopped 1 s in through HOW
+# (debugfs, param or rmmod); sets $stop_cs, centiseconds.
+wk_stop_once() {
+	unload wakeup
+	insmod "$(ko wakeup)" cpulist="$(cpu 0)" || fail "insmod wakeup failed"
+	sleep 1
+	_t0=$(uptime_cs)
+	case $1 in
+	debugfs) echo stop >"$WK_CTL" ;;
+	param) echo 1 >/sys/module/wakeup/parameters/stop ;;
+	rmmod) rmmod wakeup ;;
+	esac || fail "stop through $1 failed"
+	stop_cs=$(($(uptime_cs) - _t0))
+	if [ "$1" != rmmod ]; then
+		cat "$WK_RESULT" >"$TMP/wakeup" || fail "no result after stop"
+		unload wakeup
+		check_wake
+		check "$(val wakeup total.sent) > 0" "no wake-up in 1 s"
+	fi
+	no_threads wakeup
+}
+
+# A run until stopped ends within 1 s of a stop, whichever way (the better
+# of two attempts, as a loaded host may delay one).
+test_wakeup_stop() {
+	need_cpus 2
+	for how in debugfs param rmmod; do
+		best=1000
+		for _ in 1 2; do
+			wk_stop_once "$how"
+			[ "$stop_cs" -ge "$best" ] || best=$stop_cs
+			[ "$best" -ge 100 ] || break
+		done
+		note "stop through $how 1 s in: ${best}0 ms"
+		check "$best < 100" "stop through $how took ${best}0 ms"
+	done
+	# A count stopped through debugfs mid-run: status=stopped.
+	unload wakeup
+	insmod "$(ko wakeup)" numwake=100000000 cpulist="$(cpu 0)" &
+	pid=$!
+	sleep 2
+	echo stop >"$WK_CTL" || fail "cannot write $WK_CTL"
+	wait "$pid" || fail "insmod failed after a stop"
+	cat "$WK_RESULT" >"$TMP/wakeup"
+	unload wakeup
+	check_wake
+	[ "$(val wakeup status)" = stopped ] || fail "status=$(val wakeup status), not stopped"
+}
+
+# A signal to insmod ends a count at once, unreported, nothing left.
+test_wakeup_interrupt() {
+	need_cpus 2
+	interrupted wakeup wakeup numwake=100000000 cpulist="$(cpu 0)"
+	dmesg_since "$mark" | grep -q "wakeup: status=interrupted$" ||
+		fail "no interrupted status in the log"
+}
+
+test_wakeup_timed() {
+	need_cpus 2
+	t0=$(date +%s)
+	wake duration=2 cpulist="$(cpu 0)"
+	t1=$(date +%s)
+	check_wake
+	[ "$(val wakeup mode)" = timed ] || fail "mode=$(val wakeup mode)"
+	check "$t1 - $t0 <= 4" "insmod took $((t1 - t0)) s for 2 s"
+	check "$(val wakeup sender0.elapsed_ns) >= 2e9" "a 2 s run lasted $(val wakeup sender0.elapsed_ns) ns"
+}
+
+test_wakeup_hostile_params() {
+	need_cpus 3
+	c0=$(cpu 0) c1=$(cpu 1) c2=$(cpu 2)
+	hostile wakeup 24 wakeup <<-EOF
+	numwake|numwake=10 duration=1 cpulist=$c0
+	numwake|numwake=200000000 cpulist=$c0
+	numwake|numwake=-1 cpulist=$c0
+	duration|duration=100000 cpulist=$c0
+	delay|numwake=10 cpulist=$c0 delay=5000000
+	cpulist|numwake=10
+	cpulist|numwake=10 cpulist=
+	cpulist|numwake=10 cpulist=abc
+	cpulist|numwake=10 cpulist=99999
+	cpulist|numwake=10 cpulist=$c0 pairs=$c0:$c1
+	offset|numwake=10 cpulist=$c0 offset=0
+	offset|numwake=10 cpulist=$c0 offset=99999
+	offset|numwake=10 cpulist=$c0 offset=-99999
+	offset|numwake=10 pairs=$c0:$c1 offset=1
+	offset|numwake=10 cpulist=$c0,$c1 offset=1
+	pairs|numwake=10 pairs=$c0:$c0
+	pairs|numwake=10 pairs=$c0:$c1,$c1:$c2
+	pairs|numwake=10 pairs=$c0:$c1,$c0:$c2
+	pairs|numwake=10 pairs=$c0-$c1
+	pairs|numwake=10 pairs=$c0:x
+	pairs|numwake=10 pairs=$c0:99999
+	pairs|numwake=10 pairs=,
+	rpc|numwake=10 cpulist=$c0 rpc=2
+	rpc|numwake=10 cpulist=$c0 rpc=yes
+	timing|numwake=10 cpulist=$c0 timing=7
+	timing|numwake=10 cpulist=$c0 timing=
+	stop|numwake=10 cpulist=$c0 stop=1
+	EOF
+}
+
+# A CPU going offline mid-run ends the run cleanly: the target (the wakee
+# runs elsewhere, the sender stops) or the sender (off its CPU, it stops),
+# with ENXIO and status=errors.
+wk_offline() {
+	need_cpus 3
+	s=$(cpu 0) t=$(cpu 2) off=$(cpu 2)
+	[ "$1" = sender ] && s=$(cpu 2) t=$(cpu 0)
+	[ -w "/sys/devices/system/cpu/cpu$off/online" ] || skip "CPU $off cannot go offline"
+	unload wakeup
+	# shellcheck disable=SC2086 # one word or none
+	insmod "$(ko wakeup)" duration=30 pairs="$s:$t" $2 &
+	pid=$!
+	sleep 2
+	echo 0 >"/sys/devices/system/cpu/cpu$off/online"
+	sleep 1
+	echo 1 >"/sys/devices/system/cpu/cpu$off/online"
+	# The run ends when its sender does, well before its 30 s.
+	t0=$(date +%s)
+	wait "$pid" || fail "insmod failed"
+	check "$(date +%s) - $t0 <= 10" "insmod still ran $(($(date +%s) - t0)) s after"
+	cat "$WK_RESULT" >"$TMP/wakeup"
+	unload wakeup
+	check_wake
+	[ "$(val wakeup status)" = errors ] || fail "status=$(val wakeup status), not errors"
+	check "$(val wakeup sender0.error) == -6" "error $(val wakeup sender0.error), not -ENXIO"
+	check "$(val wakeup sender0.elapsed_ns) < 10e9" "the sender did not stop when its $1 CPU went"
+	note "$1 CPU offline ${2:-}: error after $(val wakeup sender0.sent) wake-ups"
+}
+
+test_wakeup_offline_target() { wk_offline target ""; }
+test_wakeup_offline_sender() { wk_offline sender ""; }
+test_wakeup_offline_target_rpc() { wk_offline target rpc=1; }
+test_wakeup_offline_sender_rpc() { wk_offline sender rpc=1; }
+
+# Every CPU in a pair, summary log bounded whatever the number of CPUs.
+test_wakeup_all_cpus() {
+	need_cpus 2
+	n=$(ncpus)
+	list=$(awk -v n="$n" 'BEGIN { for (i = 0; i + 1 < n; i += 2) printf "%s%d:%d", i ? "," : "", i, i + 1 }')
+	mark=$(dmesg_mark)
+	wake numwake=500 pairs="$list"
+	lines=$(log_lines "$mark" wakeup)
+	check_wake
+	check "$lines <= 30" "$lines kernel-log lines for one run"
+	dmesg_since "$mark" | tail -n 1 | grep -q "wakeup: status=" ||
+		fail "the log does not end with the status line"
+	note "$(val wakeup senders) pairs, $lines log lines"
+}
+
+# A long run trips no lockup, stall or hung-task detector.
+test_wakeup_long() {
+	need_cpus 2
+	wake numwake="${WAKEUP_LONG_NUMWAKE:-300000}" cpulist="$(cpu 0)"
+	check_wake
+	note "$(val wakeup total.sent) wake-ups in $(val wakeup runtime_ns) ns"
+}
+
+# idle_reentry beside wakeup on the target: each wake-up ends an idle
+# round that switches to the wakee (a fair task) through a full pick,
+# never a re-entry through SM_IDLE's fast path.
+test_wakeup_idle_reentry() {
+	need_cpus 2
+	a=$(cpu 0) t=$(cpu 1)
+	unload idle_reentry
+	unload wakeup
+	insmod "$(ko idle_reentry)" cpulist="$t" || fail "insmod idle_reentry failed"
+	load wakeup numwake=2000 pairs="$a:$t"
+	unload wakeup
+	echo stop >/sys/kernel/debug/idle_reentry/control || fail "cannot stop idle_reentry"
+	cat /sys/kernel/debug/idle_reentry/result >"$TMP/idle_reentry"
+	unload idle_reentry
+	check_wake
+	w=$(val wakeup total.woken)
+	sw=$(val idle_reentry total.switched_fair)
+	sp=$(val idle_reentry total.switched_pick)
+	note "wake-ups $w; idle rounds switched to a fair task $sw, with a pick $sp," \
+		"re-entries $(val idle_reentry total.reentries), fast path $(val idle_reentry total.fast_pct) %," \
+		"pick_hook=$(val idle_reentry pick_hook)"
+	[ "$(val idle_reentry pick_hook)" = proven ] || fail "pick_hook=$(val idle_reentry pick_hook)"
+	check "$sw >= $w" "$w wake-ups, only $sw rounds switched to a fair task"
+	check "$sp >= $w" "$w wake-ups, only $sp switched rounds made a pick"
+}

@@ -1,0 +1,1392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakeup - wake-ups of tasks sleeping on idle CPUs, timed one by one and
+ * each attributed to the path the kernel took to notify the target:
+ *  - wl_poll: the wakee was queued on the target's wake list and the
+ *    target, idling with TIF_POLLING_NRFLAG, was sent TIF_NEED_RESCHED
+ *    instead of an IPI;
+ *  - wl_ipi: the wake list and a real call-function IPI;
+ *  - rq_poll: the waker enqueued the wakee on the target's runqueue
+ *    itself and resched_curr() set TIF_NEED_RESCHED on the polling target;
+ *  - rq_ipi: the remote enqueue and a real reschedule IPI;
+ *  - busy: no notification (the target was not idle, or a notification
+ *    already pending covered this one).
+ *
+ *   insmod wakeup.ko numwake=20000 pairs=0:1
+ *
+ * One sender kthread per sender CPU (released together) wakes a wakee
+ * kthread bound to its target CPU, waits for it to run, then for it to be
+ * back asleep, and again. With rpc=1 the sender instead queues a
+ * call-function on the target whose callback wakes the sender, asleep
+ * meanwhile: the round trip, split by the call's delivery and by the
+ * wake-up's path back.
+ *
+ * The paths are told from four tracepoints, found by name:
+ * sched:sched_wakeup (on the target: the wake list; on the waker: the
+ * remote enqueue), sched:sched_wake_idle_without_ipi (on the waker: the
+ * target polled), irq_vectors:call_function_single_entry and
+ * irq_vectors:reschedule_entry (on the target: a real IPI).
+ *
+ * A count runs inside insmod (a signal ends it, unreported); duration=
+ * seconds too; with neither, the senders run until stopped: "stop" to
+ * /sys/kernel/debug/wakeup/control, 1 to the stop parameter, or rmmod.
+ * A summary goes to the kernel log; the whole result stays in
+ * /sys/kernel/debug/wakeup/result until rmmod.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <linux/utsname.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/hardirq.h>
+#include <asm/tsc.h>
+#endif
+
+#include "../common/clock.h"
+#include "../common/hist.h"
+#include "../common/param.h"
+#include "../common/result.h"
+#include "../common/session.h"
+#include "../common/thread.h"
+#include "../common/tp.h"
+
+#define WAKEUP_FORMAT		"wakeup/1"
+#define MAX_NUMWAKE		100000000UL
+#define MAX_DURATION_S		3600U
+#define TIME_CAP_S		600U
+#define MAX_DELAY_US		1000000U
+#define MAX_PAIRS_LEN		16384U
+#define CALIB_HITS		1000U
+#define CALIB_RUNS		5U
+
+/* ---- parameters -------------------------------------------------------- */
+
+static unsigned long numwake;
+module_param(numwake, ulong, 0444);
+MODULE_PARM_DESC(numwake, "Wake-ups per sender, run inside insmod (count, default 0: unset; max 100000000)");
+
+static unsigned int duration;
+module_param(duration, uint, 0444);
+MODULE_PARM_DESC(duration, "Run for this long inside insmod instead of a count (seconds, default 0: unset; max 3600); with neither, run until stopped");
+
+static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
+MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax; each wakes a task on sender + offset (give cpulist or pairs)");
+
+static int offset = 1;
+static bool offset_given;
+
+static int wakeup_set_offset(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_int(val, kp);
+
+	offset_given |= !ret;
+	return ret;
+}
+
+static const struct kernel_param_ops wakeup_offset_ops = {
+	.set	= wakeup_set_offset,
+	.get	= param_get_int,
+};
+
+module_param_cb(offset, &wakeup_offset_ops, &offset, 0444);
+MODULE_PARM_DESC(offset, "With cpulist: target CPU = sender CPU + offset (CPUs, default 1)");
+
+static struct ips_long_string pairs = { .max = MAX_PAIRS_LEN };
+module_param_cb(pairs, &ips_long_string_ops, &pairs, 0444);
+MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 0:1,2:3, instead of cpulist/offset; no CPU in two pairs");
+
+static bool rpc;
+module_param_cb(rpc, &ips_bool_strict_ops, &rpc, 0444);
+MODULE_PARM_DESC(rpc, "1: the sender queues a call-function on the target whose callback wakes the sender; 0: the sender wakes a task on the target (default 0)");
+
+static bool timing = true;
+module_param_cb(timing, &ips_bool_strict_ops, &timing, 0444);
+MODULE_PARM_DESC(timing, "1: time and attribute every wake-up (tracepoint probes); 0: count only, no probe, no clock read (default 1)");
+
+static unsigned int delay;
+module_param(delay, uint, 0444);
+MODULE_PARM_DESC(delay, "Sleep between wake-ups (microseconds, default 0; max 1000000)");
+
+static void wakeup_finish(bool interrupted);
+static struct ips_session wk_session = IPS_SESSION_INIT(wk_session, wakeup_finish);
+module_param_cb(stop, &ips_session_stop_ops, &wk_session, 0644);
+MODULE_PARM_DESC(stop, "Write 1 to end a run early, as \"stop\" to the debugfs control file does");
+
+/* ---- paths --------------------------------------------------------------- */
+
+enum wk_scope {
+	WK_TOTAL,
+	WK_WL_POLL,
+	WK_WL_IPI,
+	WK_RQ_POLL,
+	WK_RQ_IPI,
+	WK_BUSY,
+	WK_CALL_POLL,	/* rpc=1: how the call reached the target */
+	WK_CALL_IPI,
+	WK_CALL_OTHER,
+	NR_WK_SCOPES
+};
+
+#define WK_FIRST_PATH	WK_WL_POLL
+#define WK_LAST_PATH	WK_BUSY
+
+static const char * const wk_scope_names[NR_WK_SCOPES] = {
+	[WK_TOTAL] = "total",
+	[WK_WL_POLL] = "wl_poll",
+	[WK_WL_IPI] = "wl_ipi",
+	[WK_RQ_POLL] = "rq_poll",
+	[WK_RQ_IPI] = "rq_ipi",
+	[WK_BUSY] = "busy",
+	[WK_CALL_POLL] = "call_poll",
+	[WK_CALL_IPI] = "call_ipi",
+	[WK_CALL_OTHER] = "call_other",
+};
+
+/*
+ * What the probes counted on one CPU of a pair, written on that CPU only
+ * (this_cpu ops: an interrupt cannot tear them) and read by the pair's
+ * threads at the end of a wake-up: a snapshot.
+ */
+struct wk_counts {
+	u64 act[2];	/* sched_wakeup here of [0] the wakee, [1] the sender */
+	u64 noipi;	/* sched_wake_idle_without_ipi here for the peer CPU */
+	u64 cfs_ipi;	/* call_function_single_entry here */
+	u64 res_ipi;	/* reschedule_entry here */
+	u64 cf_ipi;	/* call_function_entry here (not a path's) */
+	u64 kcall;	/* the kernel's call-function IRQ count here */
+	u64 kres;	/* the kernel's reschedule IRQ count here */
+};
+
+struct wk_cpu {
+	struct wk_counts n;
+	struct task_struct *task[2];	/* the pair's wakee and sender */
+	int peer;
+	bool on;
+};
+
+static DEFINE_PER_CPU_ALIGNED(struct wk_cpu, wk_cpu);
+
+/* ---- state --------------------------------------------------------------- */
+
+struct wk_sender {
+	int cpu;
+	int target;
+	struct task_struct *task;
+	struct task_struct *wakee;	/* rpc=0 */
+	call_single_data_t csd;		/* rpc=1 */
+
+	/* Written by the sender. */
+	u64 sent;
+	u64 woken;
+	u64 unclassified;
+	u64 hits;
+	u64 sign[5];		/* per tracepoint: its IPI missed (wk_sign()) */
+	u64 start_ns;
+	u64 end_ns;
+	int error;
+	bool capped;
+	u64 count[NR_WK_SCOPES];
+	struct ips_hist *hist;		/* [NR_WK_SCOPES], timing=1 */
+
+	/* Written by the sender, read on the target. */
+	unsigned long seq ____cacheline_aligned_in_smp;
+
+	/* Written on the target (the wakee, or the call's callback). */
+	unsigned long ack ____cacheline_aligned_in_smp;
+	u64 t1;
+	struct wk_counts tn;		/* the target's counts, copied there */
+	bool wrong_cpu;
+	bool ready;			/* the wakee is in its loop */
+};
+
+static struct wk_sender **senders;
+static unsigned int nr_senders;
+
+static struct {
+	bool stop ____cacheline_aligned_in_smp;
+	atomic_t running ____cacheline_aligned_in_smp;
+	struct completion go;
+	struct completion done;
+	bool capped;
+	bool started;
+	bool probes;
+	u32 hit_ps;		/* calibrated cost of one probe hit, ps */
+	unsigned int irq_call[2], irq_res[2];	/* pair CPUs' IRQ counts, start */
+} run;
+
+/* ---- clock --------------------------------------------------------------- */
+
+/*
+ * A clock read on one CPU and compared with one read on another: the TSC
+ * where common/clock.h trusts it (constant, synchronised), read ordered
+ * (rdtsc_ordered(): the read is not hoisted above the wake-up's stores
+ * or the wakee's), else the monotonic clock's NMI-safe read. common/
+ * clock.h's sched_clock() fallback is per CPU, so not used here.
+ */
+static __always_inline u64 wk_clock(void)
+{
+#ifdef CONFIG_X86
+	if (static_branch_likely(&ips_clock_tsc))
+		return rdtsc_ordered();
+#endif
+	return ktime_get_mono_fast_ns();
+}
+
+static void wk_clock_scale(u32 *mul, u32 *div)
+{
+	*mul = 1;
+	*div = 1;
+#ifdef CONFIG_X86
+	if (static_branch_likely(&ips_clock_tsc)) {
+		*mul = USEC_PER_SEC;
+		*div = tsc_khz;
+	}
+#endif
+}
+
+/* ---- probes -------------------------------------------------------------- */
+
+static void wk_probe_wakeup(void *data, struct task_struct *p)
+{
+	struct wk_cpu *c = this_cpu_ptr(&wk_cpu);
+
+	if (!READ_ONCE(c->on))
+		return;
+	if (p == c->task[0])
+		this_cpu_inc(wk_cpu.n.act[0]);
+	else if (p == c->task[1])
+		this_cpu_inc(wk_cpu.n.act[1]);
+}
+
+static void wk_probe_noipi(void *data, int cpu)
+{
+	struct wk_cpu *c = this_cpu_ptr(&wk_cpu);
+
+	if (READ_ONCE(c->on) && cpu == c->peer)
+		this_cpu_inc(wk_cpu.n.noipi);
+}
+
+static void wk_probe_cfs_ipi(void *data, int vector)
+{
+	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
+		this_cpu_inc(wk_cpu.n.cfs_ipi);
+}
+
+static void wk_probe_cf_ipi(void *data, int vector)
+{
+	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
+		this_cpu_inc(wk_cpu.n.cf_ipi);
+}
+
+static void wk_probe_res_ipi(void *data, int vector)
+{
+	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
+		this_cpu_inc(wk_cpu.n.res_ipi);
+}
+
+enum { WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, WK_TP_CF, NR_WK_TPS };
+
+static struct wk_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+} wk_tps[NR_WK_TPS] = {
+	[WK_TP_WAKEUP] = { "sched_wakeup", wk_probe_wakeup },
+	[WK_TP_NOIPI] = { "sched_wake_idle_without_ipi", wk_probe_noipi },
+	[WK_TP_CFS] = { "call_function_single_entry", wk_probe_cfs_ipi },
+	[WK_TP_RES] = { "reschedule_entry", wk_probe_res_ipi },
+	/* The kernel counts its IPIs with call_function_single's. */
+	[WK_TP_CF] = { "call_function_entry", wk_probe_cf_ipi },
+};
+
+static void wk_probes_off(void)
+{
+	unsigned int i;
+
+	if (!run.probes)
+		return;
+	for (i = 0; i < NR_WK_TPS; i++) {
+		if (wk_tps[i].registered)
+			tracepoint_probe_unregister(wk_tps[i].tp, wk_tps[i].probe,
+						    NULL);
+		wk_tps[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+	run.probes = false;
+}
+
+static int __init wk_probes_on(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < NR_WK_TPS; i++) {
+		wk_tps[i].tp = ips_tp_find(wk_tps[i].name);
+		if (!wk_tps[i].tp) {
+			pr_err("timing=1: this kernel has no %s tracepoint (timing=0 runs without)\n",
+			       wk_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	run.probes = true;
+	for (i = 0; i < NR_WK_TPS; i++) {
+		ret = tracepoint_probe_register(wk_tps[i].tp, wk_tps[i].probe,
+						NULL);
+		if (ret) {
+			pr_err("timing=1: cannot probe %s: %d\n", wk_tps[i].name,
+			       ret);
+			wk_probes_off();
+			return ret;
+		}
+		wk_tps[i].registered = true;
+	}
+	return 0;
+}
+
+/*
+ * The cost of one probe hit: the probes called directly on this CPU,
+ * counting, interrupts off, CALIB_HITS times each (the tracepoint's own
+ * dispatch, a few instructions, is not in it); the best of CALIB_RUNS
+ * runs, as an emulator or a hypervisor may stall one. In ps.
+ */
+static void __init wk_calibrate(void)
+{
+	struct wk_cpu *c;
+	unsigned long flags;
+	u64 t0, dt = U64_MAX;
+	unsigned int i, r;
+	u32 mul, div;
+
+	wk_clock_scale(&mul, &div);
+	for (r = 0; r < CALIB_RUNS; r++) {
+		local_irq_save(flags);
+		c = this_cpu_ptr(&wk_cpu);
+		c->task[0] = current;
+		c->peer = -1;
+		WRITE_ONCE(c->on, true);
+		t0 = wk_clock();
+		for (i = 0; i < CALIB_HITS; i++) {
+			wk_probe_wakeup(NULL, current);
+			wk_probe_cfs_ipi(NULL, 0);
+		}
+		dt = min(dt, wk_clock() - t0);
+		WRITE_ONCE(c->on, false);
+		memset(c, 0, sizeof(*c));
+		local_irq_restore(flags);
+		cond_resched();
+	}
+	run.hit_ps = (u32)min_t(u64, U32_MAX,
+				div64_u64(mul_u64_u32_div(dt, mul, div) * 1000,
+					  2 * CALIB_HITS));
+}
+
+/* The IRQ counts the kernel keeps for a CPU: an independent sign. */
+static __always_inline unsigned int wk_irq_count(int cpu, bool call)
+{
+#if defined(CONFIG_X86) && defined(WAKEUP_IRQ_COUNTS)
+	return per_cpu(irq_stat, cpu).counts[call ? IRQ_COUNT_CALL_FUNCTION :
+					     IRQ_COUNT_RESCHEDULE];
+#elif defined(CONFIG_X86)
+	return call ? per_cpu(irq_stat, cpu).irq_call_count :
+		      per_cpu(irq_stat, cpu).irq_resched_count;
+#else
+	return 0;
+#endif
+}
+
+/* The same on this CPU, a per-CPU read. */
+static __always_inline unsigned int wk_irq_this_cpu(bool call)
+{
+#if defined(CONFIG_X86) && defined(WAKEUP_IRQ_COUNTS)
+	return call ? this_cpu_read(irq_stat.counts[IRQ_COUNT_CALL_FUNCTION]) :
+		      this_cpu_read(irq_stat.counts[IRQ_COUNT_RESCHEDULE]);
+#elif defined(CONFIG_X86)
+	return call ? this_cpu_read(irq_stat.irq_call_count) :
+		      this_cpu_read(irq_stat.irq_resched_count);
+#else
+	return 0;
+#endif
+}
+
+/* Probe calls that counted, in a delta of counts. */
+static __always_inline u64 wk_hits(const struct wk_counts *d)
+{
+	return d->act[0] + d->act[1] + d->noipi + d->cfs_ipi + d->res_ipi +
+	       d->cf_ipi;
+}
+
+static void wk_irq_counts(unsigned int *call, unsigned int *res)
+{
+	unsigned int i;
+
+	*call = 0;
+	*res = 0;
+	for (i = 0; i < nr_senders; i++) {
+		*call += wk_irq_count(senders[i]->cpu, true) +
+			 wk_irq_count(senders[i]->target, true);
+		*res += wk_irq_count(senders[i]->cpu, false) +
+			wk_irq_count(senders[i]->target, false);
+	}
+}
+
+/* ---- the wake loop ------------------------------------------------------- */
+
+static __always_inline void wk_snap(struct wk_counts *d)
+{
+	struct wk_counts *c = this_cpu_ptr(&wk_cpu.n);
+
+	d->act[0] = READ_ONCE(c->act[0]);
+	d->act[1] = READ_ONCE(c->act[1]);
+	d->noipi = READ_ONCE(c->noipi);
+	d->cfs_ipi = READ_ONCE(c->cfs_ipi);
+	d->res_ipi = READ_ONCE(c->res_ipi);
+	d->cf_ipi = READ_ONCE(c->cf_ipi);
+	d->kcall = wk_irq_this_cpu(true);
+	d->kres = wk_irq_this_cpu(false);
+}
+
+/* @now - @prev into @d, and @prev = @now. */
+static void wk_delta(struct wk_counts *d, struct wk_counts *prev,
+		     const struct wk_counts *now)
+{
+	d->act[0] = now->act[0] - prev->act[0];
+	d->act[1] = now->act[1] - prev->act[1];
+	d->noipi = now->noipi - prev->noipi;
+	d->cfs_ipi = now->cfs_ipi - prev->cfs_ipi;
+	d->res_ipi = now->res_ipi - prev->res_ipi;
+	d->cf_ipi = now->cf_ipi - prev->cf_ipi;
+	d->kcall = now->kcall - prev->kcall;
+	d->kres = now->kres - prev->kres;
+	*prev = *now;
+}
+
+/*
+ * The path of one wake-up of task @who (0: the wakee, 1: the sender) from
+ * what the probes counted during it on the waker's CPU (@w) and the
+ * wakee's (@t): activated on the wakee's CPU, the wake list; on the
+ * waker's, a remote enqueue; then polled, a real IPI, or neither. NR: seen
+ * on neither CPU, or both.
+ */
+static enum wk_scope wk_path(const struct wk_counts *w,
+			     const struct wk_counts *t, int who)
+{
+	if (t->act[who] && !w->act[who])
+		return w->noipi ? WK_WL_POLL : t->cfs_ipi ? WK_WL_IPI : WK_BUSY;
+	if (w->act[who] && !t->act[who])
+		return w->noipi ? WK_RQ_POLL : t->res_ipi ? WK_RQ_IPI : WK_BUSY;
+	return NR_WK_SCOPES;
+}
+
+static __always_inline void wk_account(struct wk_sender *s,
+				       enum wk_scope path, u64 dt)
+{
+	if (path == NR_WK_SCOPES) {
+		s->unclassified++;
+		return;
+	}
+	s->count[path]++;
+	ips_hist_add(&s->hist[path], dt);
+}
+
+/*
+ * A wake-up put in busy while the kernel counted more IPIs on the wakee's
+ * CPU (@t) than the probes did: a probe that missed its IPI, the sign
+ * that it does not fire. The kernel's call count also counts
+ * smp_call_function_many()'s IPIs: call_function_entry's probe counts
+ * those.
+ */
+static __always_inline void wk_sign(struct wk_sender *s, enum wk_scope path,
+				    const struct wk_counts *t)
+{
+	if (path != WK_BUSY && path != WK_CALL_OTHER)
+		return;
+	if (t->kcall > t->cfs_ipi + t->cf_ipi)
+		s->sign[WK_TP_CFS]++;
+	if (path == WK_BUSY && t->kres > t->res_ipi)
+		s->sign[WK_TP_RES]++;
+}
+
+/* Spin until the wakee is asleep and off its CPU, or the sender moved. */
+static __always_inline void wk_wait_asleep(struct task_struct *p)
+{
+	/* Acquire: the wakee's stores before it left its CPU are seen. */
+	while (task_is_running(p) || smp_load_acquire(&p->on_cpu))
+		cpu_relax();
+}
+
+static __always_inline void wk_wait_ack(struct wk_sender *s,
+					unsigned long seq)
+{
+	/* Pairs with the target's release: its t1 and counts are seen. */
+	while (smp_load_acquire(&s->ack) != seq)
+		cpu_relax();
+}
+
+/*
+ * rpc=0: wake the wakee, wait for it to run (it acks, with the time it
+ * ran and its CPU's counts), then for it to sleep again. @timed: the
+ * clock, the probes' counts and the histograms; without, the bare loop.
+ */
+static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
+{
+	const u64 limit = numwake ?: U64_MAX;
+	const unsigned int pause = delay;
+	const int cpu = s->cpu;
+	struct task_struct *wakee = s->wakee;
+	struct wk_counts pw = {}, pt = {}, nw, dw, dt;
+	unsigned long seq = 0;
+	u64 t0 = 0;
+	int ret = 0;
+
+	if (timed)
+		wk_snap(&pw);
+	/*
+	 * Before, its state may read TASK_WAKING: not asleep. Acquire:
+	 * pairs with the wakee's release.
+	 */
+	while (!smp_load_acquire(&s->ready))
+		cpu_relax();
+	if (timed)
+		pt = s->tn;
+	while (s->sent < limit && !READ_ONCE(run.stop)) {
+		if (unlikely(raw_smp_processor_id() != cpu)) {
+			ret = -ENXIO;
+			break;
+		}
+		wk_wait_asleep(wakee);
+		WRITE_ONCE(s->seq, ++seq);
+		if (timed)
+			t0 = wk_clock();
+		s->woken += wake_up_process(wakee);
+		s->sent++;
+		wk_wait_ack(s, seq);
+		if (timed) {
+			wk_snap(&nw);
+			wk_delta(&dw, &pw, &nw);
+			wk_delta(&dt, &pt, &s->tn);
+			s->hits += wk_hits(&dw) + wk_hits(&dt);
+		}
+		/*
+		 * The wakee ran elsewhere (its target went offline) or the
+		 * sender did (its CPU went offline): the counts are not the
+		 * pair's, the wake-up is busy; the run ends.
+		 */
+		if (unlikely(READ_ONCE(s->wrong_cpu) ||
+			     raw_smp_processor_id() != cpu)) {
+			if (timed)
+				wk_account(s, WK_BUSY, s->t1 - t0);
+			ret = -ENXIO;
+			break;
+		}
+		if (timed) {
+			enum wk_scope path = wk_path(&dw, &dt, 0);
+
+			wk_account(s, path, s->t1 - t0);
+			wk_sign(s, path, &dt);
+		}
+		if (pause)
+			usleep_range(pause, pause);
+		ips_thread_pause();
+	}
+	return ret;
+}
+
+static int wk_wakee(void *arg)
+{
+	struct wk_sender *s = arg;
+	unsigned long seen = 0, seq;
+	u64 t1 = 0;
+
+	/* The baseline of this CPU's counts, before the first wake-up. */
+	if (timing)
+		wk_snap(&s->tn);
+	/* Pairs with the sender's acquire: from now on asleep is asleep. */
+	smp_store_release(&s->ready, true);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		seq = READ_ONCE(s->seq);
+		if (seq == seen) {
+			schedule();
+			if (timing)
+				t1 = wk_clock();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		seen = seq;
+		s->t1 = t1;
+		if (timing)
+			wk_snap(&s->tn);
+		if (raw_smp_processor_id() != s->target)
+			WRITE_ONCE(s->wrong_cpu, true);
+		/* Pairs with wk_wait_ack(): t1, tn and wrong_cpu go first. */
+		smp_store_release(&s->ack, seq);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/* rpc=1: the call's callback, on the target, wakes the sender. */
+static void wk_rpc_cb(void *info)
+{
+	struct wk_sender *s = info;
+
+	WRITE_ONCE(s->t1, READ_ONCE(s->seq));	/* the sender's wake condition */
+	wake_up_process(s->task);
+	if (timing)
+		wk_snap(&s->tn);
+	/* Pairs with wk_wait_ack(): the counts copied go first. */
+	smp_store_release(&s->ack, READ_ONCE(s->seq));
+}
+
+static __always_inline enum wk_scope wk_call_path(const struct wk_counts *w,
+						  const struct wk_counts *t)
+{
+	return w->noipi ? WK_CALL_POLL : t->cfs_ipi ? WK_CALL_IPI :
+	       WK_CALL_OTHER;
+}
+
+/*
+ * rpc=1: queue the call and sleep until its callback wakes us; the round
+ * trip from the call to running again. The callback's stores (after its
+ * wake-up) are waited for before the csd is used again.
+ */
+static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
+{
+	const u64 limit = numwake ?: U64_MAX;
+	const unsigned int pause = delay;
+	const int cpu = s->cpu, target = s->target;
+	struct wk_counts pw = {}, pt = {}, nw, dw, dt;
+	unsigned long seq = 0;
+	u64 t0 = 0, t1;
+	int ret = 0;
+
+	if (timed) {
+		wk_snap(&pw);
+		pt.kcall = wk_irq_count(target, true);
+		pt.kres = wk_irq_count(target, false);
+	}
+	while (s->sent < limit && !READ_ONCE(run.stop)) {
+		if (unlikely(raw_smp_processor_id() != cpu)) {
+			ret = -ENXIO;
+			break;
+		}
+		WRITE_ONCE(s->seq, ++seq);
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (timed)
+			t0 = wk_clock();
+		ret = smp_call_function_single_async(target, &s->csd);
+		if (unlikely(ret)) {
+			__set_current_state(TASK_RUNNING);
+			break;
+		}
+		s->sent++;
+		while (READ_ONCE(s->t1) != seq) {
+			schedule();
+			set_current_state(TASK_INTERRUPTIBLE);
+		}
+		__set_current_state(TASK_RUNNING);
+		t1 = timed ? wk_clock() : 0;
+		wk_wait_ack(s, seq);
+		/* The csd is free once the callback returned (acquire). */
+		while (smp_load_acquire(&s->csd.node.u_flags) & CSD_FLAG_LOCK)
+			cpu_relax();
+		s->woken++;
+		/* Woken elsewhere, its CPU gone: busy; the run ends. */
+		if (unlikely(raw_smp_processor_id() != cpu)) {
+			if (timed) {
+				s->count[WK_CALL_OTHER]++;
+				ips_hist_add(&s->hist[WK_CALL_OTHER], t1 - t0);
+				wk_account(s, WK_BUSY, t1 - t0);
+			}
+			ret = -ENXIO;
+			break;
+		}
+		if (timed) {
+			enum wk_scope call, path;
+
+			wk_snap(&nw);
+			wk_delta(&dw, &pw, &nw);
+			wk_delta(&dt, &pt, &s->tn);
+			s->hits += wk_hits(&dw) + wk_hits(&dt);
+			call = wk_call_path(&dw, &dt);
+			s->count[call]++;
+			ips_hist_add(&s->hist[call], t1 - t0);
+			wk_sign(s, call, &dt);
+			/* The wake-up came from the target: roles swapped. */
+			path = wk_path(&dt, &dw, 1);
+			wk_account(s, path, t1 - t0);
+			wk_sign(s, path, &dw);
+		}
+		if (pause)
+			usleep_range(pause, pause);
+		ips_thread_pause();
+	}
+	return ret;
+}
+
+static int wk_run(struct wk_sender *s)
+{
+	if (rpc)
+		return timing ? wk_loop_rpc(s, true) : wk_loop_rpc(s, false);
+	return timing ? wk_loop_wake(s, true) : wk_loop_wake(s, false);
+}
+
+static int wk_sender_thread(void *arg)
+{
+	struct wk_sender *s = arg;
+	enum wk_scope p;
+	bool stopped;
+
+	wait_for_completion(&run.go);
+	s->start_ns = ktime_get_ns();
+	s->error = wk_run(s);
+	s->end_ns = ktime_get_ns();
+	if (s->hist) {
+		for (p = WK_FIRST_PATH; p <= WK_LAST_PATH; p++)
+			ips_hist_merge(&s->hist[WK_TOTAL], &s->hist[p]);
+	}
+	s->count[WK_TOTAL] = s->woken;
+	/* Acquire: pairs with the cap's release, capped is seen with stop. */
+	stopped = smp_load_acquire(&run.stop);
+	s->capped = !s->error && numwake && s->sent < numwake && stopped &&
+		    READ_ONCE(run.capped);
+	if (atomic_dec_and_test(&run.running))
+		complete_all(&run.done);
+	ips_thread_wait_stop();
+	return 0;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static void wk_cpu_set(int cpu, int peer, const struct wk_sender *s)
+{
+	struct wk_cpu *c = per_cpu_ptr(&wk_cpu, cpu);
+
+	memset(c, 0, sizeof(*c));
+	c->task[0] = s->wakee;
+	c->task[1] = s->task;
+	c->peer = peer;
+	WRITE_ONCE(c->on, timing);
+}
+
+static void wk_cpu_clear(int cpu)
+{
+	WRITE_ONCE(per_cpu_ptr(&wk_cpu, cpu)->on, false);
+}
+
+static void wk_stop_threads(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		struct wk_sender *s = senders[i];
+
+		if (s->task)
+			kthread_stop(s->task);
+		if (s->wakee)
+			kthread_stop(s->wakee);
+		s->task = NULL;
+		s->wakee = NULL;
+	}
+}
+
+static struct task_struct *__init wk_thread(int (*fn)(void *), void *arg,
+					    int cpu, const char *what)
+{
+	struct task_struct *t;
+
+	t = kthread_create_on_node(fn, arg, cpu_to_node(cpu), "wakeup/%s%d",
+				   what, cpu);
+	if (!IS_ERR(t))
+		kthread_bind(t, cpu);
+	return t;
+}
+
+/* Create the threads, bound; called with the hotplug lock held. */
+static int __init wk_create(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		struct wk_sender *s = senders[i];
+		struct task_struct *t;
+
+		t = wk_thread(wk_sender_thread, s, s->cpu, "s");
+		if (IS_ERR(t))
+			goto err;
+		s->task = t;
+		if (rpc) {
+			INIT_CSD(&s->csd, wk_rpc_cb, s);
+			continue;
+		}
+		t = wk_thread(wk_wakee, s, s->target, "w");
+		if (IS_ERR(t))
+			goto err;
+		s->wakee = t;
+	}
+	return 0;
+err:
+	/* Threads never woken exit from kthread_stop() unrun. */
+	wk_stop_threads();
+	return -ENOMEM;
+}
+
+/* Start every thread and release the senders together. */
+static void __init wk_release(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		wk_cpu_set(senders[i]->cpu, senders[i]->target, senders[i]);
+		wk_cpu_set(senders[i]->target, senders[i]->cpu, senders[i]);
+	}
+	wk_irq_counts(&run.irq_call[0], &run.irq_res[0]);
+	run.started = true;
+	for (i = 0; i < nr_senders; i++) {
+		if (senders[i]->wakee)
+			wake_up_process(senders[i]->wakee);
+		wake_up_process(senders[i]->task);
+	}
+	complete_all(&run.go);
+}
+
+/* ---- the report ---------------------------------------------------------- */
+
+static void wk_free_senders(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		kvfree(senders[i]->hist);
+		kfree(senders[i]);
+	}
+	kfree(senders);
+	senders = NULL;
+	nr_senders = 0;
+}
+
+struct wk_totals {
+	u64 sent, woken, unclassified, errors, capped, hits, runtime;
+	u64 count[NR_WK_SCOPES];
+};
+
+static void wk_totals(struct wk_totals *t)
+{
+	u64 start = U64_MAX, end = 0;
+	unsigned int i, p;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < nr_senders; i++) {
+		const struct wk_sender *s = senders[i];
+
+		t->sent += s->sent;
+		t->woken += s->woken;
+		t->unclassified += s->unclassified;
+		t->errors += !!s->error;
+		t->capped += s->capped;
+		t->hits += s->hits;
+		for (p = 0; p < NR_WK_SCOPES; p++)
+			t->count[p] += s->count[p];
+		start = min(start, s->start_ns);
+		end = max(end, s->end_ns);
+	}
+	t->runtime = end > start ? end - start : 0;
+}
+
+static unsigned int wk_last_scope(void)
+{
+	return rpc ? WK_CALL_OTHER : WK_LAST_PATH;
+}
+
+/* The keys of one scope: its count, share and latency percentiles. */
+static void wk_emit_scope(struct seq_buf *sb, const char *pfx,
+			  enum wk_scope p, u64 n, u64 all,
+			  const struct ips_hist *h, u32 mul, u32 div)
+{
+	static const struct { const char *key; unsigned int q; } qs[] = {
+		{ "p50", 500 }, { "p75", 750 }, { "p90", 900 }, { "p95", 950 },
+		{ "p99", 990 }, { "p995", 995 }, { "p999", 999 },
+	};
+	const char *name = wk_scope_names[p];
+	unsigned int i;
+	char key[32];
+
+	seq_buf_printf(sb, "%s%s.wakeups=%llu\n", pfx, name, n);
+	snprintf(key, sizeof(key), "%s.share_pct", name);
+	ips_result_pct(sb, pfx, key, n, all);
+	if (!h || !h->n)
+		return;
+	seq_buf_printf(sb, "%s%s.lat_min_ns=%llu\n", pfx, name,
+		       mul_u64_u32_div(h->min, mul, div));
+	seq_buf_printf(sb, "%s%s.lat_mean_ns=%llu\n", pfx, name,
+		       mul_u64_u32_div(div64_u64(h->sum, h->n), mul, div));
+	for (i = 0; i < ARRAY_SIZE(qs); i++)
+		seq_buf_printf(sb, "%s%s.lat_%s_ns=%llu\n", pfx, name, qs[i].key,
+			       mul_u64_u32_div(ips_hist_quantile(h, qs[i].q),
+					       mul, div));
+	seq_buf_printf(sb, "%s%s.lat_max_ns=%llu\n", pfx, name,
+		       mul_u64_u32_div(h->max, mul, div));
+}
+
+static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
+			   u32 div)
+{
+	const struct wk_sender *s = senders[i];
+	u64 elapsed = s->end_ns - s->start_ns;
+	unsigned int p;
+	char pfx[24];
+
+	snprintf(pfx, sizeof(pfx), "sender%u.", i);
+	seq_buf_printf(sb, "%scpu=%d\n", pfx, s->cpu);
+	seq_buf_printf(sb, "%starget=%d\n", pfx, s->target);
+	seq_buf_printf(sb, "%serrors=%d\n", pfx, !!s->error);
+	if (s->error)
+		seq_buf_printf(sb, "%serror=%d\n", pfx, s->error);
+	if (s->capped)
+		seq_buf_printf(sb, "%scapped=1\n", pfx);
+	seq_buf_printf(sb, "%ssent=%llu\n", pfx, s->sent);
+	seq_buf_printf(sb, "%swoken=%llu\n", pfx, s->woken);
+	seq_buf_printf(sb, "%selapsed_ns=%llu\n", pfx, elapsed);
+	ips_result_ratio(sb, pfx, "ns_per_wakeup", elapsed, s->sent);
+	if (!timing)
+		return;
+	seq_buf_printf(sb, "%sunclassified=%llu\n", pfx, s->unclassified);
+	for (p = WK_FIRST_PATH; p <= wk_last_scope(); p++)
+		seq_buf_printf(sb, "%s%s.wakeups=%llu\n", pfx, wk_scope_names[p],
+			       s->count[p]);
+	ips_hist_emit_scaled(sb, pfx, "lat", &s->hist[WK_TOTAL], true, mul,
+			     div);
+}
+
+static const char *wk_proof(unsigned int tp, const struct wk_totals *t)
+{
+	u64 fired = 0, sign = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		const struct wk_sender *s = senders[i];
+		const struct wk_cpu *a = per_cpu_ptr(&wk_cpu, s->cpu);
+		const struct wk_cpu *b = per_cpu_ptr(&wk_cpu, s->target);
+
+		sign += s->sign[tp];
+		switch (tp) {
+		case WK_TP_WAKEUP:
+			fired += a->n.act[0] + a->n.act[1] + b->n.act[0] +
+				 b->n.act[1];
+			break;
+		case WK_TP_NOIPI:
+			fired += a->n.noipi + b->n.noipi;
+			break;
+		case WK_TP_CFS:
+			fired += a->n.cfs_ipi + b->n.cfs_ipi;
+			break;
+		case WK_TP_RES:
+			fired += a->n.res_ipi + b->n.res_ipi;
+			break;
+		case WK_TP_CF:
+			fired += a->n.cf_ipi + b->n.cf_ipi;
+			break;
+		}
+	}
+	/*
+	 * sched_wakeup must fire once a wake-up; an IPI's probe is
+	 * unproven when it missed an IPI that the kernel counted during a
+	 * wake-up put in busy (wk_sign()), even if it fired elsewhere.
+	 */
+	if (tp == WK_TP_WAKEUP && !fired && t->woken)
+		return "unproven";
+	if (sign)
+		return "unproven";
+	return fired ? "proven" : "untested";
+}
+
+static const char *wk_status(const struct wk_totals *t, bool interrupted,
+			     bool unproven)
+{
+	if (interrupted)
+		return "interrupted";
+	if (t->errors)
+		return "errors";
+	if (t->woken != t->sent || (timing && t->unclassified))
+		return "invalid";
+	if (unproven)
+		return "unproven";
+	if (t->capped)
+		return "capped";
+	return READ_ONCE(run.stop) && numwake && t->sent < numwake * nr_senders ?
+	       "stopped" : "complete";
+}
+
+static void wakeup_emit(struct seq_buf *sb, bool interrupted)
+{
+	struct wk_totals t;
+	struct ips_hist *h = NULL;
+	unsigned int i, p, call = 0, res = 0;
+	bool unproven = false;
+	u32 mul, div;
+
+	wk_clock_scale(&mul, &div);
+	wk_totals(&t);
+	seq_buf_printf(sb, "format=%s\n", WAKEUP_FORMAT);
+	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
+	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
+	seq_buf_printf(sb, "mode=%s\n", numwake ? "count" :
+		       duration ? "timed" : "until_stopped");
+	seq_buf_printf(sb, "numwake=%lu\n", numwake);
+	seq_buf_printf(sb, "duration_s=%u\n", duration);
+	seq_buf_printf(sb, "rpc=%d\n", rpc);
+	seq_buf_printf(sb, "timing=%d\n", timing);
+	seq_buf_printf(sb, "delay_us=%u\n", delay);
+	seq_buf_printf(sb, "clock=%s\n",
+		       static_branch_likely(&ips_clock_tsc) ? "tsc" : "ktime");
+	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
+	seq_buf_printf(sb, "senders=%u\n", nr_senders);
+	if (timing) {
+		wk_irq_counts(&call, &res);
+		call -= run.irq_call[0];
+		res -= run.irq_res[0];
+		for (i = 0; i < NR_WK_TPS; i++) {
+			const char *pr = wk_proof(i, &t);
+
+			unproven |= !strcmp(pr, "unproven");
+			seq_buf_printf(sb, "proof.%s=%s\n", wk_tps[i].name, pr);
+		}
+		seq_buf_printf(sb, "irq_call_function=%u\n", call);
+		seq_buf_printf(sb, "irq_reschedule=%u\n", res);
+		ips_result_ratio(sb, "", "probe_hit_ns", run.hit_ps, 1000);
+	}
+	for (i = 0; i < nr_senders; i++)
+		wk_emit_sender(sb, i, mul, div);
+	seq_buf_printf(sb, "status=%s\n", wk_status(&t, interrupted, unproven));
+	seq_buf_printf(sb, "runtime_ns=%llu\n", t.runtime);
+	seq_buf_printf(sb, "total.errors=%llu\n", t.errors);
+	seq_buf_printf(sb, "total.sent=%llu\n", t.sent);
+	seq_buf_printf(sb, "total.woken=%llu\n", t.woken);
+	seq_buf_printf(sb, "total.wakeups_per_sec=%llu\n",
+		       ips_result_rate(t.sent, t.runtime));
+	if (!timing) {
+		seq_buf_printf(sb, "total.wakeups=%llu\n", t.woken);
+		return;
+	}
+	seq_buf_printf(sb, "total.unclassified=%llu\n", t.unclassified);
+	ips_result_ratio(sb, "total.", "probe_hits_per_wakeup", t.hits, t.woken);
+	ips_result_ratio(sb, "total.", "probe_cost_ns",
+			 t.woken ? div64_u64(t.hits * run.hit_ps, t.woken) : 0,
+			 1000);
+	seq_buf_printf(sb, "total.lat_includes_probes=1\n");
+	h = vmalloc(sizeof(*h));
+	for (p = 0; p <= wk_last_scope(); p++) {
+		if (h) {
+			ips_hist_init(h);
+			for (i = 0; i < nr_senders; i++)
+				ips_hist_merge(h, &senders[i]->hist[p]);
+		}
+		wk_emit_scope(sb, "", p, t.count[p],
+			      p >= WK_CALL_POLL ? t.sent : t.woken, h, mul, div);
+	}
+	vfree(h);
+}
+
+static size_t wk_result_size(void)
+{
+	size_t size = 16384;
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++)
+		size += 2048 + (senders[i]->hist ?
+				64 * ips_hist_used(&senders[i]->hist[WK_TOTAL]) : 0);
+	return size;
+}
+
+/*
+ * The session's finish, under its lock, wherever the run ends (its count,
+ * duration=, a stop, rmmod, a signal): stop the senders, wait for them,
+ * remove the probes, report, then end the threads.
+ */
+static void wakeup_finish(bool interrupted)
+{
+	unsigned int i;
+
+	WRITE_ONCE(run.stop, true);
+	wait_for_completion(&run.done);
+	for (i = 0; i < nr_senders; i++) {
+		wk_cpu_clear(senders[i]->cpu);
+		wk_cpu_clear(senders[i]->target);
+	}
+	wk_probes_off();
+	ips_result_report(&wk_session.result, KBUILD_MODNAME,
+			  wk_result_size(), wakeup_emit, interrupted);
+	wk_stop_threads();
+}
+
+/* ---- checks and init ----------------------------------------------------- */
+
+static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
+{
+	struct wk_sender *s;
+	unsigned int p;
+
+	if (cpumask_test_cpu(cpu, used) || cpumask_test_cpu(target, used)) {
+		pr_err("%s: CPU %d is in two pairs: each CPU would see the other pair's IPIs\n",
+		       pairs.val ? "pairs" : "offset",
+		       cpumask_test_cpu(cpu, used) ? cpu : target);
+		return -EINVAL;
+	}
+	cpumask_set_cpu(cpu, used);
+	cpumask_set_cpu(target, used);
+	s = kzalloc_node(sizeof(*s), GFP_KERNEL, cpu_to_node(cpu));
+	if (!s)
+		return -ENOMEM;
+	s->cpu = cpu;
+	s->target = target;
+	if (timing) {
+		s->hist = kvmalloc_array(NR_WK_SCOPES, sizeof(*s->hist),
+					 GFP_KERNEL);
+		if (!s->hist) {
+			kfree(s);
+			return -ENOMEM;
+		}
+		for (p = 0; p < NR_WK_SCOPES; p++)
+			ips_hist_init(&s->hist[p]);
+	}
+	senders[nr_senders++] = s;
+	return 0;
+}
+
+static bool __init cpu_usable(long cpu)
+{
+	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+static int __init wk_parse_cpulist(struct cpumask *used)
+{
+	cpumask_var_t mask;
+	int cpu, ret;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = ips_cpus_parse_online("cpulist", cpulist.val, mask);
+	if (ret)
+		goto out;
+	for_each_cpu(cpu, mask) {
+		long t = (long)cpu + offset;
+
+		if (!offset || !cpu_usable(t)) {
+			pr_err("offset=%d: target %ld of sender CPU %d is not another online CPU\n",
+			       offset, t, cpu);
+			ret = -EINVAL;
+			break;
+		}
+		ret = wk_add_sender(cpu, t, used);
+		if (ret)
+			break;
+	}
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+static int __init wk_parse_pair(char *tok, unsigned int n, unsigned int *s,
+				unsigned int *t)
+{
+	char *colon = strchr(tok, ':');
+
+	if (!colon) {
+		pr_err("pairs=...: pair %u '%.16s' is not sender:target\n", n,
+		       tok);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	if (kstrtouint(tok, 10, s) || kstrtouint(colon + 1, 10, t)) {
+		pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
+		       n, tok, colon + 1);
+		return -EINVAL;
+	}
+	if (!cpu_usable(*s) || !cpu_usable(*t) || *s == *t) {
+		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
+		       *s == *t ? "wakes its own CPU" :
+		       "names a CPU that is not online");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init wk_parse_pairs(struct cpumask *used)
+{
+	char *buf, *p, *tok;
+	unsigned int n = 0;
+	int ret = 0;
+
+	buf = kstrdup(pairs.val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		unsigned int s, t;
+
+		ret = wk_parse_pair(tok, ++n, &s, &t) ?:
+		      wk_add_sender(s, t, used);
+		if (ret)
+			break;
+	}
+	kfree(buf);
+	return ret;
+}
+
+/* Every check that needs no CPU; a parameter without effect is refused. */
+static int __init wk_check_params(void)
+{
+	if (numwake && duration) {
+		pr_err("numwake=%lu duration=%u: give one of numwake (count) or duration (seconds), or neither (until stopped)\n",
+		       numwake, duration);
+		return -EINVAL;
+	}
+	if (numwake > MAX_NUMWAKE) {
+		pr_err("numwake=%lu: more than %lu\n", numwake, MAX_NUMWAKE);
+		return -EINVAL;
+	}
+	if (duration > MAX_DURATION_S) {
+		pr_err("duration=%u: more than %u seconds\n", duration,
+		       MAX_DURATION_S);
+		return -EINVAL;
+	}
+	if (delay > MAX_DELAY_US) {
+		pr_err("delay=%u: more than %u microseconds\n", delay,
+		       MAX_DELAY_US);
+		return -EINVAL;
+	}
+	if (!cpulist.val == !pairs.val) {
+		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
+		       cpulist.val ? "..." : "(unset)",
+		       pairs.val ? "..." : "(unset)");
+		return -EINVAL;
+	}
+	if (offset_given && pairs.val) {
+		pr_err("offset=%d: has no effect with pairs=\n", offset);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init wk_parse_cpus(void)
+{
+	cpumask_var_t used;
+	int ret;
+
+	if (!zalloc_cpumask_var(&used, GFP_KERNEL))
+		return -ENOMEM;
+	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
+	if (!senders) {
+		free_cpumask_var(used);
+		return -ENOMEM;
+	}
+	ret = pairs.val ? wk_parse_pairs(used) : wk_parse_cpulist(used);
+	free_cpumask_var(used);
+	if (ret)
+		wk_free_senders();
+	return ret;
+}
+
+static int __init wakeup_init(void)
+{
+	unsigned long wait = (unsigned long)(duration ?: TIME_CAP_S) * HZ + 1;
+	long rc;
+	int ret;
+
+	ips_clock_init();
+	ret = wk_check_params();
+	if (ret)
+		return ret;
+	init_completion(&run.go);
+	init_completion(&run.done);
+	if (timing) {
+		wk_calibrate();
+		/* Before the hotplug lock: registering patches the kernel. */
+		ret = wk_probes_on();
+		if (ret)
+			return ret;
+	}
+	cpus_read_lock();
+	ret = wk_parse_cpus();
+	if (!ret) {
+		ret = wk_create();
+		if (ret)
+			wk_free_senders();
+	}
+	if (ret) {
+		cpus_read_unlock();
+		wk_probes_off();
+		return ret;
+	}
+	atomic_set(&run.running, nr_senders);
+	ips_session_lock(&wk_session);
+	wk_release();
+	ips_session_start(&wk_session, duration);
+	ips_session_unlock(&wk_session);
+	cpus_read_unlock();
+	ips_result_log_params("start");
+
+	ips_session_control(&wk_session);
+	if (!numwake && !duration)
+		return 0;
+	/*
+	 * A count or a duration: inside insmod, to its end (or every
+	 * sender's, on an error), a stop, a signal or the count's cap.
+	 */
+	rc = wait_for_completion_interruptible_timeout(&run.done, wait);
+	if (rc < 0) {
+		ips_result_control_remove(&wk_session.result);
+		ips_session_lock(&wk_session);
+		ips_session_stop(&wk_session, true);
+		ips_session_unlock(&wk_session);
+		ips_result_free(&wk_session.result);
+		wk_free_senders();
+		return -EINTR;
+	}
+	if (!rc && numwake) {
+		WRITE_ONCE(run.capped, true);
+		/* Pairs with the senders' acquire: capped is seen with it. */
+		smp_store_release(&run.stop, true);
+	}
+	ips_session_stop_request(&wk_session);
+	return 0;
+}
+
+static void __exit wakeup_exit(void)
+{
+	ips_session_exit(&wk_session);
+	ips_session_lock(&wk_session);
+	wk_free_senders();
+	ips_session_unlock(&wk_session);
+}
+
+module_init(wakeup_init);
+module_exit(wakeup_exit);
+
+MODULE_DESCRIPTION("Wake-ups of tasks on idle CPUs, timed and attributed to the kernel's notification path");
+MODULE_AUTHOR("The ipistorm authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(IPISTORM_SUITE_VERSION);
