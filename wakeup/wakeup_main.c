@@ -80,26 +80,26 @@
 
 /* ---- parameters -------------------------------------------------------- */
 
-static unsigned long numwake;
-module_param(numwake, ulong, 0444);
+static unsigned long wk_numwake;
+module_param_named(numwake, wk_numwake, ulong, 0444);
 MODULE_PARM_DESC(numwake, "Wake-ups per sender, run inside insmod (count, default 0: unset; max 100000000)");
 
-static unsigned int duration;
-module_param(duration, uint, 0444);
+static unsigned int wk_duration;
+module_param_named(duration, wk_duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Run for this long inside insmod instead of a count (seconds, default 0: unset; max 3600); with neither, run until stopped");
 
-static struct ips_long_string cpulist = { .max = IPS_MAX_CPULIST_LEN };
-module_param_cb(cpulist, &ips_long_string_ops, &cpulist, 0444);
+static struct ips_long_string wk_cpulist = { .max = IPS_MAX_CPULIST_LEN };
+module_param_cb(cpulist, &ips_long_string_ops, &wk_cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax; each wakes a task on sender + offset (give cpulist or pairs)");
 
-static int offset = 1;
-static bool offset_given;
+static int wk_offset = 1;
+static bool wk_offset_given;
 
 static int wakeup_set_offset(const char *val, const struct kernel_param *kp)
 {
 	int ret = param_set_int(val, kp);
 
-	offset_given |= !ret;
+	wk_offset_given |= !ret;
 	return ret;
 }
 
@@ -108,29 +108,35 @@ static const struct kernel_param_ops wakeup_offset_ops = {
 	.get	= param_get_int,
 };
 
-module_param_cb(offset, &wakeup_offset_ops, &offset, 0444);
+module_param_cb(offset, &wakeup_offset_ops, &wk_offset, 0444);
 MODULE_PARM_DESC(offset, "With cpulist: target CPU = sender CPU + offset (CPUs, default 1)");
 
-static struct ips_long_string pairs = { .max = MAX_PAIRS_LEN };
-module_param_cb(pairs, &ips_long_string_ops, &pairs, 0444);
+static struct ips_long_string wk_pairs = { .max = MAX_PAIRS_LEN };
+module_param_cb(pairs, &ips_long_string_ops, &wk_pairs, 0444);
 MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 0:1,2:3, instead of cpulist/offset; no CPU in two pairs");
 
-static bool rpc;
-module_param_cb(rpc, &ips_bool_strict_ops, &rpc, 0444);
+static bool wk_rpc;
+module_param_cb(rpc, &ips_bool_strict_ops, &wk_rpc, 0444);
 MODULE_PARM_DESC(rpc, "1: the sender queues a call-function on the target whose callback wakes the sender; 0: the sender wakes a task on the target (default 0)");
 
-static bool timing = true;
-module_param_cb(timing, &ips_bool_strict_ops, &timing, 0444);
+static bool wk_timing = true;
+module_param_cb(timing, &ips_bool_strict_ops, &wk_timing, 0444);
 MODULE_PARM_DESC(timing, "1: time and attribute every wake-up (tracepoint probes); 0: count only, no probe, no clock read (default 1)");
 
-static unsigned int delay;
-module_param(delay, uint, 0444);
+static unsigned int wk_delay;
+module_param_named(delay, wk_delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between wake-ups (microseconds, default 0; max 1000000)");
 
 static void wakeup_finish(bool interrupted);
 static struct ips_session wk_session = IPS_SESSION_INIT(wk_session, wakeup_finish);
 module_param_cb(stop, &ips_session_stop_ops, &wk_session, 0644);
 MODULE_PARM_DESC(stop, "Write 1 to end a run early, as \"stop\" to the debugfs control file does");
+
+/* The start line's order: the declarations' (common/result.c). */
+const char * const ips_params_order[] = {
+	"numwake", "duration", "cpulist", "offset", "pairs", "rpc", "timing",
+	"delay", "stop", NULL,
+};
 
 /* ---- paths --------------------------------------------------------------- */
 
@@ -550,8 +556,8 @@ static __always_inline void wk_wait_ack(struct wk_sender *s,
  */
 static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 {
-	const u64 limit = numwake ?: U64_MAX;
-	const unsigned int pause = delay;
+	const u64 limit = wk_numwake ?: U64_MAX;
+	const unsigned int pause = wk_delay;
 	const int cpu = s->cpu;
 	struct task_struct *wakee = s->wakee;
 	struct wk_counts pw = {}, pt = {}, nw, dw, dt;
@@ -619,7 +625,7 @@ static int wk_wakee(void *arg)
 	u64 t1 = 0;
 
 	/* The baseline of this CPU's counts, before the first wake-up. */
-	if (timing)
+	if (wk_timing)
 		wk_snap(&s->tn);
 	/* Pairs with the sender's acquire: from now on asleep is asleep. */
 	smp_store_release(&s->ready, true);
@@ -630,14 +636,14 @@ static int wk_wakee(void *arg)
 		seq = READ_ONCE(s->seq);
 		if (seq == seen) {
 			schedule();
-			if (timing)
+			if (wk_timing)
 				t1 = wk_clock();
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
 		seen = seq;
 		s->t1 = t1;
-		if (timing)
+		if (wk_timing)
 			wk_snap(&s->tn);
 		if (raw_smp_processor_id() != s->target)
 			WRITE_ONCE(s->wrong_cpu, true);
@@ -655,7 +661,7 @@ static void wk_rpc_cb(void *info)
 
 	WRITE_ONCE(s->t1, READ_ONCE(s->seq));	/* the sender's wake condition */
 	wake_up_process(s->task);
-	if (timing)
+	if (wk_timing)
 		wk_snap(&s->tn);
 	/* Pairs with wk_wait_ack(): the counts copied go first. */
 	smp_store_release(&s->ack, READ_ONCE(s->seq));
@@ -675,8 +681,8 @@ static __always_inline enum wk_scope wk_call_path(const struct wk_counts *w,
  */
 static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 {
-	const u64 limit = numwake ?: U64_MAX;
-	const unsigned int pause = delay;
+	const u64 limit = wk_numwake ?: U64_MAX;
+	const unsigned int pause = wk_delay;
 	const int cpu = s->cpu, target = s->target;
 	struct wk_counts pw = {}, pt = {}, nw, dw, dt;
 	unsigned long seq = 0;
@@ -749,9 +755,9 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 
 static int wk_run(struct wk_sender *s)
 {
-	if (rpc)
-		return timing ? wk_loop_rpc(s, true) : wk_loop_rpc(s, false);
-	return timing ? wk_loop_wake(s, true) : wk_loop_wake(s, false);
+	if (wk_rpc)
+		return wk_timing ? wk_loop_rpc(s, true) : wk_loop_rpc(s, false);
+	return wk_timing ? wk_loop_wake(s, true) : wk_loop_wake(s, false);
 }
 
 static int wk_sender_thread(void *arg)
@@ -771,7 +777,7 @@ static int wk_sender_thread(void *arg)
 	s->count[WK_TOTAL] = s->woken;
 	/* Acquire: pairs with the cap's release, capped is seen with stop. */
 	stopped = smp_load_acquire(&run.stop);
-	s->capped = !s->error && numwake && s->sent < numwake && stopped &&
+	s->capped = !s->error && wk_numwake && s->sent < wk_numwake && stopped &&
 		    READ_ONCE(run.capped);
 	if (atomic_dec_and_test(&run.running))
 		complete_all(&run.done);
@@ -789,7 +795,7 @@ static void wk_cpu_set(int cpu, int peer, const struct wk_sender *s)
 	c->task[0] = s->wakee;
 	c->task[1] = s->task;
 	c->peer = peer;
-	WRITE_ONCE(c->on, timing);
+	WRITE_ONCE(c->on, wk_timing);
 }
 
 static void wk_cpu_clear(int cpu)
@@ -838,7 +844,7 @@ static int __init wk_create(void)
 		if (IS_ERR(t))
 			goto err;
 		s->task = t;
-		if (rpc) {
+		if (wk_rpc) {
 			INIT_CSD(&s->csd, wk_rpc_cb, s);
 			continue;
 		}
@@ -918,7 +924,7 @@ static void wk_totals(struct wk_totals *t)
 
 static unsigned int wk_last_scope(void)
 {
-	return rpc ? WK_CALL_OTHER : WK_LAST_PATH;
+	return wk_rpc ? WK_CALL_OTHER : WK_LAST_PATH;
 }
 
 /* The keys of one scope: its count, share and latency percentiles. */
@@ -971,7 +977,7 @@ static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
 	seq_buf_printf(sb, "%swoken=%llu\n", pfx, s->woken);
 	seq_buf_printf(sb, "%selapsed_ns=%llu\n", pfx, elapsed);
 	ips_result_ratio(sb, pfx, "ns_per_wakeup", elapsed, s->sent);
-	if (!timing)
+	if (!wk_timing)
 		return;
 	seq_buf_printf(sb, "%sunclassified=%llu\n", pfx, s->unclassified);
 	for (p = WK_FIRST_PATH; p <= wk_last_scope(); p++)
@@ -1030,13 +1036,13 @@ static const char *wk_status(const struct wk_totals *t, bool interrupted,
 		return "interrupted";
 	if (t->errors)
 		return "errors";
-	if (t->woken != t->sent || (timing && t->unclassified))
+	if (t->woken != t->sent || (wk_timing && t->unclassified))
 		return "invalid";
 	if (unproven)
 		return "unproven";
 	if (t->capped)
 		return "capped";
-	return READ_ONCE(run.stop) && numwake && t->sent < numwake * nr_senders ?
+	return READ_ONCE(run.stop) && wk_numwake && t->sent < wk_numwake * nr_senders ?
 	       "stopped" : "complete";
 }
 
@@ -1053,18 +1059,18 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "format=%s\n", WAKEUP_FORMAT);
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
 	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", numwake ? "count" :
-		       duration ? "timed" : "until_stopped");
-	seq_buf_printf(sb, "numwake=%lu\n", numwake);
-	seq_buf_printf(sb, "duration_s=%u\n", duration);
-	seq_buf_printf(sb, "rpc=%d\n", rpc);
-	seq_buf_printf(sb, "timing=%d\n", timing);
-	seq_buf_printf(sb, "delay_us=%u\n", delay);
+	seq_buf_printf(sb, "mode=%s\n", wk_numwake ? "count" :
+		       wk_duration ? "timed" : "until_stopped");
+	seq_buf_printf(sb, "numwake=%lu\n", wk_numwake);
+	seq_buf_printf(sb, "duration_s=%u\n", wk_duration);
+	seq_buf_printf(sb, "rpc=%d\n", wk_rpc);
+	seq_buf_printf(sb, "timing=%d\n", wk_timing);
+	seq_buf_printf(sb, "delay_us=%u\n", wk_delay);
 	seq_buf_printf(sb, "clock=%s\n",
 		       static_branch_likely(&ips_clock_tsc) ? "tsc" : "ktime");
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
-	if (timing) {
+	if (wk_timing) {
 		wk_irq_counts(&call, &res);
 		call -= run.irq_call[0];
 		res -= run.irq_res[0];
@@ -1087,7 +1093,7 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "total.woken=%llu\n", t.woken);
 	seq_buf_printf(sb, "total.wakeups_per_sec=%llu\n",
 		       ips_result_rate(t.sent, t.runtime));
-	if (!timing) {
+	if (!wk_timing) {
 		seq_buf_printf(sb, "total.wakeups=%llu\n", t.woken);
 		return;
 	}
@@ -1151,7 +1157,7 @@ static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 
 	if (cpumask_test_cpu(cpu, used) || cpumask_test_cpu(target, used)) {
 		pr_err("%s: CPU %d is in two pairs: each CPU would see the other pair's IPIs\n",
-		       pairs.val ? "pairs" : "offset",
+		       wk_pairs.val ? "pairs" : "offset",
 		       cpumask_test_cpu(cpu, used) ? cpu : target);
 		return -EINVAL;
 	}
@@ -1162,7 +1168,7 @@ static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 		return -ENOMEM;
 	s->cpu = cpu;
 	s->target = target;
-	if (timing) {
+	if (wk_timing) {
 		s->hist = kvmalloc_array(NR_WK_SCOPES, sizeof(*s->hist),
 					 GFP_KERNEL);
 		if (!s->hist) {
@@ -1188,15 +1194,15 @@ static int __init wk_parse_cpulist(struct cpumask *used)
 
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = ips_cpus_parse_online("cpulist", cpulist.val, mask);
+	ret = ips_cpus_parse_online("cpulist", wk_cpulist.val, mask);
 	if (ret)
 		goto out;
 	for_each_cpu(cpu, mask) {
-		long t = (long)cpu + offset;
+		long t = (long)cpu + wk_offset;
 
-		if (!offset || !cpu_usable(t)) {
+		if (!wk_offset || !cpu_usable(t)) {
 			pr_err("offset=%d: target %ld of sender CPU %d is not another online CPU\n",
-			       offset, t, cpu);
+			       wk_offset, t, cpu);
 			ret = -EINVAL;
 			break;
 		}
@@ -1240,7 +1246,7 @@ static int __init wk_parse_pairs(struct cpumask *used)
 	unsigned int n = 0;
 	int ret = 0;
 
-	buf = kstrdup(pairs.val, GFP_KERNEL);
+	buf = kstrdup(wk_pairs.val, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	p = buf;
@@ -1259,33 +1265,33 @@ static int __init wk_parse_pairs(struct cpumask *used)
 /* Every check that needs no CPU; a parameter without effect is refused. */
 static int __init wk_check_params(void)
 {
-	if (numwake && duration) {
+	if (wk_numwake && wk_duration) {
 		pr_err("numwake=%lu duration=%u: give one of numwake (count) or duration (seconds), or neither (until stopped)\n",
-		       numwake, duration);
+		       wk_numwake, wk_duration);
 		return -EINVAL;
 	}
-	if (numwake > MAX_NUMWAKE) {
-		pr_err("numwake=%lu: more than %lu\n", numwake, MAX_NUMWAKE);
+	if (wk_numwake > MAX_NUMWAKE) {
+		pr_err("numwake=%lu: more than %lu\n", wk_numwake, MAX_NUMWAKE);
 		return -EINVAL;
 	}
-	if (duration > MAX_DURATION_S) {
-		pr_err("duration=%u: more than %u seconds\n", duration,
+	if (wk_duration > MAX_DURATION_S) {
+		pr_err("duration=%u: more than %u seconds\n", wk_duration,
 		       MAX_DURATION_S);
 		return -EINVAL;
 	}
-	if (delay > MAX_DELAY_US) {
-		pr_err("delay=%u: more than %u microseconds\n", delay,
+	if (wk_delay > MAX_DELAY_US) {
+		pr_err("delay=%u: more than %u microseconds\n", wk_delay,
 		       MAX_DELAY_US);
 		return -EINVAL;
 	}
-	if (!cpulist.val == !pairs.val) {
+	if (!wk_cpulist.val == !wk_pairs.val) {
 		pr_err("cpulist=%s pairs=%s: give exactly one of cpulist or pairs\n",
-		       cpulist.val ? "..." : "(unset)",
-		       pairs.val ? "..." : "(unset)");
+		       wk_cpulist.val ? "..." : "(unset)",
+		       wk_pairs.val ? "..." : "(unset)");
 		return -EINVAL;
 	}
-	if (offset_given && pairs.val) {
-		pr_err("offset=%d: has no effect with pairs=\n", offset);
+	if (wk_offset_given && wk_pairs.val) {
+		pr_err("offset=%d: has no effect with pairs=\n", wk_offset);
 		return -EINVAL;
 	}
 	return 0;
@@ -1303,7 +1309,7 @@ static int __init wk_parse_cpus(void)
 		free_cpumask_var(used);
 		return -ENOMEM;
 	}
-	ret = pairs.val ? wk_parse_pairs(used) : wk_parse_cpulist(used);
+	ret = wk_pairs.val ? wk_parse_pairs(used) : wk_parse_cpulist(used);
 	free_cpumask_var(used);
 	if (ret)
 		wk_free_senders();
@@ -1312,7 +1318,7 @@ static int __init wk_parse_cpus(void)
 
 static int __init wakeup_init(void)
 {
-	unsigned long wait = (unsigned long)(duration ?: TIME_CAP_S) * HZ + 1;
+	unsigned long wait = (unsigned long)(wk_duration ?: TIME_CAP_S) * HZ + 1;
 	long rc;
 	int ret;
 
@@ -1322,7 +1328,7 @@ static int __init wakeup_init(void)
 		return ret;
 	init_completion(&run.go);
 	init_completion(&run.done);
-	if (timing) {
+	if (wk_timing) {
 		wk_calibrate();
 		/* Before the hotplug lock: registering patches the kernel. */
 		ret = wk_probes_on();
@@ -1344,13 +1350,13 @@ static int __init wakeup_init(void)
 	atomic_set(&run.running, nr_senders);
 	ips_session_lock(&wk_session);
 	wk_release();
-	ips_session_start(&wk_session, duration);
+	ips_session_start(&wk_session, wk_duration);
 	ips_session_unlock(&wk_session);
 	cpus_read_unlock();
 	ips_result_log_params("start");
 
 	ips_session_control(&wk_session);
-	if (!numwake && !duration)
+	if (!wk_numwake && !wk_duration)
 		return 0;
 	/*
 	 * A count or a duration: inside insmod, to its end (or every
@@ -1366,7 +1372,7 @@ static int __init wakeup_init(void)
 		wk_free_senders();
 		return -EINTR;
 	}
-	if (!rc && numwake) {
+	if (!rc && wk_numwake) {
 		WRITE_ONCE(run.capped, true);
 		/* Pairs with the senders' acquire: capped is seen with it. */
 		smp_store_release(&run.stop, true);
