@@ -59,23 +59,26 @@ unsigned int ips_hist_used(const struct ips_hist *h)
 }
 
 /*
- * Emit the summary keys of @h, whose values are in units of @div/@mul ns
- * (1/1 for nanoseconds), as "<pfx><name>_<stat>_ns=<value>" lines in
- * nanoseconds and, when @buckets, one "<pfx><name>_hist_ns.<lower>=<count>"
- * line per used bucket (buckets whose lower bounds convert to the same
- * nanosecond are merged).
+ * Emit the summary of @h, whose values are in units of @div/@mul ns (1/1 for
+ * nanoseconds), as "<pfx><name>_<stat>_ns=<value>" lines in nanoseconds:
+ * min, mean, the percentiles p50, p90, p99 and p999 (with @tail also p75,
+ * p95 and p995, in order) and max. Nothing for an empty histogram.
  */
-void ips_hist_emit_scaled(struct seq_buf *s, const char *pfx,
-			  const char *name, const struct ips_hist *h,
-			  bool buckets, u32 mul, u32 div)
+void ips_hist_emit_summary(struct seq_buf *s, const char *pfx,
+			   const char *name, const struct ips_hist *h,
+			   bool tail, u32 mul, u32 div)
 {
-	static const struct { const char *key; unsigned int q; } qs[] = {
-		{ "p50", 500 }, { "p90", 900 }, { "p99", 990 }, { "p999", 999 },
+	static const struct {
+		const char *key;
+		unsigned int q;
+		bool tail;
+	} qs[] = {
+		{ "p50", 500 }, { "p75", 750, true }, { "p90", 900 },
+		{ "p95", 950, true }, { "p99", 990 }, { "p995", 995, true },
+		{ "p999", 999 },
 	};
-	u64 lower, count = 0, prev = 0;
 	unsigned int i;
 
-	seq_buf_printf(s, "%s%s_n=%llu\n", pfx, name, h->n);
 	if (!h->n)
 		return;
 	seq_buf_printf(s, "%s%s_min_ns=%llu\n", pfx, name,
@@ -83,11 +86,32 @@ void ips_hist_emit_scaled(struct seq_buf *s, const char *pfx,
 	seq_buf_printf(s, "%s%s_mean_ns=%llu\n", pfx, name,
 		       mul_u64_u32_div(div64_u64(h->sum, h->n), mul, div));
 	for (i = 0; i < ARRAY_SIZE(qs); i++)
-		seq_buf_printf(s, "%s%s_%s_ns=%llu\n", pfx, name, qs[i].key,
-			       mul_u64_u32_div(ips_hist_quantile(h, qs[i].q),
-					       mul, div));
+		if (tail || !qs[i].tail)
+			seq_buf_printf(s, "%s%s_%s_ns=%llu\n", pfx, name,
+				       qs[i].key,
+				       mul_u64_u32_div(ips_hist_quantile(h, qs[i].q),
+						       mul, div));
 	seq_buf_printf(s, "%s%s_max_ns=%llu\n", pfx, name,
 		       mul_u64_u32_div(h->max, mul, div));
+}
+
+/*
+ * Emit "<pfx><name>_n=<count>", the summary (ips_hist_emit_summary()) and,
+ * when @buckets, one "<pfx><name>_hist_ns.<lower>=<count>" line per used
+ * bucket (buckets whose lower bounds convert to the same nanosecond are
+ * merged).
+ */
+void ips_hist_emit_scaled(struct seq_buf *s, const char *pfx,
+			  const char *name, const struct ips_hist *h,
+			  bool buckets, u32 mul, u32 div)
+{
+	u64 lower, count = 0, prev = 0;
+	unsigned int i;
+
+	seq_buf_printf(s, "%s%s_n=%llu\n", pfx, name, h->n);
+	if (!h->n)
+		return;
+	ips_hist_emit_summary(s, pfx, name, h, false, mul, div);
 	if (!buckets)
 		return;
 	for (i = 0; i < IPS_HIST_BUCKETS; i++) {

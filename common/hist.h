@@ -34,6 +34,9 @@ void ips_hist_init(struct ips_hist *h);
 void ips_hist_merge(struct ips_hist *dst, const struct ips_hist *src);
 u64 ips_hist_quantile(const struct ips_hist *h, unsigned int q);
 unsigned int ips_hist_used(const struct ips_hist *h);
+void ips_hist_emit_summary(struct seq_buf *s, const char *pfx,
+			   const char *name, const struct ips_hist *h,
+			   bool tail, u32 mul, u32 div);
 void ips_hist_emit_scaled(struct seq_buf *s, const char *pfx,
 			  const char *name, const struct ips_hist *h,
 			  bool buckets, u32 mul, u32 div);
