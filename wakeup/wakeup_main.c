@@ -179,6 +179,7 @@ struct wk_counts {
 	u64 cfs_ipi;	/* call_function_single_entry here */
 	u64 res_ipi;	/* reschedule_entry here */
 	u64 cf_ipi;	/* call_function_entry here (not a path's) */
+	u64 hits;	/* the above summed: the probe calls that counted */
 	u64 kcall;	/* the kernel's call-function IRQ count here */
 	u64 kres;	/* the kernel's reschedule IRQ count here */
 };
@@ -220,7 +221,12 @@ struct wk_sender {
 	/* Written on the target (the wakee, or the call's callback). */
 	unsigned long ack ____cacheline_aligned_in_smp;
 	u64 t1;
-	struct wk_counts tn;		/* the target's counts, copied there */
+	/*
+	 * The target's counts, copied there at each ack: rpc=0 into
+	 * tn[seq & 1], beside the previous ack's (wk_wake_delta()); rpc=1
+	 * into tn[0].
+	 */
+	struct wk_counts tn[2];
 	bool wrong_cpu;
 	bool ready;			/* the wakee is in its loop */
 };
@@ -272,42 +278,49 @@ static void wk_clock_scale(u32 *mul, u32 *div)
 
 /* ---- probes -------------------------------------------------------------- */
 
+/*
+ * The probes read and count with this_cpu ops, one instruction each on
+ * x86 (no per-CPU address computed); a count also counts in hits, which
+ * the wake loop reads instead of summing every count.
+ */
+#define wk_hit(field)					\
+	do {						\
+		this_cpu_inc(wk_cpu.n.field);		\
+		this_cpu_inc(wk_cpu.n.hits);		\
+	} while (0)
+
 static void wk_probe_wakeup(void *data, struct task_struct *p)
 {
-	struct wk_cpu *c = this_cpu_ptr(&wk_cpu);
-
-	if (!READ_ONCE(c->on))
+	if (!this_cpu_read(wk_cpu.on))
 		return;
-	if (p == c->task[0])
-		this_cpu_inc(wk_cpu.n.act[0]);
-	else if (p == c->task[1])
-		this_cpu_inc(wk_cpu.n.act[1]);
+	if (p == this_cpu_read(wk_cpu.task[0]))
+		wk_hit(act[0]);
+	else if (p == this_cpu_read(wk_cpu.task[1]))
+		wk_hit(act[1]);
 }
 
 static void wk_probe_noipi(void *data, int cpu)
 {
-	struct wk_cpu *c = this_cpu_ptr(&wk_cpu);
-
-	if (READ_ONCE(c->on) && cpu == c->peer)
-		this_cpu_inc(wk_cpu.n.noipi);
+	if (this_cpu_read(wk_cpu.on) && cpu == this_cpu_read(wk_cpu.peer))
+		wk_hit(noipi);
 }
 
 static void wk_probe_cfs_ipi(void *data, int vector)
 {
-	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
-		this_cpu_inc(wk_cpu.n.cfs_ipi);
+	if (this_cpu_read(wk_cpu.on))
+		wk_hit(cfs_ipi);
 }
 
 static void wk_probe_cf_ipi(void *data, int vector)
 {
-	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
-		this_cpu_inc(wk_cpu.n.cf_ipi);
+	if (this_cpu_read(wk_cpu.on))
+		wk_hit(cf_ipi);
 }
 
 static void wk_probe_res_ipi(void *data, int vector)
 {
-	if (READ_ONCE(this_cpu_ptr(&wk_cpu)->on))
-		this_cpu_inc(wk_cpu.n.res_ipi);
+	if (this_cpu_read(wk_cpu.on))
+		wk_hit(res_ipi);
 }
 
 enum { WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, WK_TP_CF, NR_WK_TPS };
@@ -438,8 +451,7 @@ static __always_inline unsigned int wk_irq_this_cpu(bool call)
 /* Probe calls that counted, in a delta of counts. */
 static __always_inline u64 wk_hits(const struct wk_counts *d)
 {
-	return d->act[0] + d->act[1] + d->noipi + d->cfs_ipi + d->res_ipi +
-	       d->cf_ipi;
+	return d->hits;
 }
 
 static void wk_irq_counts(unsigned int *call, unsigned int *res)
@@ -468,6 +480,7 @@ static __always_inline void wk_snap(struct wk_counts *d)
 	d->cfs_ipi = READ_ONCE(c->cfs_ipi);
 	d->res_ipi = READ_ONCE(c->res_ipi);
 	d->cf_ipi = READ_ONCE(c->cf_ipi);
+	d->hits = READ_ONCE(c->hits);
 	d->kcall = wk_irq_this_cpu(true);
 	d->kres = wk_irq_this_cpu(false);
 }
@@ -482,6 +495,7 @@ static void wk_delta(struct wk_counts *d, struct wk_counts *prev,
 	d->cfs_ipi = now->cfs_ipi - prev->cfs_ipi;
 	d->res_ipi = now->res_ipi - prev->res_ipi;
 	d->cf_ipi = now->cf_ipi - prev->cf_ipi;
+	d->hits = now->hits - prev->hits;
 	d->kcall = now->kcall - prev->kcall;
 	d->kres = now->kres - prev->kres;
 	*prev = *now;
@@ -494,8 +508,9 @@ static void wk_delta(struct wk_counts *d, struct wk_counts *prev,
  * waker's, a remote enqueue; then polled, a real IPI, or neither. NR: seen
  * on neither CPU, or both.
  */
-static enum wk_scope wk_path(const struct wk_counts *w,
-			     const struct wk_counts *t, int who)
+static __always_inline enum wk_scope wk_path(const struct wk_counts *w,
+					     const struct wk_counts *t,
+					     int who)
 {
 	if (t->act[who] && !w->act[who])
 		return w->noipi ? WK_WL_POLL : t->cfs_ipi ? WK_WL_IPI : WK_BUSY;
@@ -550,9 +565,56 @@ static __always_inline void wk_wait_ack(struct wk_sender *s,
 }
 
 /*
+ * rpc=0, the counts of wake-up @seq that wk_path() reads, and the probe
+ * calls that counted on both CPUs (returned): the sender's CPU's read
+ * here against @pw (as of the previous ack), the target's as the wakee
+ * copied them at its ack, tn[seq & 1], against the previous ack's, in
+ * the other; no copy, and the rest only for a busy one (wk_wake_sign()).
+ */
+static __always_inline u64 wk_wake_delta(struct wk_sender *s,
+					 unsigned long seq,
+					 struct wk_counts *pw,
+					 struct wk_counts *dw,
+					 struct wk_counts *dt)
+{
+	const struct wk_counts *now = &s->tn[seq & 1];
+	const struct wk_counts *prev = &s->tn[~seq & 1];
+	u64 act = this_cpu_read(wk_cpu.n.act[0]);
+	u64 noipi = this_cpu_read(wk_cpu.n.noipi);
+	u64 hits = this_cpu_read(wk_cpu.n.hits);
+
+	dw->act[0] = act - pw->act[0];
+	dw->noipi = noipi - pw->noipi;
+	dw->hits = hits - pw->hits;
+	pw->act[0] = act;
+	pw->noipi = noipi;
+	pw->hits = hits;
+	dt->act[0] = now->act[0] - prev->act[0];
+	dt->cfs_ipi = now->cfs_ipi - prev->cfs_ipi;
+	dt->res_ipi = now->res_ipi - prev->res_ipi;
+	dt->hits = now->hits - prev->hits;
+	return dw->hits + dt->hits;
+}
+
+/* rpc=0, a busy wake-up @seq: the target's counts that wk_sign() reads. */
+static __always_inline void wk_wake_sign(struct wk_sender *s,
+					 unsigned long seq,
+					 struct wk_counts *dt)
+{
+	const struct wk_counts *now = &s->tn[seq & 1];
+	const struct wk_counts *prev = &s->tn[~seq & 1];
+
+	dt->cf_ipi = now->cf_ipi - prev->cf_ipi;
+	dt->kcall = now->kcall - prev->kcall;
+	dt->kres = now->kres - prev->kres;
+	wk_sign(s, WK_BUSY, dt);
+}
+
+/*
  * rpc=0: wake the wakee, wait for it to run (it acks, with the time it
  * ran and its CPU's counts), then for it to sleep again. @timed: the
  * clock, the probes' counts and the histograms; without, the bare loop.
+ * The probe calls are summed here and stored once, at the end.
  */
 static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 {
@@ -560,21 +622,19 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 	const unsigned int pause = wk_delay;
 	const int cpu = s->cpu;
 	struct task_struct *wakee = s->wakee;
-	struct wk_counts pw = {}, pt = {}, nw, dw, dt;
+	struct wk_counts pw = {}, dw = {}, dt = {};
 	unsigned long seq = 0;
-	u64 t0 = 0;
+	u64 t0 = 0, hits = 0;
 	int ret = 0;
 
 	if (timed)
 		wk_snap(&pw);
 	/*
 	 * Before, its state may read TASK_WAKING: not asleep. Acquire:
-	 * pairs with the wakee's release.
+	 * pairs with the wakee's release (and its first counts, tn[0]).
 	 */
 	while (!smp_load_acquire(&s->ready))
 		cpu_relax();
-	if (timed)
-		pt = s->tn;
 	while (s->sent < limit && !READ_ONCE(run.stop)) {
 		if (unlikely(raw_smp_processor_id() != cpu)) {
 			ret = -ENXIO;
@@ -587,12 +647,8 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		s->woken += wake_up_process(wakee);
 		s->sent++;
 		wk_wait_ack(s, seq);
-		if (timed) {
-			wk_snap(&nw);
-			wk_delta(&dw, &pw, &nw);
-			wk_delta(&dt, &pt, &s->tn);
-			s->hits += wk_hits(&dw) + wk_hits(&dt);
-		}
+		if (timed)
+			hits += wk_wake_delta(s, seq, &pw, &dw, &dt);
 		/*
 		 * The wakee ran elsewhere (its target went offline) or the
 		 * sender did (its CPU went offline): the counts are not the
@@ -609,12 +665,15 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 			enum wk_scope path = wk_path(&dw, &dt, 0);
 
 			wk_account(s, path, s->t1 - t0);
-			wk_sign(s, path, &dt);
+			if (unlikely(path == WK_BUSY))
+				wk_wake_sign(s, seq, &dt);
 		}
 		if (pause)
 			usleep_range(pause, pause);
 		ips_thread_pause();
 	}
+	if (timed)
+		s->hits = hits;
 	return ret;
 }
 
@@ -626,7 +685,7 @@ static int wk_wakee(void *arg)
 
 	/* The baseline of this CPU's counts, before the first wake-up. */
 	if (wk_timing)
-		wk_snap(&s->tn);
+		wk_snap(&s->tn[0]);
 	/* Pairs with the sender's acquire: from now on asleep is asleep. */
 	smp_store_release(&s->ready, true);
 	for (;;) {
@@ -644,7 +703,7 @@ static int wk_wakee(void *arg)
 		seen = seq;
 		s->t1 = t1;
 		if (wk_timing)
-			wk_snap(&s->tn);
+			wk_snap(&s->tn[seq & 1]);
 		if (raw_smp_processor_id() != s->target)
 			WRITE_ONCE(s->wrong_cpu, true);
 		/* Pairs with wk_wait_ack(): t1, tn and wrong_cpu go first. */
@@ -662,7 +721,7 @@ static void wk_rpc_cb(void *info)
 	WRITE_ONCE(s->t1, READ_ONCE(s->seq));	/* the sender's wake condition */
 	wake_up_process(s->task);
 	if (wk_timing)
-		wk_snap(&s->tn);
+		wk_snap(&s->tn[0]);
 	/* Pairs with wk_wait_ack(): the counts copied go first. */
 	smp_store_release(&s->ack, READ_ONCE(s->seq));
 }
@@ -735,7 +794,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 
 			wk_snap(&nw);
 			wk_delta(&dw, &pw, &nw);
-			wk_delta(&dt, &pt, &s->tn);
+			wk_delta(&dt, &pt, &s->tn[0]);
 			s->hits += wk_hits(&dw) + wk_hits(&dt);
 			call = wk_call_path(&dw, &dt);
 			s->count[call]++;
