@@ -991,29 +991,16 @@ static void wk_emit_scope(struct seq_buf *sb, const char *pfx,
 			  enum wk_scope p, u64 n, u64 all,
 			  const struct ips_hist *h, u32 mul, u32 div)
 {
-	static const struct { const char *key; unsigned int q; } qs[] = {
-		{ "p50", 500 }, { "p75", 750 }, { "p90", 900 }, { "p95", 950 },
-		{ "p99", 990 }, { "p995", 995 }, { "p999", 999 },
-	};
 	const char *name = wk_scope_names[p];
-	unsigned int i;
 	char key[32];
 
 	seq_buf_printf(sb, "%s%s.wakeups=%llu\n", pfx, name, n);
 	snprintf(key, sizeof(key), "%s.share_pct", name);
 	ips_result_pct(sb, pfx, key, n, all);
-	if (!h || !h->n)
+	if (!h)
 		return;
-	seq_buf_printf(sb, "%s%s.lat_min_ns=%llu\n", pfx, name,
-		       mul_u64_u32_div(h->min, mul, div));
-	seq_buf_printf(sb, "%s%s.lat_mean_ns=%llu\n", pfx, name,
-		       mul_u64_u32_div(div64_u64(h->sum, h->n), mul, div));
-	for (i = 0; i < ARRAY_SIZE(qs); i++)
-		seq_buf_printf(sb, "%s%s.lat_%s_ns=%llu\n", pfx, name, qs[i].key,
-			       mul_u64_u32_div(ips_hist_quantile(h, qs[i].q),
-					       mul, div));
-	seq_buf_printf(sb, "%s%s.lat_max_ns=%llu\n", pfx, name,
-		       mul_u64_u32_div(h->max, mul, div));
+	snprintf(key, sizeof(key), "%s.lat", name);
+	ips_hist_emit_summary(sb, pfx, key, h, true, mul, div);
 }
 
 static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
