@@ -93,16 +93,24 @@ declared() {
 	bench_check "$top" "$2" || die "cannot plot $2: its declaration $2/bench.conf is broken"
 }
 
-hist() {
-	local d key what bench="" n=0 labels=() dirs=("$@") tmp i j logx
-	for d in "${dirs[@]}"; do
+# one_bench DIR...: every DIR a run.sh result directory of one benchmark,
+# declared and sound; sets the caller's bench to its name.
+one_bench() {
+	local d
+	bench=""
+	for d in "$@"; do
 		[[ -f $d/meta.txt ]] || die "$d: no meta.txt (not a run.sh result directory)"
 		[[ -z $bench || $(meta "$d" bench) == "$bench" ]] ||
-			die "$d: bench '$(meta "$d" bench)', not $bench as ${dirs[0]}"
+			die "$d: bench '$(meta "$d" bench)', not $bench as $1"
 		bench=$(meta "$d" bench)
-		labels+=("$(meta "$d" kernel)")
 	done
-	declared "${dirs[0]}" "$bench"
+	declared "$1" "$bench"
+}
+
+hist() {
+	local d key what bench="" n=0 labels=() dirs=("$@") tmp i j logx
+	one_bench "${dirs[@]}"
+	for d in "${dirs[@]}"; do labels+=("$(meta "$d" kernel)"); done
 	key=$(bench_get "$top" "$bench" hist)
 	what=$(bench_get "$top" "$bench" hist_label)
 	# One legend entry per kernel: a release shared by two directories
@@ -269,13 +277,7 @@ labels() {
 
 runs() {
 	local d bench="" dirs=("$@") i n=$# better tics="" f
-	for d in "${dirs[@]}"; do
-		[[ -f $d/meta.txt ]] || die "$d: no meta.txt (not a run.sh result directory)"
-		[[ -z $bench || $(meta "$d" bench) == "$bench" ]] ||
-			die "$d: bench '$(meta "$d" bench)', not $bench as ${dirs[0]}"
-		bench=$(meta "$d" bench)
-	done
-	declared "${dirs[0]}" "$bench"
+	one_bench "${dirs[@]}"
 	metric=${metric:-$(bench_get "$top" "$bench" primary)}
 	case $(bench_direction "$top" "$bench" "$metric") in
 	lower) better="lower is better" ;;
@@ -341,13 +343,7 @@ EOF
 # axis.
 tail_plot() {
 	local d bench="" dirs=("$@") i j n=0 pats what pat ticks logy
-	for d in "${dirs[@]}"; do
-		[[ -f $d/meta.txt ]] || die "$d: no meta.txt (not a run.sh result directory)"
-		[[ -z $bench || $(meta "$d" bench) == "$bench" ]] ||
-			die "$d: bench '$(meta "$d" bench)', not $bench as ${dirs[0]}"
-		bench=$(meta "$d" bench)
-	done
-	declared "${dirs[0]}" "$bench"
+	one_bench "${dirs[@]}"
 	read -r -a pats <<<"$(bench_get "$top" "$bench" tail)"
 	((${#pats[@]})) || die "$bench declares no percentile tail (tail= of $bench/bench.conf is empty): nothing to plot"
 	what=$(bench_get "$top" "$bench" tail_label)
