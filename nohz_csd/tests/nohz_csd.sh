@@ -467,9 +467,14 @@ test_nohz_csd_polled() {
 	check "$kp >= $k * 0.9" "kicks did not take the polling path"
 	# A polled kick may be dropped because a task was woken onto the CPU
 	# at the same moment (idle_cpu() false: the CPU runs that task next);
-	# one after which the CPU went back to idle was lost.
-	check "$(val nohz_csd total.dropped_poll_lost) == 0" \
-		"$(val nohz_csd total.dropped_poll_lost) of $kp polled kicks lost: dropped with nothing else to run (the need_resched() bail-out)"
+	# one after which the CPU went back to idle was lost. With both fixes
+	# a rare one looks lost too: the woken task was pulled to another CPU
+	# by a balance before this CPU switched to it (1 of 182 kicks seen in
+	# CI). The bail-out loses nearly all of them (5179 of 5188), so a
+	# fiftieth is the bound.
+	lost=$(val nohz_csd total.dropped_poll_lost)
+	check "$lost * 50 <= $kp" \
+		"$lost of $kp polled kicks lost: dropped with nothing else to run (the need_resched() bail-out)"
 	check "$(val nohz_csd total.ksoftirqd_wakeups) == 0" \
 		"$(val nohz_csd total.ksoftirqd_wakeups) ksoftirqd wakeups from $kp polled kicks (raise_softirq_irqoff() in nohz_csd_func())"
 	check "$(val nohz_csd total.balanced) >= $(val nohz_csd total.raised) * 0.5" \
