@@ -192,7 +192,7 @@ for k in "${names[@]}"; do
 done
 
 # Every SM_IDLE kernel must be significantly faster than the baseline.
-# Columns by their header names (ipistorm-compare/4), never by position.
+# Columns by their header names (ipistorm-compare/5), never by position.
 checked=0
 while IFS=, read -r label norm sig; do
 	[ "$label" = "${names[0]}" ] && continue
