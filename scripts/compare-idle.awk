@@ -236,7 +236,7 @@ function idle_csv(    i, d, name, f, j, o) {
 		for (d = 0; d < nd; d++) {
 			split("", f)
 			for (j = 1; j <= 36; j++) f[j] = ""
-			f[1] = "ipistorm-compare/4"; f[2] = "idle"; f[3] = q(name); f[5] = q(dlabel[d]); f[6] = q(ddir[d])
+			f[1] = CMPFMT; f[2] = "idle"; f[3] = q(name); f[5] = q(dlabel[d]); f[6] = q(ddir[d])
 			f[7] = icnt[name, d] + 0
 			if (imean[name, d] != "") {
 				f[8] = sprintf("%.4f", imean[name, d]); f[9] = e(isd[name, d], "%.4f")

@@ -10,11 +10,13 @@
 # their last printed digit). With scripts/compare-idle.awk loaded after
 # it, the idle files after src=idle: its section.
 # From the environment, where no escape is interpreted: CMP_LABELS and
-# CMP_DIRS (one per line, in the order of d), CMP_BENCH, CMP_PARAMS and
+# CMP_DIRS (one per line, in the order of d), CMP_BENCH, CMP_PARAMS,
 # CMP_DIFFS (a file of "d<TAB>key<TAB>baseline value<TAB>value" lines, the
-# differences of meta.txt that change IPI cost). Exit 2 on bad input (error
-# on stderr, nothing on stdout) or, with strict, on any difference; 1 on a
-# significant regression, else 0.
+# differences of meta.txt's machine state that change IPI cost) and
+# CMP_KDIFFS (the same of the kernels' identity: shown, never a reason to
+# refuse). Exit 2 on bad input (error on stderr, nothing on stdout), 3 on
+# fewer than 2 runs or, with strict, on any difference of the machine
+# state; 1 on a significant regression, else 0.
 
 function err(msg) {
 	if (!failed) print "compare.sh: " msg >"/dev/stderr"
@@ -191,7 +193,20 @@ function hmean(d, m,    n, i, sr, ss, eq) {
 	HSD = n > 1 ? msqrt(ss * sq(sq(HM)) / n) : ""
 }
 
+# diffs(VAR, dd, dk, db, dv): the lines "d<TAB>key<TAB>baseline<TAB>value"
+# of the file named by the environment's VAR as dd[i] ... dv[i]; their count.
+function diffs(var, dd, dk, db, dv,    n, line, x) {
+	n = 0
+	if (ENVIRON[var] != "")
+		while ((getline line < ENVIRON[var]) > 0) {
+			split(line, x, "\t")
+			n++; dd[n] = x[1]; dk[n] = x[2]; db[n] = x[3]; dv[n] = x[4]
+		}
+	return n
+}
+
 BEGIN {
+	CMPFMT = "ipistorm-compare/5"	# the format of csv and json (docs/compare.md)
 	MWU_EXACT = 40
 	split("76.18009172947146 -86.50532032941677 24.01409824083091 -1.231739572450155 0.1208650973866179e-2 -0.5395239384953e-5", COF, " ")
 	Z = qnorm(1 - alpha / 2)
@@ -204,12 +219,8 @@ BEGIN {
 	split(ENVIRON["CMP_DIRS"], dd0, "\n")
 	for (i = 1; i <= nd; i++) { dlabel[i - 1] = dl0[i]; ddir[i - 1] = dd0[i] }
 	bench = ENVIRON["CMP_BENCH"]; params = ENVIRON["CMP_PARAMS"]
-	ndiff = 0
-	if (ENVIRON["CMP_DIFFS"] != "")
-		while ((getline line < ENVIRON["CMP_DIFFS"]) > 0) {
-			split(line, x, "\t")
-			ndiff++; xd[ndiff] = x[1]; xk[ndiff] = x[2]; xb[ndiff] = x[3]; xv[ndiff] = x[4]
-		}
+	ndiff = diffs("CMP_DIFFS", xd, xk, xb, xv)
+	nkdiff = diffs("CMP_KDIFFS", kd, kk, kb, kv)
 	nf = 0
 	ninst = split(instrument, il, " ")
 	for (i = 1; i <= ninst; i++) { instk[i] = il[i]; instr[il[i]] = i }
@@ -509,6 +520,7 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 	for (i = 1; i <= ninst; i++)
 		if (instd[i]) printf "%s%s\n", any++ ? "" : "\n", instnote(i)
 	idle_text()
+	kernel_text()
 	for (i = 1; i <= nnc; i++)
 		printf "\nNot comparable: %s has %d run: a verdict needs at least 2 runs on each side\n", dlabel[ncd[i]], nfiles[ncd[i]]
 	if (ndiff) {
@@ -516,6 +528,19 @@ function text(    d, i, m, w, lw, any, hm, words, line) {
 		for (i = 1; i <= ndiff; i++)
 			printf "  %s: %s: '%s', baseline '%s'\n", dlabel[xd[i]], xk[i], xv[i], xb[i]
 	}
+}
+# kernel_text(): the differences of the kernels' identity, each feature
+# of sched_features named in one kernel only, not the lists.
+function kernel_text(    i) {
+	if (!nkdiff) return
+	printf "\nKernel identity: %d difference%s from %s, of the kernels and of the test bed's words, not of the machine's state (comparable):\n", \
+		nkdiff, (nkdiff > 1 ? "s" : ""), dlabel[0]
+	for (i = 1; i <= nkdiff; i++)
+		if (kk[i] == "sched_features") {
+			if (kv[i] != "") printf "  %s: sched_features only in %s: %s\n", dlabel[kd[i]], dlabel[kd[i]], kv[i]
+			if (kb[i] != "") printf "  %s: sched_features only in %s: %s\n", dlabel[kd[i]], dlabel[0], kb[i]
+		} else
+			printf "  %s: %s: '%s', baseline '%s'\n", dlabel[kd[i]], kk[i], kv[i], kb[i]
 }
 function row(name, a, m, w,    d) {
 	printf "\n%-10s", name
@@ -525,13 +550,18 @@ function row(name, a, m, w,    d) {
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 # e(x, f): x formatted, empty when undefined (as na()).
 function e(x, f) { return x == "" || !finite(x) ? "" : sprintf(f, x) }
+# csvdiffs(record, n, dd, dk, db, dv): n differences as CSV records.
+function csvdiffs(rec, n, dd, dk, db, dv,    i) {
+	for (i = 1; i <= n; i++)
+		printf "%s,%s,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", CMPFMT, rec, dk[i], q(dlabel[dd[i]]), q(ddir[dd[i]]), q(db[i]), q(dv[i])
+}
 function csv(    d, i, m, f, j, o, mn, mx) {
 	print "format,record,name,direction,label,dir,n,mean,stddev,coeffvar_pct,min,max,norm_mean,norm_stddev,change_pct,gain_pct,abs_change,t,df,p,ci_ratio,significant,regression,baseline_value,value,median,median_ci_low,median_ci_high,mwu_u,mwu_p,sd_ratio,var_p,var_significant,var_regression,mmtests_mean,mmtests_stddev"
 	for (i = 1; i <= nused; i++)
 		for (d = 0; d < nd; d++) {
 			m = used[i]
-			printf "ipistorm-compare/4,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,,,%.4f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", \
-				mname[m], mdirn[m], q(dlabel[d]), q(ddir[d]), N[d, m], mean[d, m], e(sd[d, m], "%.4f"), e(cv[d, m], "%.4f"), \
+			printf "%s,metric,%s,%s,%s,%s,%d,%.4f,%s,%s,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,,,%.4f,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s\n", \
+				CMPFMT, mname[m], mdirn[m], q(dlabel[d]), q(ddir[d]), N[d, m], mean[d, m], e(sd[d, m], "%.4f"), e(cv[d, m], "%.4f"), \
 				min[d, m], max[d, m], e(norm[d, m], "%.6f"), e(normsd[d, m], "%.6f"), e(change[d, m], "%.4f"), \
 				e(gain[d, m], "%.4f"), e(absch[d, m], "%.4f"), e(tt[d, m], "%.6f"), e(df[d, m], "%.4f"), \
 				p[d, m] < 0 ? "" : sprintf("%.6g", p[d, m]), e(cr[d, m], "%.6g"), sig[d, m], regr[d, m], \
@@ -539,17 +569,17 @@ function csv(    d, i, m, f, j, o, mn, mx) {
 				e(sdr[d, m], "%.6g"), e(vp[d, m], "%.6g"), vsig[d, m], vregr[d, m] && !meansonly, \
 				rule == "mmtests" ? e(cmean[d, m], "%.4f") : "", rule == "mmtests" ? e(csd[d, m], "%.4f") : ""
 		}
-	for (i = 1; i <= ndiff; i++)
-		printf "ipistorm-compare/4,difference,%s,,%s,%s,,,,,,,,,,,,,,,,,,%s,%s,,,,,,,,,,,\n", xk[i], q(dlabel[xd[i]]), q(ddir[xd[i]]), q(xb[i]), q(xv[i])
+	csvdiffs("difference", ndiff, xd, xk, xb, xv)
+	csvdiffs("kernel_difference", nkdiff, kd, kk, kb, kv)
 	for (i = 1; i <= nnc; i++)
-		printf "ipistorm-compare/4,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
+		printf "%s,not_comparable,runs,,%s,%s,%d,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n", CMPFMT, q(dlabel[ncd[i]]), q(ddir[ncd[i]]), nfiles[ncd[i]]
 	# the instrument's keys: name, label, dir, n, mean, min, max,
 	# abs_change and baseline_value (its mean), value (differs)
 	for (i = 1; i <= ninst; i++)
 		for (d = 0; d < nd; d++) {
 			split("", f)
 			for (j = 1; j <= 36; j++) f[j] = ""
-			f[1] = "ipistorm-compare/4"; f[2] = "instrument"; f[3] = instk[i]; f[5] = q(dlabel[d]); f[6] = q(ddir[d])
+			f[1] = CMPFMT; f[2] = "instrument"; f[3] = instk[i]; f[5] = q(dlabel[d]); f[6] = q(ddir[d])
 			f[7] = instn[d, i] + 0
 			if (instm[d, i] != "") {
 				mn = mx = instv[d, i, 1]
@@ -577,9 +607,15 @@ function js(s,    o, i, c) {
 	}
 	return "\"" o "\""
 }
+# jdiffs(n, dd, dk, db, dv): n differences as JSON objects.
+function jdiffs(n, dd, dk, db, dv,    i) {
+	for (i = 1; i <= n; i++)
+		printf "%s\n    {\"label\": %s, \"dir\": %s, \"key\": %s, \"baseline\": %s, \"value\": %s}", (i > 1 ? "," : ""), \
+			js(dlabel[dd[i]]), js(ddir[dd[i]]), js(dk[i]), js(db[i]), js(dv[i])
+}
 function jn(x, f) { return x == "" || !finite(x) ? "null" : sprintf(f, x) }
 function json(    d, i, m) {
-	printf "{\n  \"format\": \"ipistorm-compare/4\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(bench), js(params)
+	printf "{\n  \"format\": \"%s\",\n  \"bench\": %s,\n  \"params\": %s,\n", CMPFMT, js(bench), js(params)
 	printf "  \"primary\": %s,\n  \"rule\": %s,\n  \"alpha\": %s,\n  \"threshold_pct\": %s,\n  \"regressions\": %d,\n", \
 		js(primary), js(rule), alpha + 0, thresh + 0, nreg
 	printf "  \"sd_factor\": %s,\n  \"means_only\": %s,\n  \"variance_regressions\": %d,\n", sdfactor + 0, meansonly ? "true" : "false", \
@@ -589,10 +625,10 @@ function json(    d, i, m) {
 		printf "%s\n    {\"label\": %s, \"dir\": %s, \"runs\": %d, \"reason\": \"fewer than 2 runs\"}", (i > 1 ? "," : ""), \
 			js(dlabel[ncd[i]]), js(ddir[ncd[i]]), nfiles[ncd[i]]
 	printf "%s],\n  \"differences\": [", nnc ? "\n  " : ""
-	for (i = 1; i <= ndiff; i++)
-		printf "%s\n    {\"label\": %s, \"dir\": %s, \"key\": %s, \"baseline\": %s, \"value\": %s}", (i > 1 ? "," : ""), \
-			js(dlabel[xd[i]]), js(ddir[xd[i]]), js(xk[i]), js(xb[i]), js(xv[i])
-	printf "%s],\n  \"runs\": [", ndiff ? "\n  " : ""
+	jdiffs(ndiff, xd, xk, xb, xv)
+	printf "%s],\n  \"kernel_differences\": [", ndiff ? "\n  " : ""
+	jdiffs(nkdiff, kd, kk, kb, kv)
+	printf "%s],\n  \"runs\": [", nkdiff ? "\n  " : ""
 	for (d = 0; d < nd; d++) printf "%s\n    {\"label\": %s, \"dir\": %s}", d ? "," : "", js(dlabel[d]), js(ddir[d])
 	printf "\n  ],\n  \"metrics\": ["
 	for (i = 1; i <= nused; i++) {

@@ -3,7 +3,7 @@
 #
 #   compare.sh [-f text|csv|json] [-l LABEL,...] [-a ALPHA] [-t PCT] [-m welch|mmtests]
 #              [-s FACTOR] [-M] [-x] BASELINE OTHER...
-#     -f  output format (default text); csv and json are ipistorm-compare/4
+#     -f  output format (default text); csv and json are ipistorm-compare/5
 #     -l  labels of the directories, comma-separated, unique, UTF-8
 #         (default: the kernel release in each meta.txt, made unique)
 #     -a  significance level, 0.000000001 to 0.5 (default 0.05)
@@ -37,7 +37,11 @@
 # SD ratio and the Brown-Forsythe test of equal spread. Differences of
 # meta.txt that change IPI cost (CPU, microcode, command line, frequency
 # and idle control, SMT, mitigations, preemption, HZ, clocksource) are
-# reported, and warned about on stderr. Where run.sh kept idle-iter-*.txt
+# reported: those of the machine's state (what it was set to) warned about
+# on stderr and making the directories not comparable, those of the
+# kernels' identity (a scheduler feature one kernel lacks, the test bed's
+# IPISTORM_* words, HZ; differences() below) in a section of their own,
+# never a reason to refuse. Where run.sh kept idle-iter-*.txt
 # (ipistorm-idle/1), a section shows per measured CPU each idle state's
 # share of the idle time and the effective frequency over the iterations,
 # marking one that differs from the baseline's or splits a directory's
@@ -126,6 +130,7 @@ meta() { key "$2" "$1/meta.txt"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/diffs"
+: >"$tmp/kdiffs"
 : >"$tmp/labels"
 : >"$tmp/dirs"
 # -l: one label a line; a label never holds a newline (the lists below
@@ -137,30 +142,98 @@ if [ -n "$labels" ]; then
 	[ "$nlab" -eq "$nd" ] || bad "-l gives $nlab labels for $nd directories"
 fi
 
-# differences BASE OTHER: "key<TAB>baseline<TAB>value" for each key of
-# meta.txt that changes IPI cost and differs; a key recorded in one only
-# (ipistorm-run/1 against /2) is not a known difference. The command line
-# is compared without the kernel image (BOOT_IMAGE=, initrd=, a leading
-# path). Files are read through getline, so no path is an assignment.
+# differences BASE OTHER: "CLASS<TAB>key<TAB>baseline<TAB>value" for each
+# key of meta.txt that changes IPI cost and differs; a key recorded in one
+# only (ipistorm-run/1 against /2) is not a known difference. CLASS is
+# "state", what the machine was set to (compare.awk's differences: not
+# comparable, fatal with -x), or "kernel", what differs because the kernels
+# (or the test bed's own words) differ, a setting could not make them equal:
+#   sched_features  a feature named in one kernel's list only (kernel: the
+#                   names as recorded, NO_ when off); one in both lists but
+#                   switched differently (state: FEAT against NO_FEAT); a
+#                   value that is no feature list ("unknown") compared whole
+#   cmdline         without the kernel image (BOOT_IMAGE=, initrd=, a
+#                   leading path), the words the kernel reads (state);
+#                   cmdline.marker: the IPISTORM_*= words, which the kernel
+#                   hands to init's environment and the test bed's guest
+#                   reads, those of one side only (kernel); cmdline.init:
+#                   what follows "--", init's arguments (kernel)
+#   hz, no_hz       CONFIG_HZ and CONFIG_NO_HZ_*, of the build (kernel)
+#   preempt         kernel when neither side could be set to the other's
+#                   mode: rt (run.sh's from the config: no live mode) only
+#                   rt; a kernel_version with PREEMPT_DYNAMIC any mode but
+#                   rt; one with PREEMPT_RT and a live mode full or lazy;
+#                   any other only its own; a side without kernel_version,
+#                   or a mode "dynamic" or "unknown", any (state)
+# Files are read through getline, so no path is an assignment.
 differences() {
 	A=$1/meta.txt B=$2/meta.txt awk '
-	function norm(k, v,    n, w, i, o) {
-		if (k != "cmdline") return v
+	function out(c, k, x, y) {
+		gsub(/\t/, " ", x); gsub(/\t/, " ", y)
+		print c "\t" k "\t" x "\t" y
+	}
+	# cmdline(v, p): p["k"], the kernel parameters of command line v,
+	# p["m"], its IPISTORM_*= markers, p["i"], what follows "--"
+	function cmdline(v, p,    n, w, i, o) {
+		p["k"] = p["m"] = p["i"] = ""
 		n = split(v, w, " ")
 		for (i = 1; i <= n; i++) {
-			if (w[i] ~ /^(BOOT_IMAGE|initrd)=/ || (i == 1 && w[i] ~ /^\//)) continue
-			o = o (o == "" ? "" : " ") w[i]
+			o = w[i] == "--" ? "i" : o == "i" ? "i" : w[i] ~ /^IPISTORM_[A-Z0-9_]+=/ ? "m" : "k"
+			if (o == "k" && (w[i] ~ /^(BOOT_IMAGE|initrd)=/ || (i == 1 && w[i] ~ /^\//))) continue
+			if (w[i] == "--" && p["i"] == "") continue
+			p[o] = p[o] (p[o] == "" ? "" : " ") w[i]
 		}
+	}
+	# only(x, y): the words of x not in y
+	function only(x, y,    n, w, i, s, o) {
+		split("", s)
+		n = split(y, w, " ")
+		for (i = 1; i <= n; i++) s[w[i]] = 1
+		n = split(x, w, " ")
+		for (i = 1; i <= n; i++) if (!(w[i] in s)) o = o (o == "" ? "" : " ") w[i]
 		return o
+	}
+	# feats(v, f): f[NAME] = the word of feature NAME in list v (NAME or
+	# NO_NAME); 0 when v is no list of feature words
+	function feats(v, f,    n, w, i) {
+		split("", f)
+		n = split(v, w, " ")
+		if (!n) return 0
+		for (i = 1; i <= n; i++) {
+			if (w[i] !~ /^[A-Z][A-Z0-9_]*$/) return 0
+			f[w[i] ~ /^NO_/ ? substr(w[i], 4) : w[i]] = w[i]
+		}
+		return 1
+	}
+	function features(x, y,    fa, fb, f, oa, ob, ta, tb) {
+		if (!feats(x, fa) || !feats(y, fb)) { out("state", "sched_features", x, y); return }
+		for (f in fa)
+			if (!(f in fb)) oa = oa " " fa[f]
+			else if (fa[f] != fb[f]) { ta = ta " " fa[f]; tb = tb " " fb[f] }
+		for (f in fb) if (!(f in fa)) ob = ob " " fb[f]
+		# in the order of the lists
+		if (ta != "") out("state", "sched_features", inorder(x, ta), inorder(y, tb))
+		if (oa != "" || ob != "") out("kernel", "sched_features", inorder(x, oa), inorder(y, ob))
+	}
+	# inorder(v, s): the words of v that are in s, in the order of v
+	function inorder(v, s) { return only(v, only(v, s)) }
+	# reach(mode, version, m): whether a kernel recorded with this mode and
+	# kernel_version could be set to mode m
+	function reach(mode, version, m) {
+		if (version == "" || version == "unknown" || mode == "dynamic" || mode == "unknown") return 1
+		if (mode == "rt") return m == "rt"
+		if (index(version, "PREEMPT_DYNAMIC")) return m != "rt"
+		if (index(version, "PREEMPT_RT")) return m == "full" || m == "lazy"
+		return m == mode
 	}
 	function load(f, a,    line, eq, k) {
 		while ((getline line < f) > 0) {
 			eq = index(line, "=")
 			if (!eq) continue
 			k = substr(line, 1, eq - 1)
-			if (k !~ KEYS || (k in a)) continue
-			a[k] = norm(k, substr(line, eq + 1))
-			if (f == ENVIRON["A"]) order[++n] = k
+			if ((k !~ KEYS && k != "kernel_version") || (k in a)) continue
+			a[k] = substr(line, eq + 1)
+			if (f == ENVIRON["A"] && k != "kernel_version") order[++n] = k
 		}
 		close(f)
 	}
@@ -172,10 +245,21 @@ differences() {
 		load(ENVIRON["A"], a); load(ENVIRON["B"], b)
 		for (i = 1; i <= n; i++) {
 			k = order[i]
-			if ((k in b) && a[k] != b[k]) {
-				gsub(/\t/, " ", a[k]); gsub(/\t/, " ", b[k])
-				print k "\t" a[k] "\t" b[k]
-			}
+			if (!(k in b) || a[k] == b[k]) continue
+			if (k == "cmdline") {
+				cmdline(a[k], pa); cmdline(b[k], pb)
+				if (pa["k"] != pb["k"]) out("state", k, pa["k"], pb["k"])
+				if (only(pa["m"], pb["m"]) != "" || only(pb["m"], pa["m"]) != "")
+					out("kernel", "cmdline.marker", only(pa["m"], pb["m"]), only(pb["m"], pa["m"]))
+				if (pa["i"] != pb["i"]) out("kernel", "cmdline.init", pa["i"], pb["i"])
+			} else if (k == "sched_features")
+				features(a[k], b[k])
+			else if (k == "hz" || k == "no_hz")
+				out("kernel", k, a[k], b[k])
+			else if (k == "preempt")
+				out(reach(a[k], a["kernel_version"], b[k]) || reach(b[k], b["kernel_version"], a[k]) ? "state" : "kernel", k, a[k], b[k])
+			else
+				out("state", k, a[k], b[k])
 		}
 	}'
 }
@@ -226,7 +310,9 @@ for d in "$@"; do
 	fi
 	printf '%s\n' "$l" >>"$tmp/labels"
 	printf '%s\n' "$d" >>"$tmp/dirs"
-	[ "$i" -eq 0 ] || differences "$base" "$d" | awk -v i="$i" '{ print i "\t" $0 }' >>"$tmp/diffs"
+	# the differences of the machine state to diffs, of the kernels to kdiffs
+	[ "$i" -eq 0 ] || differences "$base" "$d" | S=$tmp/diffs K=$tmp/kdiffs awk -v i="$i" '
+		{ c = $0; sub(/\t.*/, "", c); sub(/^[^\t]*\t/, ""); print i "\t" $0 >>ENVIRON[c == "kernel" ? "K" : "S"] }'
 	i=$((i + 1))
 done
 
@@ -340,7 +426,7 @@ while [ "$i" -lt "$nd" ]; do
 	i=$((i + 1))
 done
 CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
-	CMP_BENCH=$bench CMP_PARAMS=$(meta "$base" params) CMP_DIFFS=$tmp/diffs \
+	CMP_BENCH=$bench CMP_PARAMS=$(meta "$base" params) CMP_DIFFS=$tmp/diffs CMP_KDIFFS=$tmp/kdiffs \
 	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
 	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" -v sdfactor="$sdfactor" -v meansonly="$meansonly" \
 	-v instrument="$instrument" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/compare.awk" \

@@ -124,7 +124,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 @test "compare: json is valid and versioned" {
 	run --separate-stderr "$S/compare.sh" -f json "$F/ipistorm-6.1" "$F/ipistorm-6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/4"; assert d["rule"] == "welch"; assert d["sd_factor"] == 2 and not d["means_only"]; assert d["metrics"][0]["values"][1]["var_significant"] is False; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "ipistorm-compare/5"; assert d["rule"] == "welch"; assert d["sd_factor"] == 2 and not d["means_only"]; assert d["metrics"][0]["values"][1]["var_significant"] is False; assert d["metrics"][0]["name"] == "runtime_ns"; assert d["metrics"][0]["values"][0]["p"] is None' <<<"$output"
 }
 
 @test "compare: a significant regression beyond -t exits 1 and is named" {
@@ -162,7 +162,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	[ "$(col stddev 1)" = "" ]
 	[ "$(col coeffvar_pct 1)" = "" ]
 	[ "$(col norm_stddev 2)" != "" ]
-	grep -q '^ipistorm-compare/4,not_comparable,runs,,"base",' <<<"$output"
+	grep -q '^ipistorm-compare/5,not_comparable,runs,,"base",' <<<"$output"
 	run --separate-stderr "$S/compare.sh" "$T/a" "$T/c"
 	grep -q '^Stddev  *n/a  *1.00$' <<<"$output"
 	grep -q '^CoeffVar  *n/a  *0.50$' <<<"$output"
@@ -239,7 +239,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	bios|Dell Inc. 2.1.4 01/01/2026|Dell Inc. 2.3.0 06/01/2026
 	irqbalance|not running|running
 	nohz_full|(null)|1-119
-	sched_features|GENTLE_FAIR_SLEEPERS START_DEBIT|NO_GENTLE_FAIR_SLEEPERS START_DEBIT
+	sched_features|TTWU_QUEUE|NO_TTWU_QUEUE
 	EOF
 }
 
@@ -405,10 +405,14 @@ derive() {
 		[[ $output != *" 0.00%*"* ]] || { echo "a significant 0.00%"; false; }
 	done <<-EOF
 	$F/idle_reentry-6.12|$F/idle_reentry-6.1|1|regression: 6.1.0-50-amd64 total.fast_pct: 100.00% worse than 6.12.95+deb12-amd64 (p=0,
-	$F/idle_reentry-6.1|$F/idle_reentry-6.12|0|warning: 6.12.95+deb12-amd64 cmdline differs
+	$F/idle_reentry-6.1|$F/idle_reentry-6.12|0|
 	$T/poll-base|$T/poll-lost|1|regression: 6.12.95+deb12-amd64 (poll-lost) total.poll_pct: 100.00% worse
 	$T/drop-base|$T/drop-lots|1|total.dropped: 0.00 -> 41.00, from a zero baseline, worse than
 	EOF
+	# the SM_IDLE marker is the test bed's: nothing on stderr
+	run --separate-stderr "$S/compare.sh" "$F/idle_reentry-6.1" "$F/idle_reentry-6.12"
+	[ -z "$stderr" ]
+	grep -qxF "  6.12.95+deb12-amd64: cmdline.marker: 'IPISTORM_SM_IDLE=1', baseline 'IPISTORM_SM_IDLE=0'" <<<"$output"
 	run --separate-stderr "$S/compare.sh" "$T/drop-base" "$T/drop-lots"
 	grep -q '^AMean  *0.00 (   0.00%)  *41.00 \*-41.00 abs\*$' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f csv "$T/drop-base" "$T/drop-lots"
@@ -475,7 +479,7 @@ derive() {
 		[[ $stderr == *"warning: 6.1.0-50-amd64 (other) $key differs"* ]] || { echo "$key: $stderr"; false; }
 		grep -q "^  6.1.0-50-amd64 (other): $key: '$value', baseline '" <<<"$output"
 		run --separate-stderr "$S/compare.sh" -f csv "$base" "$T/other"
-		grep -q "^ipistorm-compare/4,difference,$key,,\"6.1.0-50-amd64 (other)\",.*,\"$value\",*$" <<<"$output"
+		grep -q "^ipistorm-compare/5,difference,$key,,\"6.1.0-50-amd64 (other)\",.*,\"$value\",*$" <<<"$output"
 		run --separate-stderr "$S/compare.sh" -f json "$base" "$T/other"
 		KEY=$key python3 -c 'import json, os, sys; d = json.load(sys.stdin); assert not d["comparable"]; assert [x["key"] for x in d["differences"]] == [os.environ["KEY"]]' <<<"$output"
 		run --separate-stderr "$S/compare.sh" -x "$base" "$T/other"
@@ -494,7 +498,6 @@ derive() {
 	smt_control|off
 	vuln.spectre_v2|Mitigation: Retpolines
 	preempt|full
-	hz|1000
 	clocksource|hpet
 	boost_policies|policy0=0
 	pstate_status|active
@@ -512,14 +515,123 @@ derive() {
 	[[ $stderr == *"cmdline differs"*"mitigations=off"* ]]
 }
 
+# Real meta.txt of Debian 6.1 and 6.12 in the test bed (the demo's
+# idle_reentry step): their scheduler feature lists differ, and the test
+# bed marks the SM_IDLE kernel (IPISTORM_SM_IDLE=1). What the kernels are
+# is shown apart, names of one list only, and never refuses.
+@test "compare: 6.1 against 6.12: the kernels' identity is shown apart and comparable" {
+	run --separate-stderr "$S/compare.sh" -x -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$F/idle_reentry-light-6.12"
+	[ "$status" -eq 0 ]
+	[[ $stderr != *" differs from "* ]]
+	! grep -q '^Not comparable' <<<"$output"
+	grep -qxF "Kernel identity: 2 differences from 6.1, of the kernels and of the test bed's words, not of the machine's state (comparable):" <<<"$output"
+	grep -qxF "  6.12: cmdline.marker: 'IPISTORM_SM_IDLE=1', baseline 'IPISTORM_SM_IDLE=0'" <<<"$output"
+	grep -qxF "  6.12: sched_features only in 6.12: PLACE_LAG PLACE_DEADLINE_INITIAL PLACE_REL_DEADLINE RUN_TO_PARITY PREEMPT_SHORT PICK_BUDDY DELAY_DEQUEUE DELAY_ZERO" <<<"$output"
+	grep -qxF "  6.12: sched_features only in 6.1: GENTLE_FAIR_SLEEPERS START_DEBIT LAST_BUDDY NO_SIS_PROP UTIL_EST_FASTUP ALT_PERIOD BASE_SLICE" <<<"$output"
+	# a feature of both lists, switched alike, is never shown
+	! grep -q 'TTWU_QUEUE' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f csv -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$F/idle_reentry-light-6.12"
+	[ "$status" -eq 0 ]
+	! grep -q '^ipistorm-compare/5,difference,' <<<"$output"
+	grep -qxF 'ipistorm-compare/5,kernel_difference,cmdline.marker,,"6.12","'"$F"'/idle_reentry-light-6.12",,,,,,,,,,,,,,,,,,"IPISTORM_SM_IDLE=0","IPISTORM_SM_IDLE=1",,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/5,kernel_difference,sched_features,,"6.12",.*,"GENTLE_FAIR_SLEEPERS START_DEBIT LAST_BUDDY NO_SIS_PROP UTIL_EST_FASTUP ALT_PERIOD BASE_SLICE","PLACE_LAG PLACE_DEADLINE_INITIAL .* DELAY_ZERO",' <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f json -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$F/idle_reentry-light-6.12"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); k = d["kernel_differences"]; assert d["format"] == "ipistorm-compare/5" and d["comparable"] and d["differences"] == []; assert [x["key"] for x in k] == ["cmdline.marker", "sched_features"]; assert k[1]["label"] == "6.12" and k[1]["value"].split()[0] == "PLACE_LAG" and len(k[1]["baseline"].split()) == 7' <<<"$output"
+}
+
+# A feature of both kernels switched differently is a setting: the machine
+# state, not comparable, fatal with -x; the names of one list only stay
+# apart.
+@test "compare: a sched feature switched differently in both kernels is the machine state" {
+	cp -r "$F/idle_reentry-light-6.12" "$T/6.12"
+	sed -i '/^sched_features=/ { s/ TTWU_QUEUE / NO_TTWU_QUEUE /; s/ WA_IDLE / NO_WA_IDLE / }' "$T/6.12/meta.txt"
+	run --separate-stderr "$S/compare.sh" -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$T/6.12"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: 6.12 sched_features differs from 6.1: 'NO_TTWU_QUEUE NO_WA_IDLE', baseline 'TTWU_QUEUE WA_IDLE'"* ]]
+	grep -qxF 'Not comparable: 1 difference of the machine state (meta.txt) from 6.1:' <<<"$output"
+	grep -qxF "  6.12: sched_features: 'NO_TTWU_QUEUE NO_WA_IDLE', baseline 'TTWU_QUEUE WA_IDLE'" <<<"$output"
+	grep -q "^  6.12: sched_features only in 6.12: PLACE_LAG " <<<"$output"
+	run --separate-stderr "$S/compare.sh" -x -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$T/6.12"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"error: 6.12 sched_features differs"* ]]
+	run --separate-stderr "$S/compare.sh" -f json -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$T/6.12"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); x = d["differences"]; assert not d["comparable"]; assert [(y["key"], y["baseline"], y["value"]) for y in x] == [("sched_features", "TTWU_QUEUE WA_IDLE", "NO_TTWU_QUEUE NO_WA_IDLE")]; assert "sched_features" in [y["key"] for y in d["kernel_differences"]]' <<<"$output"
+	# no feature list: compared whole, as the machine's
+	sed -i 's/^sched_features=.*/sched_features=unknown/' "$T/6.12/meta.txt"
+	run --separate-stderr "$S/compare.sh" -x -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$T/6.12"
+	[ "$status" -eq 2 ]
+	grep -q "^  6.12: sched_features: 'unknown', baseline 'GENTLE_FAIR_SLEEPERS START_DEBIT " <<<"$output"
+}
+
+# The test bed's IPISTORM_*= words and init's arguments (after "--") are
+# not read by the kernel; a kernel parameter is the machine's.
+@test "compare: a test bed marker is the kernel's identity, a kernel parameter the machine state" {
+	cp -r "$F/idle_reentry-light-6.1" "$T/b"
+	sed -i '/^cmdline=/ s/IPISTORM_SM_IDLE=0/IPISTORM_SM_IDLE=1 IPISTORM_POLLING_IDLE=1/' "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" -x -l a,b "$F/idle_reentry-light-6.1" "$T/b"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	grep -qxF "  b: cmdline.marker: 'IPISTORM_SM_IDLE=1 IPISTORM_POLLING_IDLE=1', baseline 'IPISTORM_SM_IDLE=0'" <<<"$output"
+	! grep -q '^Not comparable' <<<"$output"
+	sed -i '/^cmdline=/ s/ -n 5 / -n 5 -w 0 /' "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" -x -l a,b "$F/idle_reentry-light-6.1" "$T/b"
+	[ "$status" -eq 0 ]
+	grep -qF "  b: cmdline.init: 'run -n 5 -w 0 -s " <<<"$output"
+	grep -q "^Kernel identity: 2 differences from a," <<<"$output"
+	sed -i '/^cmdline=/ s/ idle=poll / idle=poll nohz=off /' "$T/b/meta.txt"
+	run --separate-stderr "$S/compare.sh" -x -l a,b "$F/idle_reentry-light-6.1" "$T/b"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"error: b cmdline differs from a: 'console=ttyS0 panic=-1 tsc=reliable watchdog_thresh=2 rcupdate.rcu_cpu_stall_timeout=5 idle=poll nohz=off', baseline 'console=ttyS0 panic=-1 tsc=reliable watchdog_thresh=2 rcupdate.rcu_cpu_stall_timeout=5 idle=poll'"* ]]
+	grep -qxF 'Not comparable: 1 difference of the machine state (meta.txt) from a:' <<<"$output"
+	grep -q "^  b: cmdline.marker: " <<<"$output"
+	run --separate-stderr "$S/compare.sh" -f json -l a,b "$F/idle_reentry-light-6.1" "$T/b"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert not d["comparable"]; assert [x["key"] for x in d["differences"]] == ["cmdline"]; assert [x["key"] for x in d["kernel_differences"]] == ["cmdline.marker", "cmdline.init"]' <<<"$output"
+}
+
+# hz and no_hz are the build's configuration; the preemption model is the
+# kernel's where no setting could make the two equal.
+@test "compare: hz, no_hz and a preemption model no setting reaches are the kernel's identity" {
+	while IFS='|' read -r class key base value vbase vvalue; do
+		for d in a b; do
+			mkrun "$T/$d" "k$d" 100 101 102
+		done
+		sed -i "2a $key=$base" "$T/a/meta.txt"
+		sed -i "2a $key=$value" "$T/b/meta.txt"
+		[ -z "$vbase" ] || sed -i "2a kernel_version=$vbase" "$T/a/meta.txt"
+		[ -z "$vvalue" ] || sed -i "2a kernel_version=$vvalue" "$T/b/meta.txt"
+		run --separate-stderr "$S/compare.sh" -x -f csv "$T/a" "$T/b"
+		if [ "$class" = kernel ]; then
+			[ "$status" -eq 0 ] || { echo "$key $base $value: exit $status"; false; }
+			grep -qxF "ipistorm-compare/5,kernel_difference,$key,,\"kb\",\"$T/b\",,,,,,,,,,,,,,,,,,\"$base\",\"$value\",,,,,,,,,,," <<<"$output"
+			! grep -q '^ipistorm-compare/5,difference,' <<<"$output"
+		else
+			[ "$status" -eq 2 ] || { echo "$key $base $value: exit $status"; false; }
+			[[ $stderr == *"error: kb $key differs from ka: '$value', baseline '$base'"* ]]
+			! grep -q '^ipistorm-compare/5,kernel_difference,' <<<"$output"
+		fi
+		rm -rf "$T/a" "$T/b"
+	done <<-'EOF'
+	kernel|hz|250|1000||
+	kernel|no_hz|idle|full||
+	state|preempt|voluntary|full|#1 SMP PREEMPT_DYNAMIC Debian 6.12.95-1~bpo12+1 (2026-07-05)|#1 SMP PREEMPT_DYNAMIC Debian 6.12.95-1~bpo12+1 (2026-07-05)
+	kernel|preempt|voluntary|rt|#1 SMP PREEMPT_DYNAMIC Debian 6.12.95-1~bpo12+1 (2026-07-05)|#1 SMP PREEMPT_RT Debian 6.12.95-1~bpo12+1 (2026-07-05)
+	kernel|preempt|none|voluntary|#1 SMP Debian 6.1.176-1 (2026-07-02)|#1 SMP Debian 6.1.176-1 (2026-07-02)
+	state|preempt|full|voluntary|#1 SMP PREEMPT Debian 6.1.176-1 (2026-07-02)|#1 SMP PREEMPT_DYNAMIC Debian 6.12.95-1~bpo12+1 (2026-07-05)
+	state|preempt|full|lazy|#1 SMP PREEMPT_RT Debian 7.3.1-1 (2026-11-01)|#1 SMP PREEMPT_RT Debian 7.3.1-1 (2026-11-01)
+	kernel|preempt|full|rt|#1 SMP PREEMPT Debian 6.1.176-1 (2026-07-02)|#1 SMP PREEMPT_RT Debian 6.12.95-1~bpo12+1 (2026-07-05)
+	state|preempt|voluntary|rt||#1 SMP PREEMPT_RT Debian 6.12.95-1~bpo12+1 (2026-07-05)
+	state|preempt|dynamic|rt|#1 SMP PREEMPT_DYNAMIC Debian 6.12.95-1~bpo12+1 (2026-07-05)|#1 SMP PREEMPT_RT Debian 6.12.95-1~bpo12+1 (2026-07-05)
+	EOF
+}
+
 @test "compare: reads ipistorm-run/1 beside ipistorm-run/2" {
 	cp -r "$F/ipistorm-6.12" "$T/v2"
 	sed -i 's|^format=.*|format=ipistorm-run/2|; $i preempt=full\nhz=1000' "$T/v2/meta.txt"
 	run --separate-stderr "$S/compare.sh" -x "$F/ipistorm-6.1" "$T/v2"
-	# a key recorded on one side only is not a known difference
-	[[ $stderr != *"preempt differs"* ]]
-	[[ $stderr == *"cmdline differs"* ]]
-	[ "$status" -eq 2 ]
+	# a key recorded on one side only is not a known difference (and
+	# IPISTORM_SM_IDLE=0 against =1 is the test bed's marker)
+	[[ $stderr != *"differs"* ]]
+	[ "$status" -eq 0 ]
 	sed -i 's|^format=.*|format=ipistorm-run/3|' "$T/v2/meta.txt"
 	run --separate-stderr "$S/compare.sh" "$F/ipistorm-6.1" "$T/v2"
 	[ "$status" -eq 2 ]
@@ -721,8 +833,8 @@ mkir() {
 	# the cost: 41.17 against 41.20, within rounding
 	[[ $output != *"total.hook_cost_ns 41"* ]]
 	run --separate-stderr "$S/compare.sh" -f csv "$T/a" "$T/b"
-	grep -qxF 'ipistorm-compare/4,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
-	grep -q '^ipistorm-compare/4,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
+	grep -qxF 'ipistorm-compare/5,instrument,total.hook_hits_per_reentry,,"6.12","'"$T"'/b",3,2.0000,,,2.0000,2.0000,,,,,-1.0000,,,,,,,3.0000,differs,,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/5,instrument,total.hook_cost_ns,,"6.12",.*,41.1667,,,,,,,,,,,,$' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json "$T/a" "$T/b"
 	python3 -c 'import json, sys; i = {x["name"]: x for x in json.load(sys.stdin)["instrument"]}; h = i["total.hook_hits_per_reentry"]; assert h["differs"] and h["values"][1]["differs"] and h["values"][1]["mean"] == 2 and h["values"][1]["abs_change"] == -1; assert not i["total.hook_cost_ns"]["differs"]' <<<"$output"
 	# by one unit of the last digit (2.95 and 2.94 print 3.0 and 2.9):
@@ -803,11 +915,11 @@ PY
 		close "$(col min "$r")" "$lo" 1e-4
 		close "$(col max "$r")" "$hi" 1e-4
 	done
-	grep -qxF 'ipistorm-compare/4,idle,"cpu16.C6.residency_pct",,"6.12","'"$P"'/6.12",6,0.0000,0.0000,,0.0000,0.0000,,,,,-30.9778,,,,,,,30.9778,differs,0.0000,,,,,,,,,,' <<<"$output"
-	grep -q '^ipistorm-compare/4,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
+	grep -qxF 'ipistorm-compare/5,idle,"cpu16.C6.residency_pct",,"6.12","'"$P"'/6.12",6,0.0000,0.0000,,0.0000,0.0000,,,,,-30.9778,,,,,,,30.9778,differs,0.0000,,,,,,,,,,' <<<"$output"
+	grep -q '^ipistorm-compare/5,idle,"cpu16.aperf_mperf_khz",,"6.1",.*,split,' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json "$P/6.1" "$P/6.12"
 	[ "$status" -eq 0 ]
-	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/4" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); i = {x["name"]: x for x in d["idle"]}; c6 = i["cpu16.C6.residency_pct"]; assert d["format"] == "ipistorm-compare/5" and d["instrument"] == []; assert c6["cpu"] == "cpu16" and c6["state"] == "C6" and c6["kind"] == "residency_pct"; assert c6["values"][0]["split"] and not c6["values"][0]["differs"] and c6["values"][1]["differs"] and c6["values"][0]["abs_change"] is None; assert i["cpu8.aperf_mperf_khz"]["state"] is None and abs(i["cpu16.aperf_mperf_khz"]["values"][1]["abs_change"] - 393833.3333) < 1e-3; assert "cpu8.C1E.residency_pct" not in i' <<<"$output"
 }
 
 # mkidle DIR ITER CPU:STATE=TIME,...:KHZ ...: DIR's idle-iter-ITER.txt.
@@ -889,6 +1001,7 @@ mkidle() {
 	P=$F/sm_idle-published
 	for args in "$P/without $P/with" "$P/with $P/without" "$F/ipistorm-6.1 $F/ipistorm-6.12" \
 		"$F/idle_reentry-6.1 $F/idle_reentry-6.12" "$F/nohz_csd-6.1 $F/nohz_csd-6.12" \
+		"$F/idle_reentry-light-6.1 $F/idle_reentry-light-6.12" \
 		"$F/idle-split/6.1 $F/idle-split/6.12" "$F/idle-split/6.12 $F/idle-split/6.1"; do
 		for opt in "-f text" "-f csv" "-f json" "-m mmtests" "-m mmtests -f csv"; do
 			# shellcheck disable=SC2086 # options and paths without blanks
