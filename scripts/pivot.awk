@@ -27,7 +27,7 @@ BEGIN {
 		for (j = 1; j <= nc; j++) cparams[i - 1, j - 1] = pl[(i - 1) * nc + j]
 	want = metric "="
 }
-FNR == 1 { files[s, c]++; fname[s, c] = FILENAME; got = 0 }
+FNR == 1 { files[s, c]++; got = 0 }
 index($0, want) == 1 {
 	v = substr($0, length(want) + 1)
 	if (got++) { err(FILENAME ": " metric " appears twice"); next }
@@ -64,7 +64,7 @@ END {
 	for (i = 0; i < ns; i++)
 		for (j = 0; j < nc; j++) {
 			if (cnt[i, j] != files[i, j])
-				{ err(fname[i, j] ": no " metric " in " files[i, j] - cnt[i, j] " of the cell's results (every result must have it)"); exit 2 }
+				{ err(sdir[i + 1] "/" cell[j + 1] ": no " metric " in " files[i, j] - cnt[i, j] " of its " files[i, j] " results (every result must have it)"); exit 2 }
 			if (cnt[i, j] < 2)
 				{ err(sdir[i + 1] "/" cell[j + 1] ": " cnt[i, j] " run: a verdict needs at least 2 runs in each cell"); exit 2 }
 		}
