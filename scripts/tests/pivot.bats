@@ -9,40 +9,8 @@ setup() {
 	F=$BATS_TEST_DIRNAME/fixtures
 	T=$BATS_TEST_TMPDIR
 	cd "$T" || return
-}
-
-# mksweep DIR KERNEL CELL...: a sweep of ipistorm numipi=20000 wait=1
-# over the class axis, as sweep.sh writes it: DIR/sweep.txt and a run.sh
-# directory per CELL, "CLASS:PAIRS:V1,V2,..." (each run's runtime_ns,
-# total.ipis_per_sec 1e9 over it), or "CLASS:PAIRS:@DIR" (DIR's iter-*.txt).
-mksweep() {
-	local d=$1 k=$2 c cls pairs vals names="" n i v
-	shift 2
-	mkdir -p "$d"
-	for c in "$@"; do names="$names ${c%%:*}"; done
-	printf '%s\n' format=ipistorm-sweep/1 bench=ipistorm "kernel=$k" kernel_describe=unknown \
-		'params=numipi=20000 wait=1' storm= iterations=0 warmup=1 prepare=none "classes=${names# }" \
-		pairs_param=pairs topology_options= skipped= "axis=class${names}" "cells=$#" >"$d/sweep.txt"
-	for c in "$@"; do
-		cls=${c%%:*} vals=${c##*:}
-		pairs=${c#*:}
-		pairs=${pairs%:*}
-		echo "cell=class=$cls numipi=20000 wait=1 pairs=$pairs" >>"$d/sweep.txt"
-		mkdir "$d/class=$cls"
-		if [[ $vals == @* ]]; then
-			cp "${vals#@}"/iter-*.txt "$d/class=$cls/"
-		else
-			i=0
-			for v in ${vals//,/ }; do
-				i=$((i + 1))
-				printf '%s\n' format=ipistorm/3 "runtime_ns=$v" "total.ipis_per_sec=$((1000000000 / v))" \
-					status=complete >"$d/class=$cls/iter-00$i.txt"
-			done
-		fi
-		n=$(find "$d/class=$cls" -name 'iter-*.txt' | wc -l)
-		printf '%s\n' format=ipistorm-run/2 bench=ipistorm "params=numipi=20000 wait=1 pairs=$pairs" \
-			"iterations=$n" "kernel=$k" status=ok >"$d/class=$cls/meta.txt"
-	done
+	# shellcheck source=fixtures/mksweep.bash
+	. "$F/mksweep.bash"
 }
 
 @test "pivot: the test bed's 6.1 against 6.12 in two cells, text" {
