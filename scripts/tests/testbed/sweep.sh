@@ -77,7 +77,7 @@ awk -F, -v cells="$cells" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		n++
 		if (!($c["gain_pct"] > 0) || $c["significant"] != 1) { print "cell " $c["cell"] ": gain " $c["gain_pct"] "%, significant " $c["significant"]; bad = 1 }
 	}
-	# the last geomean record is OTHER's
+	# the last geomean record: OTHER
 	$c["record"] == "geomean" { gm = $c["norm_mean"] }
 	END {
 		if (n != cells) { print n " cells compared, want " cells; bad = 1 }
