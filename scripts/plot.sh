@@ -493,7 +493,7 @@ pivot() {
 	mapfile -t LABELS < <(sed -n 's/^# label [0-9]*: //p' "$prefix.dat")
 	{
 		cat <<EOF
-set terminal pngcairo noenhanced size $((500 + 60 * ncell * nb)),550
+set terminal pngcairo noenhanced size $((800 + 60 * ncell * nb)),550
 set output '$prefix.png'
 set title "$(gq "$what"), mean per cell normalized to $(gq "${LABELS[0]}")\\n$(gq "$bench $(key params "$base/sweep.txt")"), sweep.sh cells\\nbars: mean, error bars: stddev, *: significant after Holm-Bonferroni (pivot.sh)"
 set ylabel "mean / baseline mean ($dir)"
