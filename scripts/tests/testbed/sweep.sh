@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/testbed/sweep.sh [-b] [-o DIR] [-n RUNS] [BASELINE OTHER]: a
+# tests/testbed/sweep.sh [-b] [-o DIR] [-n RUNS] [-C DIR] [BASELINE OTHER]: a
 # topology sweep of ipistorm in the test bed, and its pivot report. Boots
 # each kernel (default 6.1 and 6.12) once, 4 vCPUs on 2 sockets with
 # idle=poll under instruction counting (vm/boot.sh -c 4 -s 2 -p -i): the
@@ -16,6 +16,8 @@
 #   -o DIR   where everything goes (default build/sweep-<date>)
 #   -n RUNS  runs per cell (default 5: with fewer, no cell can be
 #            significant after the correction)
+#   -C DIR   boot nothing: only check the sweeps of an earlier run's DIR,
+#            as above (the reports into a temporary directory)
 #
 # Exit: 0 the reports show that, 1 they do not or a step failed, 2 usage.
 set -euo pipefail
@@ -23,13 +25,14 @@ set -euo pipefail
 . "$(dirname "$0")/../../../vm/lib.sh"
 
 # shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
-USAGE="$PROG [-b] [-o DIR] [-n RUNS] [BASELINE OTHER]"
-out="" reuse=0 runs=5
-while getopts bo:n:h opt; do
+USAGE="$PROG [-b] [-o DIR] [-n RUNS] [-C DIR] [BASELINE OTHER]"
+out="" reuse=0 runs=5 check=""
+while getopts bo:n:C:h opt; do
 	case $opt in
 	b) reuse=1 ;;
 	o) out=$OPTARG ;;
 	n) runs=$OPTARG ;;
+	C) check=$OPTARG ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
@@ -40,26 +43,32 @@ case ${#kernels[@]} in
 2) ;;
 *) usage_error "name two kernels, the baseline first, or none" ;;
 esac
-out=${out:-$BUILD/sweep-$(date +%Y%m%d-%H%M%S)}
-[ ! -e "$out" ] || die "$out exists: choose a new directory"
-mkdir -p "$out"
 t0=$(date +%s)
 step() { log "[$(($(date +%s) - t0)) s] $*"; }
-
-# The guest's addition: the sweep's test, as a test folder of the suite.
-overlay=$out/overlay
-mkdir -p "$overlay/suite/sweep/tests"
-cp "$TOP/scripts/tests/testbed/guest-sweep.sh" "$overlay/suite/sweep/tests/sweep.sh"
-bed_images "$reuse" "$overlay" "$out" "${kernels[@]}"
-for k in "${kernels[@]}"; do
-	step "$k: sweep ($runs runs a cell)"
-	bed_boot "$out" "$k" sweep sweep_run "SWEEP_RUN=$runs" "-c 4 -s 2 -p -i"
-	bed_result "$out" "$k" sweep SWEEP_RESULT
-	mkdir -p "$out/$k"
-	tar -C "$out/$k" -xzf "$out/$k-sweep.tar.gz"
-	grep -v '^# [A-Za-z0-9+/=]*$' "$out/$k-sweep.ktap" | grep -E '^# sweep.sh: ' >&2 || true
-done
-a=$out/${kernels[0]}/sweep b=$out/${kernels[1]}/sweep
+if [ -n "$check" ]; then
+	src=$check
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+else
+	out=${out:-$BUILD/sweep-$(date +%Y%m%d-%H%M%S)}
+	[ ! -e "$out" ] || die "$out exists: choose a new directory"
+	mkdir -p "$out"
+	# The guest's addition: the sweep's test, as a test folder of the suite.
+	overlay=$out/overlay
+	mkdir -p "$overlay/suite/sweep/tests"
+	cp "$TOP/scripts/tests/testbed/guest-sweep.sh" "$overlay/suite/sweep/tests/sweep.sh"
+	bed_images "$reuse" "$overlay" "$out" "${kernels[@]}"
+	for k in "${kernels[@]}"; do
+		step "$k: sweep ($runs runs a cell)"
+		bed_boot "$out" "$k" sweep sweep_run "SWEEP_RUN=$runs" "-c 4 -s 2 -p -i"
+		bed_result "$out" "$k" sweep SWEEP_RESULT
+		mkdir -p "$out/$k"
+		tar -C "$out/$k" -xzf "$out/$k-sweep.tar.gz"
+		grep -v '^# [A-Za-z0-9+/=]*$' "$out/$k-sweep.ktap" | grep -E '^# sweep.sh: ' >&2 || true
+	done
+	src=$out
+fi
+a=$src/${kernels[0]}/sweep b=$src/${kernels[1]}/sweep
 
 step "pivot.sh ${kernels[0]} ${kernels[1]}"
 rc=0
@@ -93,4 +102,4 @@ rc=0
 [ "$rc" = 1 ] || die "pivot.sh the other way round: exit $rc, want 1"
 [ "$(grep -c '^pivot.sh: regression: ' "$out/pivot-reversed.err")" = "$cells" ] ||
 	die "pivot.sh the other way round names $(grep -c '^pivot.sh: regression: ' "$out/pivot-reversed.err") of $cells cells"
-step "verdict: ${kernels[1]} faster than ${kernels[0]} in each of the $cells cells, significant after Holm-Bonferroni; reports in $out"
+step "verdict: ${kernels[1]} faster than ${kernels[0]} in each of the $cells cells, significant after Holm-Bonferroni (sweeps in $src)"
