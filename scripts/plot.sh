@@ -36,16 +36,24 @@
 #       total.balanced) from each iter-*.txt: PREFIX.{dat,gp,png}
 #       (default PREFIX: DIR/runs for one directory, else the first one's
 #       parent/runs-FIRST-vs-LAST)
+#   plot.sh [-n] [-o PREFIX] [-m METRIC] pivot BASELINE_SWEEP OTHER_SWEEP...
+#       the pivot of sweeps (sweep.sh), from `pivot.sh -f csv`: a group of
+#       bars per cell, a bar per other sweep, its mean normalized to the
+#       baseline's (a dashed line at 1) +- its stddev over the baseline
+#       mean, above each its gain, "*" when significant after pivot.sh's
+#       correction; METRIC (default the bench's primary one) is pivot.sh's
+#       -k: PREFIX.{csv,dat,gp,png} (default PREFIX: BASELINE_SWEEP's
+#       parent/pivot-BASELINE_SWEEP-vs-LAST)
 #     -n  write the data and the gnuplot input only, do not run gnuplot
-#     -m  the metric of `runs`
+#     -m  the metric of `runs` and `pivot`
 #
 # Existing files are never overwritten. Exit: 0 ok, 1 failure (no
 # histogram lines or tail keys, no tail declared, gnuplot missing or
-# failing, compare.sh refusing), 2 usage.
+# failing, compare.sh or pivot.sh refusing), 2 usage.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] tail DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER... | $PROG [-n] [-o PREFIX] [-m METRIC] runs DIR..."
+USAGE="$PROG [-n] [-o PREFIX] hist DIR... | $PROG [-n] [-o PREFIX] tail DIR... | $PROG [-n] [-o PREFIX] bars BASELINE OTHER... | $PROG [-n] [-o PREFIX] [-m METRIC] runs DIR... | $PROG [-n] [-o PREFIX] [-m METRIC] pivot BASELINE_SWEEP OTHER_SWEEP..."
 
 here=$(dirname "$0")
 top=$here/..
@@ -424,8 +432,95 @@ EOF
 	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
 }
 
+# pivot BASELINE OTHER...: the sweeps' cells, a group of bars each.
+pivot() {
+	local base=$1 last=${*: -1} csv rc=0 bench nb ncell dir what i
+	prefix=${prefix:-$(dirname -- "$base")/pivot-$(basename -- "$base")-vs-$(basename -- "$last")}
+	fresh "$prefix.csv" "$prefix.dat" "$prefix.gp" "$prefix.png"
+	csv=$("$here/pivot.sh" -f csv ${metric:+-k "$metric"} "$@" 2>/dev/null) || rc=$?
+	# 1 is a verdict (a regression), drawn as any other
+	((rc != 2)) || die "pivot.sh refused the sweeps (run it for why)"
+	printf '%s\n' "$csv" >"$prefix.csv"
+	bench=$(key bench "$base/sweep.txt")
+	metric=${metric:-$(bench_get "$top" "$bench" primary)}
+	# A gnuplot block per other sweep: "x norm err mark cell", x its bar's
+	# place in the cell's group. The CSV's quoted fields may hold commas
+	# (a cell's name): split by hand.
+	awk '
+	function fields(line, f,    n, q, ch, k, cur) {
+		n = 0; q = 0; cur = ""
+		for (k = 1; k <= length(line); k++) {
+			ch = substr(line, k, 1)
+			if (q && ch == "\"" && substr(line, k + 1, 1) == "\"") { cur = cur ch; k++ }
+			else if (ch == "\"") q = !q
+			else if (!q && ch == ",") { f[++n] = cur; cur = "" }
+			else cur = cur ch
+		}
+		f[++n] = cur
+		return n
+	}
+	NR == 1 { n = fields($0, h); for (k = 1; k <= n; k++) c[h[k]] = k; next }
+	{ fields($0, f) }
+	f[c["record"]] != "cell" { next }
+	{
+		if (!(f[c["cell"]] in ci)) { ci[f[c["cell"]]] = nc++; cname[nc - 1] = f[c["cell"]] }
+		if (!(f[c["label"]] in si)) { si[f[c["label"]]] = ns++; sname[ns - 1] = f[c["label"]] }
+		i = ci[f[c["cell"]]]; j = si[f[c["label"]]]
+		norm[i, j] = f[c["norm_mean"]]
+		err[i, j] = f[c["norm_mean"]] * f[c["cov_pct"]] / 100
+		mark[i, j] = (f[c["gain_pct"]] == "" ? "n/a" : sprintf("%+.2f%%", f[c["gain_pct"]])) (f[c["significant"]] == 1 ? " *" : "")
+	}
+	END {
+		k = ns - 1; bw = 0.8 / k
+		for (j = 1; j < ns; j++) {
+			printf "# %s: x norm_mean norm_stddev mark cell\n", sname[j]
+			for (i = 0; i < nc; i++)
+				printf "%.4f %s %.6f \"%s\" \"%s\"\n", i + (j - 1 - (k - 1) / 2) * bw, norm[i, j] == "" ? "NaN" : norm[i, j], err[i, j], mark[i, j], cname[i]
+			printf "\n\n"
+		}
+		for (j = 0; j < ns; j++) printf "# label %d: %s\n", j, sname[j]
+		for (i = 0; i < nc; i++) printf "# cell %d %s\n", i, cname[i]
+	}' "$prefix.csv" >"$prefix.dat"
+	nb=$(($# - 1))
+	ncell=$(grep -c '^cell=' "$base/sweep.txt")
+	case $(bench_direction "$top" "$bench" "$metric") in
+	lower) dir="lower is better" ;;
+	higher) dir="higher is better" ;;
+	*) dir="no direction" ;;
+	esac
+	what=$(describe "$bench" "$metric")
+	# pivot.sh's labels, one per sweep (a kernel twice told apart)
+	mapfile -t LABELS < <(sed -n 's/^# label [0-9]*: //p' "$prefix.dat")
+	{
+		cat <<EOF
+set terminal pngcairo noenhanced size $((800 + 60 * ncell * nb)),550
+set output '$prefix.png'
+set title "$(gq "$what"), mean per cell normalized to $(gq "${LABELS[0]}")\\n$(gq "$bench $(key params "$base/sweep.txt")"), sweep.sh cells\\nbars: mean, error bars: stddev, *: significant after Holm-Bonferroni (pivot.sh)"
+set ylabel "mean / baseline mean ($dir)"
+set style fill solid 0.5
+set boxwidth $(awk -v n="$nb" 'BEGIN { printf "%.4f", 0.8 / n }')
+set xrange [-0.6:$ncell - 0.4]
+set yrange [0:*]
+set offsets 0, 0, graph 0.15, 0
+set xtics rotate by 25 right ($(awk '/^# cell /{ sub(/^# cell /, ""); i = $1; sub(/^[0-9]+ /, ""); printf "%s\"%s\" %d", n++ ? ", " : "", $0, i }' "$prefix.dat"))
+set grid y
+set key below
+EOF
+		printf 'plot 1 with lines dt 2 lc rgb "black" title "%s (baseline)"' "$(gq "${LABELS[0]}")"
+		for ((i = 1; i <= nb; i++)); do
+			printf ", \\\\\n     '%s' index %d using 1:2 with boxes title \"%s\"" "$prefix.dat" $((i - 1)) "$(gq "${LABELS[i]}")"
+			printf ", \\\\\n     '' index %d using 1:2:3 with yerrorbars lc rgb \"black\" pt -1 notitle" $((i - 1))
+			printf ", \\\\\n     '' index %d using 1:(\$2 + \$3):4 with labels offset 0,1 notitle" $((i - 1))
+		done
+		printf '\n'
+	} >"$prefix.gp"
+	run_gnuplot "$prefix.gp"
+	if ((render)); then echo "$prefix.png"; else echo "$prefix.gp"; fi
+}
+
 case $what in
 hist) hist "$@" ;;
+pivot) pivot "$@" ;;
 tail) tail_plot "$@" ;;
 bars) bars "$@" ;;
 runs) runs "$@" ;;

@@ -253,3 +253,35 @@ set output 'elsewhere'"
 	[[ $output == *"$T/notail: no total.lat_p<percentile>_ns in its results (percentiles 50 75 90 95 99 995 999)"* ]]
 	[ -z "$(find "$T/notail" -name 'tail*')" ]
 }
+
+# The pivot of sweeps: a block of bars per other sweep, at its place in
+# each cell's group, with pivot.sh's gain and mark; the cells as tics.
+@test "plot: pivot of three sweeps, from pivot.sh's CSV" {
+	# shellcheck source=fixtures/mksweep.bash
+	. "$F/mksweep.bash"
+	cd "$T" || return
+	mksweep a 6.1 llc:0:1:100,101,102,103,104 cross-socket:0:2:200,201,202,203,204
+	mksweep b 6.12 llc:0:1:88,89,90,91,92 cross-socket:0:2:200,201,202,203,204
+	mksweep c 7.3 llc:0:1:100,101,102,103,104 cross-socket:0:2:300,301,302,303,304
+	run "$S/plot.sh" -n pivot a b c
+	[ "$status" -eq 0 ]
+	[ "$output" = ./pivot-a-vs-c.gp ]
+	[ "$(grep -v '^#' pivot-a-vs-c.dat | grep .)" = '-0.2000 0.882353 0.015501 "+11.76% *" "class=llc"
+0.8000 1.000000 0.007827 "+0.00%" "class=cross-socket"
+0.2000 1.000000 0.015501 "+0.00%" "class=llc"
+1.2000 1.495050 0.007828 "-49.51% *" "class=cross-socket"' ]
+	grep -qxF 'set xtics rotate by 25 right ("class=llc" 0, "class=cross-socket" 1)' pivot-a-vs-c.gp
+	grep -qF "'' index 1 using 1:(\$2 + \$3):4 with labels" pivot-a-vs-c.gp
+	grep -qF 'title "6.12"' pivot-a-vs-c.gp
+	grep -qF 'set title "storm runtime (ns), mean per cell normalized to 6.1\nipistorm numipi=20000 wait=1, sweep.sh cells' pivot-a-vs-c.gp
+	head -n 1 pivot-a-vs-c.csv | grep -q '^format,record,cell,'
+	# refused sweeps: one message, exit 1
+	sed -i 's/^params=.*/params=numipi=1/' c/sweep.txt
+	run "$S/plot.sh" -n -o bad pivot a c
+	[ "$status" -eq 1 ]
+	[ "$output" = "plot.sh: pivot.sh refused the sweeps (run it for why)" ]
+	command -v gnuplot >/dev/null || skip "no gnuplot (apt-get install gnuplot-nox)"
+	run "$S/plot.sh" -o png pivot a b
+	[ "$status" -eq 0 ]
+	[ "$(head -c 4 png.png | tail -c 3)" = PNG ]
+}
