@@ -7,6 +7,7 @@ bats_require_minimum_version 1.5.0
 #   hackbench/tests/fixtures/process.txt  hackbench -g 4 -f 20 -l 100 -s 100 --process
 #   hackbench/tests/fixtures/threads.txt  hackbench -g 2 -f 10 -l 100 -s 100 --threads
 #   cyclictest/tests/fixtures/threads2.txt  cyclictest -q -N -m -t 2 -i 1000 -d 0 -D 2 -p 80
+#   cyclictest/tests/fixtures/distance500.txt  cyclictest -q -N -m -t 2 -i 1000 -d 500 -D 1 -p 80
 #   tbench/tests/fixtures/clients2.txt    tbench -t 3 2 127.0.0.1 (tbench_srv beside it)
 #   netperf/tests/fixtures/TCP_RR.txt, UDP_RR.txt  netperf ... -t TCP_RR -l 2 -- -r 1,1 -k ...
 #     (netserver -D -L 127.0.0.1 beside it; the selectors of netperf/bench.conf)
@@ -86,7 +87,7 @@ fake_server() {
 			n=$((n + 1))
 		done
 	done
-	[ "$n" -eq 6 ]
+	[ "$n" -eq 7 ]
 }
 
 @test "battery: hackbench's time in ns and its messages per second" {
@@ -114,6 +115,14 @@ fake_server() {
 	# (28059 x 2000 + 28323 x 2000) / 4000
 	[[ $output == *$'\ntotal.lat_avg_ns=28191\n'* ]]
 	[[ $output == *$'\ntotal.lat_max_ns=132165' ]]
+	# threads of other intervals, other cycle counts; a Max: of 8 digits
+	# joined to its colon
+	run parse cyclictest distance500.txt
+	[[ $output == *$'\nthread0.lat_max_ns=27874004\n'* ]]
+	[[ $output == *$'\nthread1.interval_us=1500\n'* ]]
+	[[ $output == *$'\ntotal.cycles=1620\n'* ]]
+	# (48513 x 972 + 75829 x 648) / 1620
+	[[ $output == *$'\ntotal.lat_avg_ns=59439\n'* ]]
 }
 
 @test "battery: tbench's throughput, latency and operations" {
