@@ -7,7 +7,7 @@
 # its latencies ordered.
 # shellcheck disable=SC2154 # vals sets the variables
 test_cyclictest_run() {
-	battery_run cyclictest threads=2 interval=1000 duration=1
+	battery_run 2 cyclictest threads=2 interval=1000 duration=1
 	[ "$(val cyclictest threads)" = 2 ] || fail "threads=$(val cyclictest threads), want 2"
 	for t in 0 1; do
 		vals cyclictest "thread$t." c=cycles lo=lat_min_ns avg=lat_avg_ns hi=lat_max_ns

@@ -3,15 +3,15 @@
 # sourced by scripts/selftest.sh; battery_run serves the battery's other
 # tests too (cyclictest, netperf, tbench).
 
-# battery_run BENCH PARAMS...: run.sh BENCH PARAMS, 2 iterations and no
+# battery_run N BENCH PARAMS...: run.sh BENCH PARAMS, N iterations and no
 # warm-up, into $TMP/BENCH-run; every iteration's result complete with
 # every declared metric a number; the last one in $TMP/BENCH for val.
 battery_run() {
-	_br=$1
-	shift
+	_bn=$1 _br=$2
+	shift 2
 	_bd=$TMP/$_br-run
 	rm -rf "$_bd"
-	if ! sh "$SUITE/scripts/run.sh" -n 2 -w 0 -o "$_bd" "$_br" "$@" >"$TMP/$_br-run.log" 2>&1; then
+	if ! sh "$SUITE/scripts/run.sh" -n "$_bn" -w 0 -o "$_bd" "$_br" "$@" >"$TMP/$_br-run.log" 2>&1; then
 		sed 's/^/# /' "$TMP/$_br-run.log"
 		for _bo in "$_bd"/out-iter-*.txt "$_bd"/server.txt; do
 			[ ! -f "$_bo" ] || sed "s|^|# ${_bo##*/}: |" "$_bo"
@@ -19,8 +19,10 @@ battery_run() {
 		fail "run.sh $_br $* failed"
 	fi
 	[ "$(key status "$_bd/meta.txt")" = ok ] || fail "$_bd/meta.txt: status is not ok"
-	for _bi in 001 002; do
-		_bf=$_bd/iter-$_bi.txt
+	_bi=0
+	while [ "$_bi" -lt "$_bn" ]; do
+		_bi=$((_bi + 1))
+		_bf=$(printf '%s/iter-%03d.txt' "$_bd" "$_bi")
 		[ "$(key format "$_bf")" = ipistorm-program/1 ] || fail "$_bf: not ipistorm-program/1"
 		[ "$(key status "$_bf")" = complete ] || fail "$_bf: status $(key status "$_bf")"
 		for _bm in $(bench_metrics "$SUITE" "$_br"); do
@@ -30,18 +32,19 @@ battery_run() {
 			esac
 		done
 	done
-	cp "$_bd/iter-002.txt" "$TMP/$_br"
+	[ ! -e "$(printf '%s/iter-%03d.txt' "$_bd" $((_bn + 1)))" ] || fail "more than $_bn iterations"
+	cp "$_bf" "$TMP/$_br"
 	note "$(grep -E '^(command|runtime_ns|total\.[a-z_]+)=' "$TMP/$_br" | tr '\n' ' ')"
 }
 
 # The least load: one group of 5 senders and 5 receivers, 20 messages
-# each; both modes.
+# each, twice; once in threads.
 test_hackbench_run() {
-	battery_run hackbench groups=1 fds=5 loops=20
+	battery_run 2 hackbench groups=1 fds=5 loops=20
 	[ "$(val hackbench tasks)" = 10 ] || fail "tasks=$(val hackbench tasks), want 10"
 	# 5 senders x 5 receivers x 20 messages
 	[ "$(val hackbench total.msgs)" = 500 ] || fail "total.msgs=$(val hackbench total.msgs), want 500"
 	check "$(val hackbench runtime_ns) > 0" "no time"
-	battery_run hackbench groups=1 fds=5 loops=20 mode=threads
+	battery_run 1 hackbench groups=1 fds=5 loops=20 mode=threads
 	[ "$(val hackbench mode)" = threaded ] || fail "mode=$(val hackbench mode), want threaded"
 }
