@@ -26,7 +26,7 @@
 #                CPUs): hackbench groups, cyclictest threads, tbench
 #                clients; netperf runs TCP_RR and UDP_RR (one stream)
 #     -d SECONDS  cyclictest's, tbench's and netperf's duration (default 5;
-#                tbench takes 2 at least)
+#                tbench's 2 at least: it measures whole seconds)
 #     -l LOOPS   hackbench's loops (default 100)
 #     -b BASELINE  after the runs, the report against BASELINE, a validate
 #                directory of the same plan (its kernel the baseline)
@@ -94,7 +94,7 @@ plan() {
 	for l in "$lo" "$hi"; do
 		echo "step=hackbench-$l|hackbench|groups=$l loops=$loops|"
 		echo "step=cyclictest-$l|cyclictest|threads=$l duration=$dur|"
-		echo "step=tbench-$l|tbench|clients=$l duration=$dur|"
+		echo "step=tbench-$l|tbench|clients=$l duration=$((dur < 2 ? 2 : dur))|"
 	done
 	echo "step=netperf-tcp_rr|netperf|test=TCP_RR duration=$dur|"
 	echo "step=netperf-udp_rr|netperf|test=UDP_RR duration=$dur|"
