@@ -5,10 +5,15 @@
 
 # battery_run N BENCH PARAMS...: run.sh BENCH PARAMS, N iterations and no
 # warm-up, into $TMP/BENCH-run; every iteration's result complete with
-# every declared metric a number; the last one in $TMP/BENCH for val.
+# every declared metric a number; the last one in $TMP/BENCH for val. A
+# machine without the benchmark's programs skips the test.
 battery_run() {
 	_bn=$1 _br=$2
 	shift 2
+	for _bp in $(bench_get "$SUITE" "$_br" programs); do
+		command -v "$_bp" >/dev/null 2>&1 ||
+			skip "needs $_bp (package $(bench_get "$SUITE" "$_br" package))"
+	done
 	_bd=$TMP/$_br-run
 	rm -rf "$_bd"
 	if ! sh "$SUITE/scripts/run.sh" -n "$_bn" -w 0 -o "$_bd" "$_br" "$@" >"$TMP/$_br-run.log" 2>&1; then
