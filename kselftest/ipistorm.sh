@@ -19,7 +19,7 @@ skip() {
 [ -x "$dir/scripts/selftest.sh" ] || skip "no suite at $dir (set IPISTORM_DIR)"
 # shellcheck source=../scripts/lib.sh
 . "$dir/scripts/lib.sh"
-for m in $(suite_modules "$dir"); do
+for m in $(suite_kmods "$dir"); do
 	ko=$dir/$m/$m.ko
 	[ -f "$ko" ] || skip "$ko is not built (make -C $dir)"
 	built=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)

@@ -46,7 +46,7 @@ install_args "$(cd "$HERE/.." && pwd)" "$@"
 # for the directions (DECLARED), and those without a program of their
 # own here (GEN: MODULE:NAME words), from their declarations.
 NAMES="" DECLARED="" GEN=""
-for m in $(suite_modules "$HERE/.."); do
+for m in $(suite_kmods "$HERE/.."); do
 	bench_check "$HERE/.." "$m" || die "$m/bench.conf, $m's declaration, is broken"
 	t=$(bench_get "$HERE/.." "$m" lkp)
 	[ -n "$t" ] || continue

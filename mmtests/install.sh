@@ -36,7 +36,7 @@ install_args "$(cd "$HERE/.." && pwd)" "$@"
 # hand-written shellpack and driver here (both), or gets generic ones
 # (GEN: MODULE:NAME words), and nothing else has.
 TESTS="" GEN=""
-for m in $(suite_modules "$HERE/.."); do
+for m in $(suite_kmods "$HERE/.."); do
 	bench_check "$HERE/.." "$m" || die "$m/bench.conf, $m's declaration, is broken"
 	t=$(bench_get "$HERE/.." "$m" mmtests)
 	[ -n "$t" ] || continue

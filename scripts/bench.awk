@@ -1,6 +1,7 @@
-# bench.awk: check a benchmark's declaration, <module>/bench.conf (format
-# ipistorm-bench/3; /2 without tail=, tail_label= and testbed=, /1 also
-# without instrument=, docs/bench.md), read on stdin; POSIX awk (busybox).
+# bench.awk: check a benchmark's declaration, <folder>/bench.conf (format
+# ipistorm-bench/4; /3 without kind= (a module's), /2 also without tail=,
+# tail_label= and testbed=, /1 also without instrument=, docs/bench.md),
+# read on stdin; POSIX awk (busybox).
 #   awk -v prog=PROG -v file=PATH -v name=FOLDER -v mods="MODULE..." -f bench.awk <PATH
 # Prints one "PROG: PATH: line N: what is wrong" per defect on stderr, exits 1 on
 # any; silent, exit 0, when the declaration is good.
@@ -11,16 +12,71 @@ function err(n, msg) {
 }
 function dirn(d) { return d == "lower" || d == "higher" || d == "none" }
 function keyname(k) { return k ~ /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/ }
+# words K RE WHAT: each word of K's value matches RE, else a defect
+function words(k, re, what,    n, w, i) {
+	n = split(v[k], w, " ")
+	for (i = 1; i <= n; i++) if (w[i] !~ re) err(at[k], k ": '" w[i] "' is not " what)
+	return n
+}
+# placeholders K: each {NAME} of K's value is a declared parameter's, and
+# its first word one of programs=
+function placeholders(k,    s, p, n, w) {
+	if (v[k] == "") return
+	n = split(v[k], w, " ")
+	if (!(w[1] in isprog)) err(at[k], k ": runs '" w[1] "', which is not one of programs=")
+	s = v[k]
+	while (match(s, /\{[^}]*\}/)) {
+		p = substr(s, RSTART + 1, RLENGTH - 2)
+		if (!(p in param)) err(at[k], k ": {" p "} is no parameter of params=")
+		s = substr(s, RSTART + RLENGTH)
+	}
+	if (s ~ /[{}]/) err(at[k], k ": a brace outside a {NAME} placeholder")
+}
+# program: the keys of a program's declaration (/4, kind=program)
+function program(    n, w, i, f, p) {
+	words("package", "^[a-z0-9][a-z0-9+.-]+$", "a Debian package's name")
+	n = split(v["programs"], w, " ")
+	for (i = 1; i <= n; i++) {
+		if (w[i] !~ /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/) err(at["programs"], "programs: '" w[i] "' is not a program's name (no /)")
+		isprog[w[i]] = 1
+	}
+	words("data", "^/[A-Za-z0-9_./+-]+$", "an absolute path")
+	n = split(v["params"], w, " ")
+	for (i = 1; i <= n; i++) {
+		if (split(w[i], f, "=") != 2 || f[1] !~ /^[a-z][a-z0-9_]*$/ || f[2] !~ /^[A-Za-z0-9_.,:+-]+$/)
+			err(at["params"], "params: '" w[i] "' is not NAME=DEFAULT (the default of letters, digits and _.,:+-)")
+		else if (f[1] in param) err(at["params"], "params: " f[1] " listed twice")
+		param[f[1]] = 1
+	}
+	placeholders("command")
+	placeholders("server")
+	if ((v["server"] == "") != (v["server_port"] == ""))
+		err(at[v["server"] == "" ? "server_port" : "server"], "server= and server_port= go together: both empty or neither")
+	p = v["server_port"]
+	if (p ~ /^\{[a-z][a-z0-9_]*\}$/) {
+		if (!(substr(p, 2, length(p) - 2) in param)) err(at["server_port"], "server_port: " p " is no parameter of params=")
+	} else if (p != "" && (p !~ /^[1-9][0-9]*$/ || p + 0 > 65535))
+		err(at["server_port"], "server_port: '" p "' is not a TCP port (1 to 65535) or a {NAME} placeholder")
+}
 
 BEGIN {
 	# every key and whether its value may be empty
-	split("format name metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed", ks, " ")
+	split("format name kind metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed package programs data params command server server_port", ks, " ")
 	for (i in ks) known[ks[i]] = 1
-	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed", es, " ")
+	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed data server server_port", es, " ")
 	# the keys each format adds: a declaration of an older one has none
 	# of the newer ones' (read as empty)
 	since["instrument"] = 2
 	since["tail"] = since["tail_label"] = since["testbed"] = 3
+	since["kind"] = 4
+	# the keys of one kind only (/4): a module's, a program's
+	split("hist hist_label duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp", ms, " ")
+	for (i in ms) only[ms[i]] = "module"
+	split("package programs data params command server server_port", ps, " ")
+	for (i in ps) {
+		only[ps[i]] = "program"
+		since[ps[i]] = 4
+	}
 	for (i in es) mayempty[es[i]] = 1
 	nm = split(mods, ml, " ")
 	for (i = 1; i <= nm; i++) ismod[ml[i]] = 1
@@ -43,26 +99,36 @@ BEGIN {
 END {
 	# ipistorm-bench/2 is /3 without tail=, tail_label= and testbed=, /1
 	# also without instrument= (read as empty)
-	ver = 3
+	ver = 4
 	if (v["format"] == "ipistorm-bench/1") ver = 1
 	else if (v["format"] == "ipistorm-bench/2") ver = 2
+	else if (v["format"] == "ipistorm-bench/3") ver = 3
+	# before /4 every benchmark is a module
+	kind = ver < 4 ? "module" : ("kind" in v) ? v["kind"] : ""
+	if (ver == 4 && ("kind" in v) && kind !~ /^(module|program)$/) {
+		err(at["kind"], "kind is '" kind "', want module or program")
+		kind = ""
+	}
 	for (i = 1; i in ks; i++) {
 		k = ks[i]
 		if ((k in since) && since[k] > ver) {
 			if (k in v) err(at[k], k "= is a key of ipistorm-bench/" since[k] ", not of ipistorm-bench/" ver)
+		} else if ((k in only) && only[k] != kind) {
+			if ((k in v) && kind != "") err(at[k], k "= is a key of a " only[k] "'s declaration, not of a " kind "'s")
 		} else if (!(k in v)) err(0, "no " k "= line")
 		else if (v[k] == "" && !(k in mayempty)) err(at[k], k ": empty")
 	}
-	if (("format" in v) && v["format"] !~ /^ipistorm-bench\/[123]$/)
-		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/3 (or /2, /1)")
+	if (("format" in v) && v["format"] !~ /^ipistorm-bench\/[1234]$/)
+		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/4 (or /3, /2, /1)")
+	if (kind == "program") program()
 	if (("name" in v) && v["name"] != name)
 		err(at["name"], "name is '" v["name"] "', not its folder's '" name "'")
 	else if (("name" in v) && name !~ /^[a-z][a-z0-9_]*$/)
 		err(at["name"], "name '" name "' is not a module's name (a-z, 0-9, _)")
 	n = split(v["metrics"], m, " ")
 	for (i = 1; i <= n; i++) {
-		if (split(m[i], f, ":") != 3 || !keyname(f[1]) || !dirn(f[2]) || f[3] !~ /^(ns|pct|count|per_sec)$/) {
-			err(at["metrics"], "metric '" m[i] "' is not KEY:lower|higher|none:ns|pct|count|per_sec")
+		if (split(m[i], f, ":") != 3 || !keyname(f[1]) || !dirn(f[2]) || f[3] !~ /^(ns|pct|count|per_sec|mb_per_sec)$/) {
+			err(at["metrics"], "metric '" m[i] "' is not KEY:lower|higher|none:ns|pct|count|per_sec|mb_per_sec")
 			continue
 		}
 		if (f[1] in metric) err(at["metrics"], "metric " f[1] " listed twice")
@@ -93,9 +159,10 @@ END {
 		err(at["storm"], "storm " v["storm"] " is not a module folder of the suite (one with a bench.conf)")
 	if (v["bisect_storm"] != "" && v["storm"] == "")
 		err(at["bisect_storm"], "bisect_storm without a storm= module")
+	has_bm = "bisect_metric" in v
 	b = v["bisect_metric"]; sub(/:(lower|higher)$/, "", b)
 	n = split(b, m, "/")
-	if (("bisect_metric" in v) && (n < 1 || n > 2 || !keyname(m[1]) || (n == 2 && !keyname(m[2]))))
+	if (has_bm && (n < 1 || n > 2 || !keyname(m[1]) || (n == 2 && !keyname(m[2]))))
 		err(at["bisect_metric"], "bisect_metric '" v["bisect_metric"] "' is not KEY[:lower|:higher] or A/B")
 	n = split(v["instrument"], m, " ")
 	for (i = 1; i <= n; i++)

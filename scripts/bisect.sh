@@ -373,9 +373,9 @@ parse_args() {
 	shift $((OPTIND - 1))
 	[ $# = 3 ] || usage_error "want SRC OLD NEW"
 	src=$1
-	case " $(suite_modules "$TOP" | tr '\n' ' ')" in
+	case " $(suite_kmods "$TOP" | tr '\n' ' ')" in
 	*" $bench "*) ;;
-	*) usage_error "-b: unknown benchmark '$bench' (one of: $(suite_modules "$TOP" | tr '\n' ' ' | sed 's/ $//'))" ;;
+	*) usage_error "-b: unknown benchmark '$bench' (one of: $(suite_kmods "$TOP" | tr '\n' ' ' | sed 's/ $//'))" ;;
 	esac
 	bench_check "$TOP" "$bench" || die "cannot bisect $bench: its declaration $bench/bench.conf is broken"
 	[ "$params" != - ] || params=$(bench_get "$TOP" "$bench" bisect_params)

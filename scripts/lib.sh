@@ -29,12 +29,19 @@
 #   key KEY FILE          the value of the first KEY=value line of FILE
 #   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
 #                         or empty
-#   suite_modules TOP     the module folders of TOP, one a line: every
-#                         folder holding a bench.conf (what the top Kbuild
-#                         builds), in byte order
+#   suite_benches TOP     the benchmark folders of TOP, one a line: every
+#                         folder holding a bench.conf, a module's or a
+#                         program's (kind=), in byte order
+#   suite_modules TOP     the same list, under its name of the days when
+#                         every benchmark was a module (what run.sh,
+#                         compare.sh, plot.sh and bisect.sh accept)
+#   suite_kmods TOP       the module folders alone (kind=module, what the
+#                         top Kbuild builds), in byte order
+#   bench_kind TOP BENCH  module or program (a declaration without kind=,
+#                         of ipistorm-bench/1 to /3, is a module's)
 #   bench_testbed TOP BOOT  the test globs the declarations give the test
 #                         bed's boot BOOT (their testbed= words BOOT:GLOB),
-#                         one a line, in suite_modules' order
+#                         one a line, in suite_benches' order
 #   bench_check TOP BENCH check TOP/BENCH/bench.conf, the benchmark's
 #                         declaration (docs/bench.md): its defects on
 #                         stderr and status 1, or silent and 0
@@ -228,7 +235,7 @@ first_line() {
 # A benchmark is a folder with a declaration: the folders are found, not
 # listed (the top Kbuild finds the same ones, docs/bench.md). (A subshell:
 # the folders are found by a glob, also under a caller's set -f.)
-suite_modules() (
+suite_benches() (
 	set +f
 	for _sm in "$1"/*/bench.conf; do
 		[ -f "$_sm" ] || continue
@@ -237,8 +244,23 @@ suite_modules() (
 	done | LC_ALL=C sort
 )
 
+suite_modules() { suite_benches "$@"; }
+
+# A program's declaration says kind=program; every other one is a
+# module's (the top Kbuild reads kind= the same way).
+suite_kmods() {
+	for _sk in $(suite_benches "$1"); do
+		[ "$(bench_kind "$1" "$_sk")" != module ] || printf '%s\n' "$_sk"
+	done
+}
+
+bench_kind() {
+	_bk=$(bench_get "$1" "$2" kind)
+	echo "${_bk:-module}"
+}
+
 bench_testbed() {
-	for _bt in $(suite_modules "$1"); do
+	for _bt in $(suite_benches "$1"); do
 		bench_get "$1" "$_bt" testbed
 	done | tr ' ' '\n' | awk -v b="$2:" 'index($0, b) == 1 { print substr($0, length(b) + 1) }'
 }
@@ -250,8 +272,13 @@ bench_check() {
 		log "$_bc: no such file: every module folder declares itself there (docs/bench.md)"
 		return 1
 	fi
-	awk -v prog="$PROG" -v file="$_bc" -v name="$2" -v mods="$(suite_modules "$1" | tr '\n' ' ')" \
-		-f "$1/scripts/bench.awk" <"$_bc"
+	awk -v prog="$PROG" -v file="$_bc" -v name="$2" -v mods="$(suite_kmods "$1" | tr '\n' ' ')" \
+		-f "$1/scripts/bench.awk" <"$_bc" || return 1
+	# a program's output is read by the parser in its folder
+	[ "$(bench_kind "$1" "$2")" = module ] || [ -f "$1/$2/parse.awk" ] || {
+		log "$1/$2/parse.awk: no such file: a program's folder holds the parser of its output (docs/bench.md)"
+		return 1
+	}
 }
 
 bench_get() { key "$3" "$1/$2/bench.conf"; }

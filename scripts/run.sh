@@ -3,12 +3,14 @@
 # machine, and keep every raw result with the machine's state (busybox sh).
 #
 #   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] BENCH [PARAM=VALUE...]
-#     BENCH      a module folder of the suite (one with a bench.conf);
-#                PARAMs go to its insmod; what run.sh knows of it is its
-#                declaration, BENCH/bench.conf (docs/bench.md): a benchmark
-#                declared duration=yes needs duration= unless -s
+#     BENCH      a benchmark folder of the suite (one with a bench.conf);
+#                what run.sh knows of it is its declaration,
+#                BENCH/bench.conf (docs/bench.md). A module's PARAMs go to
+#                its insmod (one declared duration=yes needs duration=
+#                unless -s); a program's (kind=program) are its declared
+#                params=, put into its command line, e.g. hackbench groups=8
 #     -n N       iterations, 1 to 999 (default 5); the module is loaded and unloaded
-#                once per iteration
+#                once per iteration, the program run once
 #     -w N       warm-up iterations before them, 0 to 99 (default 1), kept as
 #                warmup-NNN.txt and left out of comparisons: the first storm
 #                after boot can meet deferred boot work
@@ -38,7 +40,11 @@
 #                kill -9, the OOM killer or a crash)
 #
 # One run.sh at a time: /run/ipistorm/lock (the owner's pid) makes a second
-# one refuse. Writes DIR/iter-NNN.txt (the module's debugfs result, raw),
+# one refuse. Writes DIR/iter-NNN.txt (the module's debugfs result, raw;
+# a program's: ipistorm-program/1, its output read by BENCH/parse.awk into
+# KEY=value lines, the output itself kept as DIR/out-iter-NNN.txt and a
+# server's, started before the first iteration and stopped at the end, as
+# DIR/server.txt),
 # with -s DIR/storm-iter-NNN.txt (the storm module's debugfs result, raw,
 # read before its rmmod), per iteration DIR/irq-iter-NNN.txt
 # (ipistorm-irq/1: /proc/interrupts deltas of the measured CPUs),
@@ -63,7 +69,7 @@ trap 'exit 1' HUP INT QUIT TERM PIPE USR1 USR2 ALRM
 . "$(dirname "$0")/lib.sh"
 HERE=$(dirname "$0")
 TOP=$HERE/..
-BENCHES=$(suite_modules "$TOP" | tr '\n' ' ')
+BENCHES=$(suite_benches "$TOP" | tr '\n' ' ')
 USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
 
 ROOT=${IPISTORM_SYSROOT:-}
@@ -79,7 +85,7 @@ LOCK=$STATE/lock
 # ---- one run at a time, signals, and the end of every run -------------------
 
 TMP=""
-_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0
+_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0 server_pid=""
 
 # A signal ends the run: it is recorded, and the EXIT trap unloads the
 # modules, restores the machine and records the end. During that cleanup a
@@ -140,6 +146,7 @@ cleanup() {
 		unload_module "$_m" 2>/dev/null || warn "rmmod $_m failed"
 	done
 	loaded=""
+	stop_server
 	if [ "$saved_mine" = 1 ]; then
 		if restore_saved; then
 			log "restored the machine's idle and frequency settings ($nrestored written)"
@@ -185,12 +192,16 @@ step() {
 	[ -z "${IPISTORM_STEP:-}" ] || "$IPISTORM_STEP" "$1"
 }
 
-# failed MSG: the run failed.
+# failed MSG: the run failed in iteration $i.
 failed() {
 	_it="iteration $i"
 	[ "$i" -gt 0 ] || _it="warm-up $((i + warmup))"
-	log "$_it: $*"
-	status=failed failure="$_it: $*"
+	run_failed "$_it: $*"
+}
+# run_failed MSG: the run failed.
+run_failed() {
+	log "$*"
+	status=failed failure="$*"
 	exit 1
 }
 
@@ -233,6 +244,7 @@ check_args() {
 		*) usage_error "unknown benchmark '$bench' (one of: $BENCHES)" ;;
 		esac
 		bench_check "$TOP" "$bench" || die "refusing to run $bench: its declaration $bench/bench.conf is broken"
+		kind=$(bench_kind "$TOP" "$bench")
 		stormmod=$(bench_get "$TOP" "$bench" storm)
 		parse_uint -n "$n" 999 1
 		parse_uint -w "$warmup" 99
@@ -266,9 +278,13 @@ check_args() {
 				;;
 			esac
 		fi
-		for m in "$bench" ${storm:+"$stormmod"}; do
-			[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
-		done
+		if [ "$kind" = program ]; then
+			program_args "$@"
+		else
+			for m in "$bench" ${storm:+"$stormmod"}; do
+				[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
+			done
+		fi
 		[ "$prepare" = 0 ] || knobs "$what"
 	fi
 }
@@ -287,6 +303,50 @@ check_params() {
 		*) parse_uint "${p%%=*}" "${p#*=}" 9223372036854775807 ;;
 		esac
 	done
+}
+
+# program_args PARAM=VALUE...: a program's parameters are those its
+# declaration lists (params=NAME=DEFAULT...), each value of letters, digits
+# and _.,:+- (a word of its command line, never read by a shell); sets
+# pcommand and pserver, the declared command lines with each {NAME} its
+# value, pport the server's port, and checks that the declared programs
+# are installed.
+program_args() {
+	_pa_decl=$(bench_get "$TOP" "$bench" params)
+	for p in "$@"; do
+		case " $_pa_decl" in
+		*" ${p%%=*}="*) ;;
+		*) usage_error "$bench has no parameter '${p%%=*}' (its parameters: $(echo "$_pa_decl" | sed 's/=[^ ]*//g'))" ;;
+		esac
+		case ${p#*=} in
+		'' | *[!A-Za-z0-9_.,:+-]*) usage_error "parameter '$p': a value of $bench's is letters, digits and _.,:+-" ;;
+		esac
+	done
+	pcommand=$(expand_params command "$@")
+	pserver=$(expand_params server "$@")
+	pport=$(expand_params server_port "$@")
+	[ -z "$pport" ] || parse_uint server_port "$pport" 65535 1
+	for _pa in $(bench_get "$TOP" "$bench" programs); do
+		command -v "$_pa" >/dev/null 2>&1 ||
+			usage_error "$bench needs $_pa, which is not installed (package $(bench_get "$TOP" "$bench" package))"
+	done
+}
+# expand_params KEY PARAM=VALUE...: the declared KEY with each {NAME} the
+# given value of NAME, else its declared default.
+expand_params() {
+	_ep=$1
+	shift
+	# shellcheck disable=SC2046 # the declared NAME=DEFAULT words
+	printf '%s\n' $(bench_get "$TOP" "$bench" params) "$@" | awk -v t="$(bench_get "$TOP" "$bench" "$_ep")" '
+		{ eq = index($0, "="); val[substr($0, 1, eq - 1)] = substr($0, eq + 1) }
+		END {
+			o = ""
+			while (match(t, /\{[a-z][a-z0-9_]*\}/)) {
+				o = o substr(t, 1, RSTART - 1) val[substr(t, RSTART + 1, RLENGTH - 2)]
+				t = substr(t, RSTART + RLENGTH)
+			}
+			print o t
+		}'
 }
 
 # The presets of -P: named knob values. quiet is what -p prepares; epyc and
@@ -915,7 +975,9 @@ run_iterations() {
 			in_cpu "$idle_pat"
 		} >"$TMP/idle.before"
 		cat "$PROC/interrupts" >"$TMP/irq.before" 2>/dev/null || :
-		if [ -n "$storm" ]; then
+		if [ "$kind" = program ]; then
+			run_program
+		elif [ -n "$storm" ]; then
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 			module_info "$bench"
 			step "$it"
@@ -936,9 +998,11 @@ run_iterations() {
 			module_info "$bench"
 			step "$it"
 		fi
-		cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
-			failed "no $dbg/$bench/result (is debugfs mounted?)"
-		unload "$bench" || failed "rmmod $bench failed"
+		if [ "$kind" = module ]; then
+			cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
+				failed "no $dbg/$bench/result (is debugfs mounted?)"
+			unload "$bench" || failed "rmmod $bench failed"
+		fi
 		if [ -s "$TMP/want" ]; then
 			changed >"$TMP/changed"
 			if [ -s "$TMP/changed" ]; then
@@ -956,7 +1020,7 @@ run_iterations() {
 		} >"$TMP/idle.after"
 		B=$TMP/idle.before A=$TMP/idle.after awk -v cpus="$measured" -f "$HERE/run-idle.awk" >"$out/idle-${f##*/}"
 		st=$(sed -n 's/^status=//p' "$f")
-		[ "$st" = complete ] || failed "result status=${st:-missing}, see $f"
+		[ "$st" = complete ] || failed "result status=${st:-missing}$(sed -n 's/^failure=/: /p' "$f"), see $f"
 		if [ -n "$storm" ]; then
 			st=$(sed -n 's/^status=//p' "$sf")
 			[ "$st" = complete ] || failed "storm result status=${st:-missing}, see $sf"
@@ -966,6 +1030,98 @@ run_iterations() {
 		[ "$i" -ge "$n" ] || step "after-$it"
 		i=$((i + 1))
 	done
+}
+
+# ---- a program's runs -------------------------------------------------------
+
+# run_program: run the program's command (the iteration), its output into
+# $out/out-<result's name>, and write the result $f (ipistorm-program/1):
+# the command, its exit status, the KEY=value lines BENCH/parse.awk reads
+# from its output, and status=complete when it exited 0 and the parser
+# gave every declared metric, else status=failed with failure=.
+run_program() {
+	_raw=$out/out-${f##*/}
+	_prc=0
+	set -f
+	# shellcheck disable=SC2086 # the declared command's words
+	$pcommand >"$_raw" 2>&1 </dev/null || _prc=$?
+	set +f
+	step "$it"
+	awk -f "$TOP/$bench/parse.awk" <"$_raw" >"$TMP/parsed" 2>"$TMP/parse.err" || _prc=parser
+	_miss=""
+	for _pm in $(bench_metrics "$TOP" "$bench"); do
+		grep -q "^${_pm%:*}=" "$TMP/parsed" || _miss="$_miss ${_pm%:*}"
+	done
+	{
+		echo "format=ipistorm-program/1"
+		echo "bench=$bench"
+		echo "command=$pcommand"
+		echo "exit=$_prc"
+		grep -v '^\(format\|bench\|command\|exit\|status\|failure\)=' "$TMP/parsed" || :
+		if [ "$_prc" = parser ]; then
+			echo "status=failed"
+			echo "failure=$bench/parse.awk failed: $(head -n 1 "$TMP/parse.err")"
+		elif [ "$_prc" != 0 ]; then
+			echo "status=failed"
+			echo "failure=${pcommand%% *} exited with status $_prc, see ${_raw##*/}"
+		elif [ -n "$_miss" ]; then
+			echo "status=failed"
+			echo "failure=no$_miss in the output, see ${_raw##*/}"
+		else
+			echo "status=complete"
+		fi
+	} >"$f"
+}
+
+# program_info: the programs' paths, hashes and packages' versions (where
+# dpkg-query answers), and the command lines, in meta.txt.
+program_info() {
+	record program.command "$pcommand"
+	record program.server "$pserver"
+	for _pi in $(bench_get "$TOP" "$bench" programs); do
+		_pp=$(command -v "$_pi")
+		record "program.$_pi.path" "$_pp"
+		record "program.$_pi.sha256" "$(sha256sum <"$_pp" | cut -d ' ' -f 1)"
+	done
+	for _pi in $(bench_get "$TOP" "$bench" package); do
+		# shellcheck disable=SC2016 # dpkg-query's format
+		_pv=$(dpkg-query -W -f '${Version}' "$_pi" 2>/dev/null) || _pv=unknown
+		record "package.$_pi" "${_pv:-unknown}"
+	done
+}
+
+# listening PORT: a TCP socket of this machine listens on PORT.
+listening() {
+	cat "$PROC/net/tcp" "$PROC/net/tcp6" 2>/dev/null |
+		awk -v p=":$(printf '%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+}
+
+# start_server: the declared server, in the background, its output in
+# $out/server.txt, until it listens on its port (at most 10 s). No other
+# socket may listen there before: a server left by someone else would
+# answer instead.
+start_server() {
+	[ -n "$pserver" ] || return 0
+	! listening "$pport" || run_failed "port $pport is already listening: stop what listens there (another ${pserver%% *}?)"
+	set -f
+	# shellcheck disable=SC2086 # the declared server's words
+	$pserver >"$out/server.txt" 2>&1 </dev/null &
+	server_pid=$!
+	set +f
+	_sw=0
+	until listening "$pport"; do
+		kill -0 "$server_pid" 2>/dev/null || run_failed "the server ${pserver%% *} ended, see $out/server.txt"
+		_sw=$((_sw + 1))
+		[ "$_sw" -le 100 ] || run_failed "the server ${pserver%% *} does not listen on port $pport after 10 s"
+		sleep 0.1
+	done
+}
+# stop_server: stop the server run.sh started, if any.
+stop_server() {
+	[ -n "$server_pid" ] || return 0
+	kill "$server_pid" 2>/dev/null || :
+	wait "$server_pid" 2>/dev/null || :
+	server_pid=""
 }
 
 # main: each step a function, called where set -e holds (never on the
@@ -991,7 +1147,12 @@ main() {
 	machine_state "$@"
 	write_meta "$@" >"$meta"
 	state_warnings
+	if [ "$kind" = program ]; then
+		program_info
+		start_server
+	fi
 	run_iterations "$@"
+	stop_server
 	echo "$out"
 	status=ok
 }

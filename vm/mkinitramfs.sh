@@ -3,7 +3,10 @@
 # and the modules built for matrix kernel NAME (build/NAME) into
 # build/NAME/initramfs.gz, laid out as in the source tree under /suite, plus
 # the host's bash and trace-cmd with their libraries when installed (for
-# trace.sh) and vm/core-cookie.c, built. Prints the image's path.
+# trace.sh), vm/core-cookie.c, built, and the benchmarks that are programs
+# (kind=program: their parsers and tests, and the host's programs they
+# declare with their libraries and data files, at their paths; a program
+# the host lacks is an error naming its package). Prints the image's path.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,8 +24,8 @@ mkdir -p "$root"/{bin,dev,proc,sys,tmp,suite/scripts}
 cp "$busybox" "$root/bin/busybox"
 install -m 755 "$VM_DIR/init" "$root/init"
 cp "$TOP/Kbuild" "$root/suite/"
-# each module's declaration, which run.sh reads
-for mod in $(suite_modules "$TOP"); do
+# each benchmark's declaration, which run.sh reads
+for mod in $(suite_benches "$TOP"); do
 	mkdir -p "$root/suite/$mod"
 	cp "$TOP/$mod/bench.conf" "$root/suite/$mod/"
 done
@@ -31,18 +34,33 @@ mkdir -p "$root/suite/scripts/tests/live"
 cp "$TOP"/scripts/tests/live/*.sh "$root/suite/scripts/tests/live/"
 
 # host_bin PROGRAM: copy a dynamically linked host program and the shared
-# libraries it needs, at their paths (bash and trace-cmd, for trace.sh).
+# libraries it needs, at their paths (bash and trace-cmd, for trace.sh);
+# status 1 when the host has no PROGRAM.
 host_bin() {
 	local p lib
-	p=$(command -v "$1") || return 0
+	p=$(command -v "$1") || return 1
 	cp -L "$p" "$root/bin/"
 	for lib in $(ldd "$p" | grep -o '/[^ ]*'); do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
 }
-host_bin bash
-host_bin trace-cmd
+host_bin bash || :
+host_bin trace-cmd || :
+# The benchmarks that are programs: parser, tests, programs, data.
+for b in $(suite_benches "$TOP"); do
+	[ "$(bench_kind "$TOP" "$b")" = program ] || continue
+	cp "$TOP/$b/parse.awk" "$root/suite/$b/"
+	[ ! -d "$TOP/$b/tests" ] || cp -r "$TOP/$b/tests" "$root/suite/$b/"
+	for p in $(bench_get "$TOP" "$b" programs); do
+		host_bin "$p" || die "$b needs $p, which is not installed (package $(bench_get "$TOP" "$b" package): vm/install-deps.sh)"
+	done
+	for f in $(bench_get "$TOP" "$b" data); do
+		[ -f "$f" ] || die "$b needs $f, which is not installed (package $(bench_get "$TOP" "$b" package): vm/install-deps.sh)"
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+	done
+done
 # The test bed's core-scheduling aid, static (idle_reentry_core_sched).
 gcc -static -O2 -Wall -Werror -o "$root/bin/core-cookie" "$VM_DIR/core-cookie.c"
 for ko in "$out"/*/*.ko; do

@@ -72,11 +72,12 @@ mkres() {
 	done
 }
 
-# others: the tree's other module folders (each with a bench.conf, all
-# with dkms=), sorted, space-separated; fakebench sorts before them.
+# others: the tree's other module folders (each with a bench.conf that
+# is no program's, all with dkms=), sorted, space-separated; fakebench
+# sorts before them.
 others() {
 	(cd "$R" && for c in */bench.conf; do
-		[ "${c%/bench.conf}" = fakebench ] || printf '%s\n' "${c%/bench.conf}"
+		[ "${c%/bench.conf}" = fakebench ] || grep -q -x kind=program "$c" || printf '%s\n' "${c%/bench.conf}"
 	done) | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
 }
 
@@ -87,8 +88,8 @@ setup() {
 	. "$R/scripts/lib.sh"
 }
 
-@test "bench: suite_modules and the top Kbuild find the new folder" {
-	[ "$(suite_modules "$R" | tr '\n' ' ')" = "fakebench $(others) " ]
+@test "bench: suite_kmods and the top Kbuild find the new folder" {
+	[ "$(suite_kmods "$R" | tr '\n' ' ')" = "fakebench $(others) " ]
 	# shellcheck disable=SC2016 # make's $(...)
 	printf 'include %s\n$(info $(obj-m))\nall: ;\n' "$R/Kbuild" >"$T/kbuild.mk"
 	run make -s -f "$T/kbuild.mk" srctree=/nonexistent
@@ -105,7 +106,8 @@ setup() {
 
 @test "bench: run.sh's argument checks know it" {
 	run "$R/scripts/run.sh" -h
-	[[ $output == *" fakebench|$(others | tr ' ' '|') [PARAM=VALUE...]"* ]]
+	[[ $output == *" $(suite_benches "$R" | tr '\n' '|' | sed 's/|$//') [PARAM=VALUE...]"* ]]
+	[[ $output == *"|fakebench|"* ]]
 	mkdir -p "$T/mods/fakebench"
 	: >"$T/mods/fakebench/fakebench.ko"
 	# duration=yes: refused without duration=; no storm=: -s refused

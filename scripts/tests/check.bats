@@ -121,10 +121,10 @@ ipistorm" ]
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
 	[[ $output == *"instrument key '3x' is not a result key" ]]
-	sed -i 's|^format=.*|format=ipistorm-bench/4|; s|^instrument=.*|instrument=|' "$d"
+	sed -i 's|^format=.*|format=ipistorm-bench/5|; s|^instrument=.*|instrument=|' "$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is 'ipistorm-bench/4', want ipistorm-bench/3 (or /2, /1)" ]]
+	[[ $output == *"format is 'ipistorm-bench/5', want ipistorm-bench/4 (or /3, /2, /1)" ]]
 }
 
 # ipistorm-bench/3 adds tail=, tail_label= and testbed=, which it
@@ -207,11 +207,11 @@ kbuild_modules() {
 }
 
 # The top Kbuild lists no module: it builds every folder holding a
-# declaration, the folders suite_modules lists, in the same order.
-@test "check: the top Kbuild builds the folders suite_modules lists, named nowhere" {
+# declaration of a module, the folders suite_kmods lists, in the same order.
+@test "check: the top Kbuild builds the folders suite_kmods lists, named nowhere" {
 	run ! grep -E '^obj-m.*(ipistorm|idle_reentry|nohz_csd)' "$S/../Kbuild"
 	run kbuild_modules "$S/.."
-	[ "$output" = "$(suite_modules "$S/.." | sed 's|$|/|' | tr '\n' ' ' | sed 's/ $//')" ]
+	[ "$output" = "$(suite_kmods "$S/.." | sed 's|$|/|' | tr '\n' ' ' | sed 's/ $//')" ]
 	run kbuild_modules "$T/t"
 	[ "$output" = "idle_reentry/ ipistorm/ nohz_csd/" ]
 	mkdir "$T/t/a_new" "$T/t/common"

@@ -990,7 +990,7 @@ tree() {
 	mkdir -p "$1/scripts"
 	cp "$S"/*.sh "$S"/*.awk "$1/scripts/"
 	cp "$S/../Kbuild" "$1/"
-	for m in $(suite_modules "$S/.."); do
+	for m in $(suite_kmods "$S/.."); do
 		mkdir -p "$1/$m"
 		cp "$S/../$m/bench.conf" "$1/$m/"
 	done

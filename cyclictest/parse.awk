@@ -1,0 +1,35 @@
+# parse.awk: cyclictest's summary (rt-tests, -q -N: times in ns) into the
+# suite's KEY=value result lines (docs/bench.md, kind=program); POSIX awk
+# (busybox), the output on stdin, one line per timer thread:
+#   T: 0 (11492) P:80 I:1000 C:   2000 Min:  14137 Act:   17203 Avg:   28059 Max:  118425
+# The totals: the least Min, the greatest Max, the Avg of the threads
+# weighted by their cycles C.
+/^T: *[0-9]+ / {
+	s = $0
+	gsub(/:/, ": ", s)
+	n = split(s, w, " ")
+	split("", f)
+	for (i = 1; i < n; i++) if (w[i] ~ /:$/) f[substr(w[i], 1, length(w[i]) - 1)] = w[i + 1]
+	t = f["T"]
+	if (t !~ /^[0-9]+$/ || f["C"] !~ /^[0-9]+$/ || f["Max"] !~ /^[0-9]+$/) next
+	p = "thread" t "."
+	print p "priority=" f["P"]
+	print p "interval_us=" f["I"]
+	print p "cycles=" f["C"]
+	print p "lat_min_ns=" f["Min"]
+	print p "lat_avg_ns=" f["Avg"]
+	print p "lat_max_ns=" f["Max"]
+	threads++
+	cycles += f["C"]
+	sum += f["Avg"] * f["C"]
+	if (min == "" || f["Min"] + 0 < min) min = f["Min"] + 0
+	if (max == "" || f["Max"] + 0 > max) max = f["Max"] + 0
+}
+END {
+	if (!threads || !cycles) exit
+	print "threads=" threads
+	print "total.cycles=" cycles
+	print "total.lat_min_ns=" min
+	printf "total.lat_avg_ns=%.0f\n", sum / cycles
+	print "total.lat_max_ns=" max
+}

@@ -1,0 +1,301 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# The companion battery: the benchmarks that are programs (kind=program,
+# docs/bench.md) and run.sh running them. Each parser reads the real
+# output of its program, recorded on a Debian 12 host (2 vCPUs) into
+# BENCH/tests/fixtures/ by the command its declaration runs:
+#   hackbench/tests/fixtures/process.txt  hackbench -g 4 -f 20 -l 100 -s 100 --process
+#   hackbench/tests/fixtures/threads.txt  hackbench -g 2 -f 10 -l 100 -s 100 --threads
+#   cyclictest/tests/fixtures/threads2.txt  cyclictest -q -N -m -t 2 -i 1000 -d 0 -D 2 -p 80
+#   cyclictest/tests/fixtures/distance500.txt  cyclictest -q -N -m -t 2 -i 1000 -d 500 -D 1 -p 80
+#   tbench/tests/fixtures/clients2.txt    tbench -t 3 2 127.0.0.1 (tbench_srv beside it)
+#   netperf/tests/fixtures/TCP_RR.txt, UDP_RR.txt  netperf ... -t TCP_RR -l 2 -- -r 1,1 -k ...
+#     (netserver -D -L 127.0.0.1 beside it; the selectors of netperf/bench.conf)
+# run.sh is run against a fake machine (fixtures/sysfs-2s16 as /sys and
+# /proc) with stand-ins of the programs that print those outputs, and once
+# with the real hackbench when it is installed.
+
+setup() {
+	S=$BATS_TEST_DIRNAME/..
+	TOP=$S/..
+	F=$BATS_TEST_DIRNAME/fixtures
+	T=$BATS_TEST_TMPDIR
+	R=$T/root
+	# shellcheck source=../lib.sh
+	. "$S/lib.sh"
+	cp -r "$F/sysfs-2s16" "$R"
+	mkdir -p "$T/bin"
+	export R IPISTORM_SYSROOT=$R
+}
+
+# parse BENCH FIXTURE [AWK]: BENCH's parser on its recorded output.
+parse() {
+	${3:-awk} -f "$TOP/$1/parse.awk" <"$TOP/$1/tests/fixtures/$2"
+}
+
+# fake PROGRAM BENCH FIXTURE: a stand-in PROGRAM in $T/bin that logs its
+# arguments to $R/calls and prints the recorded output.
+fake() {
+	# shellcheck disable=SC2016 # expanded by the stand-in
+	printf '#!/bin/sh\necho "%s $*" >>"$R/calls"\ncat "%s"\n' "$1" "$TOP/$2/tests/fixtures/$3" >"$T/bin/$1"
+	chmod +x "$T/bin/$1"
+}
+
+# fake_server PROGRAM PORT: a stand-in server that listens on PORT in the
+# fake /proc/net/tcp while it runs, its pid in $R/server.pid.
+fake_server() {
+	cat >"$T/bin/$1" <<-SH
+	#!/bin/sh
+	echo "$1 \$*" >>"\$R/calls"
+	echo \$\$ >"\$R/server.pid"
+	mkdir -p "\$R/proc/net"
+	printf '  sl  local_address rem_address   st\n   0: 0100007F:%04X 00000000:0000 0A\n' $2 >"\$R/proc/net/tcp"
+	trap 'rm -f "\$R/proc/net/tcp"; exit 0' TERM
+	# 30 s at most: one left running ends, its port still listed
+	n=0
+	while [ \$n -lt 300 ]; do sleep 0.1; n=\$((n + 1)); done
+	SH
+	chmod +x "$T/bin/$1"
+}
+
+@test "battery: the program benchmarks are declared, apart from the module folders" {
+	[ "$(suite_benches "$TOP" | tr '\n' ' ')" = "cyclictest hackbench idle_reentry ipistorm netperf nohz_csd tbench wakeup " ]
+	[ "$(suite_kmods "$TOP" | tr '\n' ' ')" = "idle_reentry ipistorm nohz_csd wakeup " ]
+	for b in cyclictest hackbench netperf tbench; do
+		bench_check "$TOP" "$b"
+		[ "$(bench_kind "$TOP" "$b")" = program ]
+		[ -f "$TOP/$b/parse.awk" ]
+	done
+	# the top Kbuild builds the module folders alone
+	# shellcheck disable=SC2016 # make's $(...)
+	printf 'include %s\n$(info $(obj-m))\nall: ;\n' "$TOP/Kbuild" >"$T/kbuild.mk"
+	run make -s -f "$T/kbuild.mk" srctree=/nonexistent
+	[ "$output" = "idle_reentry/ ipistorm/ nohz_csd/ wakeup/" ]
+}
+
+@test "battery: every parser gives every declared metric from its real output, under busybox awk too" {
+	local b f n=0 m
+	for b in $(suite_benches "$TOP"); do
+		[ "$(bench_kind "$TOP" "$b")" = program ] || continue
+		for f in "$TOP/$b"/tests/fixtures/*.txt; do
+			f=${f##*/}
+			parse "$b" "$f" >"$T/gnu"
+			if command -v busybox >/dev/null; then
+				parse "$b" "$f" "busybox awk" >"$T/bb"
+				diff -u "$T/gnu" "$T/bb"
+			fi
+			for m in $(bench_metrics "$TOP" "$b"); do
+				grep -q "^${m%:*}=[0-9.]*$" "$T/gnu" || { echo "$b $f: no ${m%:*}"; false; }
+			done
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -eq 7 ]
+}
+
+@test "battery: hackbench's time in ns and its messages per second" {
+	run parse hackbench process.txt
+	[[ $output == *$'\nruntime_ns=679000000\n'* ]]
+	# 4 groups of 20 senders passing 100 messages to each of 20 receivers
+	[[ $output == *$'\ntotal.msgs=160000\n'* ]]
+	[[ $output == *$'\ntotal.msgs_per_sec=235641'* ]]
+	[[ $output == *$'\ntasks=160\n'* ]]
+	run parse hackbench threads.txt
+	[[ $output == mode=threaded$'\n'* ]]
+	[[ $output == *$'\ntotal.msgs=20000\n'* ]]
+	[[ $output == *$'\nruntime_ns=46000000\n'* ]]
+	# no Time: line (hackbench killed), no time
+	run awk -f "$TOP/hackbench/parse.awk" < <(head -n 2 "$TOP/hackbench/tests/fixtures/process.txt")
+	[ -z "$output" ]
+}
+
+@test "battery: cyclictest's threads and their totals" {
+	run parse cyclictest threads2.txt
+	[[ $output == *$'\nthread1.lat_max_ns=132165\n'* ]]
+	[[ $output == thread0.priority=80$'\n'* ]]
+	[[ $output == *$'\ntotal.cycles=4000\n'* ]]
+	[[ $output == *$'\ntotal.lat_min_ns=12059\n'* ]]
+	# (28059 x 2000 + 28323 x 2000) / 4000
+	[[ $output == *$'\ntotal.lat_avg_ns=28191\n'* ]]
+	[[ $output == *$'\ntotal.lat_max_ns=132165' ]]
+	# threads of other intervals, other cycle counts; a Max: of 8 digits
+	# joined to its colon
+	run parse cyclictest distance500.txt
+	[[ $output == *$'\nthread0.lat_max_ns=27874004\n'* ]]
+	[[ $output == *$'\nthread1.interval_us=1500\n'* ]]
+	[[ $output == *$'\ntotal.cycles=1620\n'* ]]
+	# (48513 x 972 + 75829 x 648) / 1620
+	[[ $output == *$'\ntotal.lat_avg_ns=59439\n'* ]]
+}
+
+@test "battery: tbench's throughput, latency and operations" {
+	run parse tbench clients2.txt
+	[[ $output == *$'\ntotal.mb_per_sec=622.614\n'* ]]
+	[[ $output == *$'\ntotal.max_latency_ns=6630000' ]]
+	[[ $output == *$'\nop.readx.count=90854\n'* ]]
+	[[ $output == *$'\nop.readx.lat_max_ns=6626000\n'* ]]
+	# a run that ended before its first second was measured: no figure
+	run awk -f "$TOP/tbench/parse.awk" < <(sed 's/^Throughput [0-9.]*/Throughput 0/' "$TOP/tbench/tests/fixtures/clients2.txt")
+	[[ $output != *total.mb_per_sec* ]]
+	run parse tbench clients2.txt
+	[ "$(sed -n 's/^total.ops=//p' <<<"$output")" = \
+		"$(awk '$1 ~ /^[A-Z]/ && $2 ~ /^[0-9]+$/ && NF == 4 { s += $2 } END { print s }' "$TOP/tbench/tests/fixtures/clients2.txt")" ]
+}
+
+@test "battery: netperf's transaction rate and latencies in ns, a rate of transactions only" {
+	run parse netperf TCP_RR.txt
+	[[ $output == protocol=TCP$'\n'* ]]
+	[[ $output == *$'\ntotal.trans_per_sec=50220.13\n'* ]]
+	[[ $output == *$'\ntotal.lat_mean_ns=19870\n'* ]]
+	[[ $output == *$'\ntotal.lat_p99_ns=41000\n'* ]]
+	run parse netperf UDP_RR.txt
+	[[ $output == protocol=UDP$'\n'* ]]
+	[[ $output == *$'\ntotal.lat_p50_ns=12000\n'* ]]
+	# a throughput in another unit (a _STREAM test's) is no transaction rate
+	run awk -f "$TOP/netperf/parse.awk" < <(sed 's|^THROUGHPUT_UNITS=.*|THROUGHPUT_UNITS=10^6bits/s|' "$TOP/netperf/tests/fixtures/TCP_RR.txt")
+	[[ $output != *trans_per_sec* ]]
+}
+
+@test "battery: run.sh runs a program N times into iter-NNN.txt, its output and state kept" {
+	fake hackbench hackbench process.txt
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 1 -o "$T/out" hackbench groups=4 loops=100
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cat "$R/calls")" = "hackbench -g 4 -f 20 -l 100 -s 100 --process
+hackbench -g 4 -f 20 -l 100 -s 100 --process
+hackbench -g 4 -f 20 -l 100 -s 100 --process" ]
+	for f in warmup-001 iter-001 iter-002; do
+		[ "$(head -n 4 "$T/out/$f.txt")" = "format=ipistorm-program/1
+bench=hackbench
+command=hackbench -g 4 -f 20 -l 100 -s 100 --process
+exit=0" ]
+		[ "$(tail -n 1 "$T/out/$f.txt")" = status=complete ]
+		grep -qx runtime_ns=679000000 "$T/out/$f.txt"
+		cmp "$T/out/out-$f.txt" "$TOP/hackbench/tests/fixtures/process.txt"
+		[ -f "$T/out/idle-$f.txt" ]
+	done
+	grep -qx 'params=groups=4 loops=100' "$T/out/meta.txt"
+	grep -qx 'program.command=hackbench -g 4 -f 20 -l 100 -s 100 --process' "$T/out/meta.txt"
+	grep -qx "program.hackbench.path=$T/bin/hackbench" "$T/out/meta.txt"
+	grep -q '^program.hackbench.sha256=[0-9a-f]\{64\}$' "$T/out/meta.txt"
+	grep -qx status=ok "$T/out/meta.txt"
+	[[ $output == *"iter-002.txt: runtime_ns=679000000 total.msgs_per_sec=235641"* ]]
+	# compare.sh takes the directory as it takes a module's
+	cp -r "$T/out" "$T/out2"
+	run "$S/compare.sh" -f csv "$T/out" "$T/out2"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *runtime_ns* ]]
+}
+
+@test "battery: a program's parameters are its declared ones, of plain words" {
+	fake hackbench hackbench process.txt
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/o1" hackbench numipi=5
+	[ "$status" -eq 2 ]
+	[[ $output == *"hackbench has no parameter 'numipi' (its parameters: groups fds loops datasize mode)"* ]]
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/o2" hackbench 'mode=process;reboot'
+	[ "$status" -eq 2 ]
+	[[ $output == *"a value of hackbench's is letters, digits and _.,:+-"* ]]
+	[ ! -e "$R/calls" ]
+}
+
+@test "battery: a program that is not installed is named with its package" {
+	# a copy of the tree whose hackbench declaration runs a program no
+	# machine has
+	mkdir -p "$T/t/hackbench"
+	cp -r "$S" "$T/t/scripts"
+	sed 's/hackbench -g/no-such-hackbench -g/; s/^programs=.*/programs=no-such-hackbench/' \
+		"$TOP/hackbench/bench.conf" >"$T/t/hackbench/bench.conf"
+	cp "$TOP/hackbench/parse.awk" "$T/t/hackbench/"
+	run "$T/t/scripts/run.sh" -n 2 -o "$T/o" hackbench
+	[ "$status" -eq 2 ]
+	[[ $output == *"hackbench needs no-such-hackbench, which is not installed (package rt-tests)"* ]]
+	[ ! -e "$T/o" ]
+}
+
+@test "battery: a program that fails, or whose output lacks a metric, fails the run" {
+	printf '#!/bin/sh\nhead -n 2 "%s"\n' "$TOP/hackbench/tests/fixtures/process.txt" >"$T/bin/hackbench"
+	chmod +x "$T/bin/hackbench"
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 0 -o "$T/out" hackbench
+	[ "$status" -eq 1 ]
+	grep -qx status=failed "$T/out/iter-001.txt"
+	grep -qx 'failure=no runtime_ns total.msgs_per_sec in the output, see out-iter-001.txt' "$T/out/iter-001.txt"
+	grep -qx status=failed "$T/out/meta.txt"
+	[[ $output == *"iteration 1: result status=failed: no runtime_ns total.msgs_per_sec in the output"* ]]
+	printf '#!/bin/sh\ncat "%s"\nexit 3\n' "$TOP/hackbench/tests/fixtures/process.txt" >"$T/bin/hackbench"
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 0 -o "$T/out2" hackbench
+	[ "$status" -eq 1 ]
+	grep -qx 'failure=hackbench exited with status 3, see out-iter-001.txt' "$T/out2/iter-001.txt"
+}
+
+@test "battery: run.sh starts a program's server, waits for its port, and stops it" {
+	fake netperf netperf TCP_RR.txt
+	fake_server netserver 12865
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 0 -o "$T/out" netperf duration=1
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(head -n 1 "$R/calls")" = "netserver -D -L 127.0.0.1 -p 12865" ]
+	[ "$(sed -n 2p "$R/calls")" = "netperf -P 0 -H 127.0.0.1 -L 127.0.0.1 -p 12865 -t TCP_RR -l 1 -- -r 1,1 -k THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,MEAN_LATENCY,MIN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,MAX_LATENCY,STDDEV_LATENCY,PROTOCOL,REQUEST_SIZE,RESPONSE_SIZE,ELAPSED_TIME" ]
+	grep -qx total.trans_per_sec=50220.13 "$T/out/iter-002.txt"
+	# stopped: its process gone, its port closed
+	run ! kill -0 "$(cat "$R/server.pid")"
+	[ ! -e "$R/proc/net/tcp" ]
+	# another port: the parameter goes to both
+	fake_server netserver 12999
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 0 -o "$T/out2" netperf port=12999 test=UDP_RR
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -qx 'program.server=netserver -D -L 127.0.0.1 -p 12999' "$T/out2/meta.txt"
+}
+
+@test "battery: a server that dies, or a port already taken, fails the run" {
+	fake netperf netperf TCP_RR.txt
+	printf '#!/bin/sh\necho cannot bind >&2\nexit 1\n' >"$T/bin/netserver"
+	chmod +x "$T/bin/netserver"
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/out" netperf
+	[ "$status" -eq 1 ]
+	[[ $output == *"the server netserver ended, see $T/out/server.txt"* ]]
+	grep -qx 'cannot bind' "$T/out/server.txt"
+	mkdir -p "$R/proc/net"
+	printf '  sl  local_address rem_address   st\n   0: 00000000:3241 00000000:0000 0A\n' >"$R/proc/net/tcp"
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/out2" netperf
+	[ "$status" -eq 1 ]
+	[[ $output == *"port 12865 is already listening"* ]]
+}
+
+@test "battery: run.sh runs the real hackbench" {
+	command -v hackbench >/dev/null || skip "rt-tests is not installed"
+	run "$S/run.sh" -n 2 -w 0 -o "$T/out" hackbench groups=1 fds=5 loops=10
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -qx 'tasks=10' "$T/out/iter-002.txt"
+	grep -qx status=complete "$T/out/iter-002.txt"
+}
+
+@test "battery: the declaration of a program is checked as a module's is" {
+	local d=$T/t
+	mkdir -p "$d/scripts" "$d/prog"
+	cp "$S/bench.awk" "$d/scripts/"
+	sed 's/^name=.*/name=prog/' "$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
+	: >"$d/prog/parse.awk"
+	bench_check "$d" prog
+	printf '%s\n' dkms=prog storm=ipistorm >>"$d/prog/bench.conf"
+	sed -i 's/^command=netperf /command=ls {nothing} /; s/^server_port=.*/server_port=/' "$d/prog/bench.conf"
+	run bench_check "$d" prog
+	[ "$status" -eq 1 ]
+	[[ $output == *"dkms= is a key of a module's declaration, not of a program's"* ]]
+	[[ $output == *"storm= is a key of a module's declaration, not of a program's"* ]]
+	[[ $output == *"command: runs 'ls', which is not one of programs="* ]]
+	[[ $output == *"command: {nothing} is no parameter of params="* ]]
+	[[ $output == *"server= and server_port= go together"* ]]
+	# a module's declaration of /4 takes no program's key, and says its kind
+	sed 's/^format=.*/format=ipistorm-bench\/4/; s/^name=.*/name=prog/; s/^testbed=.*/testbed=/' "$TOP/ipistorm/bench.conf" >"$d/prog/bench.conf"
+	run bench_check "$d" prog
+	[ "$status" -eq 1 ]
+	[[ $output == *"no kind= line"* ]]
+	printf '%s\n' kind=module command=ls >>"$d/prog/bench.conf"
+	run bench_check "$d" prog
+	[ "$status" -eq 1 ]
+	[[ $output == *"command= is a key of a program's declaration, not of a module's"* ]]
+	# a program without its parser
+	sed 's/^name=.*/name=prog/' "$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
+	rm "$d/prog/parse.awk"
+	run bench_check "$d" prog
+	[ "$status" -eq 1 ]
+	[[ $output == *"prog/parse.awk: no such file"* ]]
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# validate.sh against a fake machine (fixtures/sysfs-2s16 as /sys and
+# /proc, CPUs 0-15): fake insmod and rmmod publish the recorded results of
+# ipistorm and idle_reentry (fixtures/*-6.1), stand-ins of the battery's
+# programs print their recorded outputs (BENCH/tests/fixtures), the
+# servers listen in the fake /proc/net/tcp.
+
+setup() {
+	S=$BATS_TEST_DIRNAME/..
+	TOP=$S/..
+	F=$BATS_TEST_DIRNAME/fixtures
+	T=$BATS_TEST_TMPDIR
+	R=$T/root
+	cp -r "$F/sysfs-2s16" "$R"
+	mkdir -p "$T/bin" "$T/mods"
+	# shellcheck source=../lib.sh
+	. "$S/lib.sh"
+	for m in $(suite_kmods "$TOP"); do
+		mkdir -p "$T/mods/$m"
+		: >"$T/mods/$m/$m.ko"
+	done
+	cat >"$T/bin/insmod" <<-'SH'
+	#!/bin/sh
+	m=$(basename "$1" .ko)
+	echo "insmod $m ${*#* }" >>"$R/calls"
+	mkdir -p "$R/sys/kernel/debug/$m" "$R/sys/module/$m/parameters"
+	cp "$F/$m-6.1/iter-001.txt" "$R/sys/kernel/debug/$m/result"
+	SH
+	cat >"$T/bin/rmmod" <<-'SH'
+	#!/bin/sh
+	rm -rf "$R/sys/kernel/debug/$1"
+	SH
+	prog() {
+		# shellcheck disable=SC2016 # expanded by the stand-in
+		printf '#!/bin/sh\necho "%s $*" >>"$R/calls"\ncat "%s"\n' "$1" "$TOP/$2/tests/fixtures/$3" >"$T/bin/$1"
+	}
+	prog hackbench hackbench process.txt
+	prog cyclictest cyclictest threads2.txt
+	prog tbench tbench clients2.txt
+	prog netperf netperf TCP_RR.txt
+	for sv in tbench_srv:7003 netserver:12865; do
+		cat >"$T/bin/${sv%:*}" <<-SH
+		#!/bin/sh
+		mkdir -p "\$R/proc/net"
+		printf '  sl  local_address rem_address   st\n   0: 0100007F:%04X 00000000:0000 0A\n' ${sv#*:} >"\$R/proc/net/tcp"
+		trap 'rm -f "\$R/proc/net/tcp"; exit 0' TERM
+		n=0
+		while [ \$n -lt 300 ]; do sleep 0.1; n=\$((n + 1)); done
+		SH
+	done
+	chmod +x "$T"/bin/*
+	export R F PATH=$T/bin:$PATH IPISTORM_SYSROOT=$R IPISTORM_INSMOD=$T/bin/insmod IPISTORM_RMMOD=$T/bin/rmmod
+}
+
+# validate OUT: validate.sh with small sizes into OUT.
+validate() {
+	"$S/validate.sh" -n 2 -w 0 -m "$T/mods" -i 20000 -d 2 -l 20 -o "$@"
+}
+
+@test "validate: the storm, the re-entry check and the battery at two loads, one run.sh directory each" {
+	run validate "$T/v"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(sed -n 's/^step=//p' "$T/v/validate.txt" | cut -d'|' -f1 | tr '\n' ' ')" = \
+		"storm reentry hackbench-1 cyclictest-1 tbench-1 hackbench-16 cyclictest-16 tbench-16 netperf-tcp_rr netperf-udp_rr " ]
+	for d in storm reentry hackbench-1 cyclictest-16 tbench-16 netperf-udp_rr; do
+		grep -qx status=ok "$T/v/$d/meta.txt"
+		[ -f "$T/v/$d/iter-002.txt" ]
+	done
+	# the published command line's shape, CPU0 -> CPU1 (no CPU16 here)
+	grep -qx 'insmod ipistorm numipi=20000 single=1 offset=1 cpulist=0 wait=1' "$R/calls"
+	grep -qx 'storm=pairs=0:1 numipi=20000' "$T/v/reentry/meta.txt"
+	grep -qx 'insmod idle_reentry cpulist=1' "$R/calls"
+	grep -qx 'hackbench -g 16 -f 20 -l 20 -s 100 --process' "$R/calls"
+	grep -qx 'params=threads=1 duration=2' "$T/v/cyclictest-1/meta.txt"
+	grep -qx 'params=test=UDP_RR duration=2' "$T/v/netperf-udp_rr/meta.txt"
+	[ "$(tail -n 1 <<<"$output")" = "$T/v" ]
+}
+
+@test "validate: a directory is resumed, its completed steps kept; another plan is refused" {
+	validate "$T/v" -L 1,2
+	mv "$T/v/tbench-2" "$T/keep"
+	sed -i 's/^status=ok$/status=failed/' "$T/v/hackbench-2/meta.txt"
+	: >"$R/calls"
+	run validate "$T/v" -L 1,2
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# only the two steps run again, the failed run kept aside
+	[ "$(grep -c '^hackbench ' "$R/calls")" = 2 ]
+	[ "$(grep -c '^tbench ' "$R/calls")" = 2 ]
+	[ "$(wc -l <"$R/calls")" = 4 ]
+	[ -d "$T/v/hackbench-2.failed-1" ]
+	grep -qx status=ok "$T/v/hackbench-2/meta.txt"
+	[[ $output == *"storm: done before, kept"* ]]
+	run validate "$T/v" -L 1,3
+	[ "$status" -eq 1 ]
+	[[ $output == *"holds another plan (validate.txt)"* ]]
+}
+
+# slower DIR STEP KEY PCT: every iteration of STEP's KEY PCT % higher, a
+# few units apart from each other.
+slower() {
+	local f i=0
+	for f in "$1/$2"/iter-*.txt; do
+		i=$((i + 1))
+		awk -v k="$3=" -v p="$4" -v i="$i" 'index($0, k) == 1 { v = substr($0, length(k) + 1); $0 = k int(v * (100 + p) / 100 + i) } { print }' "$f" >"$f.new"
+		mv "$f.new" "$f"
+	done
+}
+
+@test "validate: the report, compare.sh per step, one verdict and exit status" {
+	validate "$T/v" -L 1,2 >/dev/null
+	for f in "$T"/v/*/iter-*.txt; do
+		# a little spread, the same in both
+		awk -v i="${f##*iter-}" '/^(runtime_ns|total\.[a-z_]+)=[0-9]+$/ { split($0, kv, "="); $0 = kv[1] "=" kv[2] + int(i) } { print }' "$f" >"$f.new"
+		mv "$f.new" "$f"
+	done
+	cp -r "$T/v" "$T/base"
+	# the baseline's storm slower: better now
+	slower "$T/base" storm runtime_ns 30
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"== storm: ipistorm numipi=20000 single=1 offset=1 cpulist=0 wait=1"* ]]
+	[[ $output == *"== reentry: idle_reentry cpulist=1 (storm: pairs=0:1 numipi=20000)"* ]]
+	grep -q '^storm  *ipistorm  *runtime_ns  *23\.[0-9]*  *yes  better$' <<<"$output"
+	grep -q '^hackbench-2  *hackbench  *runtime_ns  *0\.0*  *no  no regression$' <<<"$output"
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 10 steps" ]
+	# a step slower now: regressed, exit 1
+	slower "$T/v" tbench-1 total.max_latency_ns 50
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 1 ]
+	grep -q '^tbench-1  *tbench  .* REGRESSED$' <<<"$output"
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: REGRESSED: tbench-1" ]
+	# a step the baseline lacks: not compared, exit 2 (a regression wins)
+	rm -r "$T/base/netperf-udp_rr"
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 1 ]
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: REGRESSED: tbench-1 (not compared: netperf-udp_rr)" ]
+	rm -r "$T/v/tbench-1" "$T/base/tbench-1"
+	cp -r "$T/v/tbench-2" "$T/v/tbench-1"
+	cp -r "$T/v/tbench-2" "$T/base/tbench-1"
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 2 ]
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: not comparable: netperf-udp_rr" ]
+}
+
+@test "validate: usage errors" {
+	run "$S/validate.sh" -n 1
+	[ "$status" -eq 2 ]
+	run "$S/validate.sh" -c 3:2
+	[ "$status" -eq 2 ]
+	[[ $output == *"the target (2) must be above the sender (3)"* ]]
+	run "$S/validate.sh" -L 2,2
+	[ "$status" -eq 2 ]
+	run "$S/validate.sh" -r "$T/nothing"
+	[ "$status" -eq 2 ]
+	run "$S/validate.sh" -b "$T/nothing"
+	[ "$status" -eq 2 ]
+	[ ! -e results ]
+}

@@ -1,0 +1,34 @@
+# parse.awk: tbench's output (dbench 4) into the suite's KEY=value result
+# lines (docs/bench.md, kind=program); POSIX awk (busybox), the output on
+# stdin: its table of operations (count, mean and max latency in ms),
+#    NTCreateX      58128     0.016     3.577
+# and its closing line,
+#   Throughput 622.614 MB/sec  2 clients  2 procs  max_latency=6.630 ms
+# Latencies in ns (integers), the throughput in tbench's MB/s; nothing of
+# a run whose throughput is 0 (it ended before its first second was
+# measured).
+/^ Operation +Count +AvgLat +MaxLat$/ { table = 1; next }
+table && NF == 4 && $1 ~ /^[A-Za-z]+$/ && $2 ~ /^[0-9]+$/ {
+	k = "op." tolower($1)
+	print k ".count=" $2
+	printf "%s.lat_avg_ns=%.0f\n", k, $3 * 1e6
+	printf "%s.lat_max_ns=%.0f\n", k, $4 * 1e6
+	ops += $2
+	next
+}
+/^Throughput [0-9.]+ MB\/sec +[0-9]+ clients +[0-9]+ procs +max_latency=[0-9.]+ ms$/ {
+	mb = $2
+	clients = $4
+	procs = $6
+	lat = $8
+	sub(/^max_latency=/, "", lat)
+}
+END {
+	# 0 MB/sec: no second of the run was measured (a duration of 1 s)
+	if (mb == "" || mb + 0 == 0 || !table) exit
+	print "clients=" clients
+	print "procs=" procs
+	print "total.ops=" ops
+	print "total.mb_per_sec=" mb
+	printf "total.max_latency_ns=%.0f\n", lat * 1e6
+}
