@@ -174,7 +174,8 @@ test_wakeup_ttwu_queue() {
 	case $onm in wl_*) ;; *) fail "with TTWU_QUEUE most wake-ups took $onm" ;; esac
 }
 
-# RPC: the call and the wake-up back, each in one path, adding up.
+# RPC: the call and the wake-up back, each in one path, adding up; the
+# wake-up back in the path wakeup_path_split expects.
 test_wakeup_rpc() {
 	need_cpus 2
 	wake numwake=5000 rpc=1 cpulist="$(cpu 0)"
@@ -189,10 +190,10 @@ test_wakeup_rpc() {
 		"$(val wakeup call_poll.wakeups)/$(val wakeup call_ipi.wakeups)/$(val wakeup call_other.wakeups)"
 	if wk_halting; then
 		check "$(val wakeup call_ipi.wakeups) > $c / 2" "halting target: the calls were not IPIs"
-		wk_expect wl_ipi
+		wk_expect "$(wk_queue)_ipi"
 	elif cmdline_has idle=poll; then
 		check "$(val wakeup call_poll.wakeups) > $c / 2" "polling target: the calls were not polled"
-		wk_expect wl_poll
+		wk_expect "$(wk_queue)_poll"
 	fi
 }
 
