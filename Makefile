@@ -2,8 +2,10 @@
 #
 # make [KDIR=...]   build every module against KDIR (W=1)
 # make check        checkpatch --strict, shellcheck, W=1 + sparse builds
-#                   against the test bed's kernels
-# make test         the tests, in QEMU, on every kernel of the matrix
+#                   against the test bed's kernels (PREEMPT_RT's too)
+# make test         the tests, in QEMU, on every kernel of the matrix (the
+#                   PREEMPT_RT kernels: the boots their entries name)
+# make test-rt      every boot and demo shape on the PREEMPT_RT kernels
 # make bench        ipistorm's overhead against a bare call loop (icount)
 # make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU;
 #                   IDLE=mwait: the CPUs idle in cpuidle's polling states
@@ -16,7 +18,8 @@
 # make help         this text
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
-KERNELS ?= 6.1 6.12 7.3
+# Empty: each script's default (vm/lib.sh's matrix).
+KERNELS ?=
 
 all: modules
 
@@ -55,6 +58,9 @@ check:
 test:
 	vm/test.sh $(KERNELS)
 
+test-rt:
+	vm/test.sh -a $(or $(KERNELS),6.1-rt 6.12-rt)
+
 bench:
 	vm/bench.sh $(KERNELS)
 
@@ -67,4 +73,4 @@ demo-race:
 help:
 	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all modules clean check test bench demo demo-race help sign
+.PHONY: all modules clean check test test-rt bench demo demo-race help sign

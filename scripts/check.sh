@@ -9,7 +9,8 @@
 #   - checkpatch.pl --strict on every C file and header
 #   - shellcheck on every shell script
 #   - W=1 and sparse (C=1) builds against every kernel of the test bed's
-#     matrix (sparse where the kernel's headers can run it)
+#     matrix, the PREEMPT_RT ones included (vm/build-modules.sh -l;
+#     sparse where the kernel's headers can run it)
 # CHECKPATCH=path/to/checkpatch.pl uses that one; otherwise it is taken
 # from Debian's linux-source package into the cache. KERNELS= limits the
 # matrix (default: all); KERNELS=none skips the builds. The builds are the

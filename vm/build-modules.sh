@@ -18,7 +18,7 @@ sparse=0
 while getopts slh opt; do
 	case $opt in
 	s) sparse=1 ;;
-	l) echo "$KERNELS_DEFAULT"; exit 0 ;;
+	l) echo "$KERNELS_ALL"; exit 0 ;;
 	*) usage_opt "$opt" ;;
 	esac
 done

@@ -20,9 +20,10 @@
 # aid nohz_csd/polling_idle.ko, loaded before each run).
 #   KERNELS="base=/path/bzImage:/path/build:0 patched=/path/bzImage:/path/build:1" vm/demo.sh
 #
-# KERNELS: matrix names (6.1 6.12 7.3) or LABEL=IMAGE:BUILD_DIR[:SM_IDLE],
-# the first being the baseline; SM_IDLE (1 or 0) says whether the kernel
-# is expected to take the fast path. Results go to build/demo-<date>/.
+# KERNELS: matrix names (6.1 6.12 7.3; 6.1-rt 6.12-rt, PREEMPT_RT) or
+# LABEL=IMAGE:BUILD_DIR[:SM_IDLE], the first being the baseline; SM_IDLE
+# (1 or 0) says whether the kernel is expected to take the fast path.
+# Results go to build/demo-<date>/.
 #
 # RACE=1: the vCPUs in parallel (multi-threaded TCG, 2 vCPUs, idle=poll),
 # N (default 12) runs per kernel of numipi=20000 pairs=0:1 single=1 wait=1

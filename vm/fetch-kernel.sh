@@ -1,7 +1,9 @@
 #!/bin/bash
 # fetch-kernel.sh NAME: download Debian's kernel image and headers for the
-# matrix entry NAME (6.1, 6.12, 7.3) with apt-get download, unpack them with
-# dpkg-deb into the cache and print the entry's kernel.env. Idempotent.
+# matrix entry NAME (6.1, 6.12, 7.3; 6.1-rt, 6.12-rt: PREEMPT_RT), the
+# ones linux-image-FLAVOUR of its suite depends on, with apt-get download,
+# unpack them with dpkg-deb into the cache and print the entry's
+# kernel.env. Idempotent.
 # Kernels built by the trixie toolchain also get the trixie build root.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -17,6 +19,7 @@ if [ -f "$dir/kernel.env" ] && [ "$(key builder "$dir/kernel.env")" = own ]; the
 fi
 suite=$(matrix_field "$name" 2)
 builder=$(matrix_field "$name" 3)
+flavour=$(matrix_field "$name" 5)
 
 if [ "$builder" = trixie ]; then
 	"$VM_DIR/trixie-root.sh" >&2
@@ -34,8 +37,8 @@ deps() {
 		awk -v re="$3" '$1 == "Depends:" && $2 ~ re { print $2 }' | sort -u
 }
 
-image=$(deps linux-image-amd64 "$suite" '^linux-image-[0-9]' | head -n 1)
-[ -n "$image" ] || die "$suite: no linux-image-amd64 dependency found"
+image=$(deps "linux-image-$flavour" "$suite" '^linux-image-[0-9]' | head -n 1)
+[ -n "$image" ] || die "$suite: no linux-image-$flavour dependency found"
 abi=${image#linux-image-}
 headers=linux-headers-$abi
 mapfile -t pkgs < <(printf '%s\n' "$image" "$headers"
@@ -82,6 +85,7 @@ cat >"$tmp/kernel.env" <<ENV
 name=$name
 suite=$suite
 builder=$builder
+flavour=$flavour
 abi=$abi
 version=$version
 vmlinuz=$dir/root/${vmlinuz#"$tmp/root/"}

@@ -11,14 +11,30 @@ CACHE=${IPISTORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipistorm}
 # shellcheck disable=SC2034 # used by the scripts that source this
 BUILD=${IPISTORM_BUILD:-$TOP/build}
 
-# name  suite               builder  SM_IDLE
+# The kernel matrix, one kernel a line:
+#   name     the test bed's name for it
+#   suite    the Debian suite it comes from
+#   builder  what builds modules for it: the host's gcc, or trixie's
+#   SM_IDLE  1 when __schedule() has SM_IDLE (the fast path), else 0
+#   flavour  Debian's flavour: the image is what linux-image-FLAVOUR of
+#            the suite depends on (amd64; rt-amd64, PREEMPT_RT)
+#   tests    what vm/test.sh runs on it unless -a: "all", or the boots
+#            and demo shapes it gets (demo-poll, demo-mwait; dkms);
+#            the rest runs with vm/test.sh -a (make test-rt)
+# name    suite               builder SM_IDLE flavour   tests
 KERNEL_MATRIX="
-6.1	bookworm		host	0
-6.12	bookworm-backports	host	1
-7.3	trixie-backports	trixie	1
+6.1	bookworm		host	0	amd64		all
+6.12	bookworm-backports	host	1	amd64		all
+7.3	trixie-backports	trixie	1	amd64		all
+6.1-rt	bookworm		host	0	rt-amd64	demo-poll
+6.12-rt	bookworm-backports	host	1	rt-amd64	functional,demo-poll
 "
 
-KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }')
+# Every kernel of the matrix; KERNELS_DEFAULT, those of Debian's default
+# flavour (the kernels a benchmark is run on unless named).
+KERNELS_ALL=$(printf '%s\n' "$KERNEL_MATRIX" | awk 'NF { printf "%s ", $1 }')
+# shellcheck disable=SC2034 # used by the scripts that source this
+KERNELS_DEFAULT=$(printf '%s\n' "$KERNEL_MATRIX" | awk '$5 == "amd64" { printf "%s ", $1 }')
 
 # The line vm/init writes into the kernel log as it starts the suite: a
 # splat on the console before it is the boot's, none of the suite's.
@@ -73,13 +89,13 @@ matrix_field() {
 	printf '%s\n' "$KERNEL_MATRIX" |
 		awk -v n="$1" -v c="$2" '$1 == n { print $c; found = 1 }
 			END { exit !found }' ||
-		die "unknown kernel '$1' (known: $KERNELS_DEFAULT)"
+		die "unknown kernel '$1' (known: $KERNELS_ALL)"
 }
 
 # kernel_name ARGS...: the kernel a script is given first, in $name, or
 # exit 2; one_kernel ARGS... also takes -h and refuses more arguments.
 kernel_name() {
-	[ $# -ge 1 ] || usage_error "name a kernel (one of: $KERNELS_DEFAULT)"
+	[ $# -ge 1 ] || usage_error "name a kernel (one of: $KERNELS_ALL)"
 	# shellcheck disable=SC2034 # the caller reads it
 	name=$1
 }

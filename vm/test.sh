@@ -1,14 +1,20 @@
 #!/bin/bash
-# test.sh [-j N] [-S STEPS] [-l] [KERNEL...]: the suite's tests. The bats
-# tests on the host: every tests/ folder of the tree that holds *.bats;
-# for each kernel of the matrix (default: all), fetch it, build the
-# modules, and boot it under QEMU in each configuration below, running the
-# suite's runner inside; the steps of the list STEPS (default testbed.steps
-# at the top of the tree, format ipistorm-steps/1: the tests that drive the
-# test bed from above it, which the test bed does not name) whose kernels
-# are all tested; when 6.1 and 6.12 are both tested, the demo (vm/demo.sh)
-# in both idle shapes (IDLE=poll, mwait), whose verdict must hold; DKMS
-# builds against the downloaded headers.
+# test.sh [-a] [-j N] [-S STEPS] [-l] [KERNEL...]: the suite's tests. The
+# bats tests on the host: every tests/ folder of the tree that holds
+# *.bats; for each kernel of the matrix (default: all), fetch it, build
+# the modules, and boot it under QEMU in each configuration below, running
+# the suite's runner inside; the steps of the list STEPS (default
+# testbed.steps at the top of the tree, format ipistorm-steps/1: the tests
+# that drive the test bed from above it, which the test bed does not name)
+# whose kernels are all tested; when both kernels of a pair of DEMOS are
+# tested, the demo (vm/demo.sh) on them in both idle shapes (IDLE=poll,
+# mwait), whose verdict must hold; DKMS builds against the downloaded
+# headers.
+#
+# A kernel gets the boots, demo shapes (demo-poll, demo-mwait) and DKMS
+# build its matrix entry's tests column names (vm/lib.sh: "all" for the
+# default flavour; the PREEMPT_RT kernels fewer, to keep make test's time),
+# or, with -a, every one.
 #
 # First every kernel's modules and initramfs are built, once; then the
 # steps run N at a time (-j, default 2 or the CPU count when smaller),
@@ -62,7 +68,7 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-j N] [-S STEPS] [-l] [KERNEL...]"
+USAGE="$PROG [-a] [-j N] [-S STEPS] [-l] [KERNEL...]"
 
 BOOTS="
 functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000|
@@ -77,9 +83,10 @@ lockdown|-c 2 -a lockdown=integrity|sign_*
 slots=$(nproc 2>/dev/null || echo 1)
 [ "$slots" -le 2 ] || slots=2
 steplist=$TOP/testbed.steps
-listonly=0
-while getopts j:S:lh opt; do
+listonly=0 every=0
+while getopts aj:S:lh opt; do
 	case $opt in
+	a) every=1 ;;
 	j) slots=$OPTARG ;;
 	S) steplist=$OPTARG ;;
 	l) listonly=1 ;;
@@ -88,8 +95,26 @@ while getopts j:S:lh opt; do
 done
 shift $((OPTIND - 1))
 case $slots in '' | *[!0-9]* | 0) usage_error "-j takes a positive number, not '$slots'" ;; esac
-kernels=${*:-$KERNELS_DEFAULT}
-for k in $kernels; do matrix_field "$k" 1 >/dev/null 2>&1 || usage_error "unknown kernel '$k' (known: $KERNELS_DEFAULT)"; done
+kernels=${*:-$KERNELS_ALL}
+for k in $kernels; do matrix_field "$k" 1 >/dev/null 2>&1 || usage_error "unknown kernel '$k' (known: $KERNELS_ALL)"; done
+
+# The demo's pairs: a kernel without SM_IDLE, then one with it, of one
+# flavour.
+DEMOS="
+6.1 6.12
+6.1-rt 6.12-rt
+"
+
+# gets KERNEL WHAT: whether KERNEL gets the boot, demo shape or dkms WHAT
+# (its matrix entry's tests column, or everything with -a).
+gets() {
+	local t
+	[ "$every" = 0 ] || return 0
+	t=$(matrix_field "$1" 6)
+	[ "$t" = all ] || [[ ,$t, == *",$2,"* ]]
+}
+# tested KERNEL: whether KERNEL is tested.
+tested() { [[ " $kernels " == *" $1 "* ]]; }
 
 # The declarations, checked before anything runs: each good, and each
 # boot of their testbed= one of BOOTS' (or vm/bench.sh's bench).
@@ -239,9 +264,9 @@ step_verdict() {
 	cat "$f.tap"
 }
 
-step_demo() {
-	KERNELS="6.1 6.12" IPISTORM_PREBUILT=1 IDLE=$2 \
-		step_verdict "$1" "demo-$2" "SM_IDLE reproduced on 6.12 against 6.1, idle $2" "$VM_DIR/demo.sh"
+step_demo() { # SHAPE NAME BASELINE KERNEL
+	KERNELS="$4 $5" IPISTORM_PREBUILT=1 IDLE=$2 \
+		step_verdict "$1" "$3" "SM_IDLE reproduced on $5 against $4, idle $2" "$VM_DIR/demo.sh"
 }
 
 # step_listed F NAME: a step of the list, run from the top of the tree; a
@@ -267,7 +292,7 @@ step_dkms() {
 	echo "# === DKMS"
 	: >"$1.tap"
 	for k in $kernels; do
-		[ "$(matrix_field "$k" 3)" = host ] || continue
+		if [ "$(matrix_field "$k" 3)" != host ] || ! gets "$k" dkms; then continue; fi
 		if "$VM_DIR/dkms-check.sh" "$k" >"$1.$k" 2>&1; then
 			echo "ok 1 dkms build against $k"
 		else
@@ -313,8 +338,6 @@ start() {
 	weight[$last]=$w
 }
 
-demo=0
-case " $kernels " in *" 6.1 "*) case " $kernels " in *" 6.12 "*) demo=1 ;; esac ;; esac
 echo "# test bed: $slots steps at a time"
 
 # The builds first: every later step boots their images as they are.
@@ -338,6 +361,7 @@ boot_kernels() {
 	[ "$1" = functional ] || [ -n "$(boot_args "$1")" ] || return 0
 	for k in $kernels; do
 		[ -z "$only" ] || case " $only " in *" $k "*) ;; *) continue ;; esac
+		gets "$k" "$1" || continue
 		printf '%s ' "$k"
 	done
 }
@@ -348,14 +372,21 @@ for boot in $long; do
 done
 for name in "${listed[@]}"; do
 	IFS='|' read -r w _ needs _ <<<"${listed_line[$name]}"
-	tested=1
-	for k in $needs; do case " $kernels " in *" $k "*) ;; *) tested=0 ;; esac; done
-	[ "$tested" = 0 ] || start -w "$w" "$name" step_listed "$name"
+	all=1
+	for k in $needs; do tested "$k" || all=0; done
+	[ "$all" = 0 ] || start -w "$w" "$name" step_listed "$name"
 done
-if [ "$demo" = 1 ]; then
-	start demo step_demo poll
-	start demo-mwait step_demo mwait
-fi
+# The demo step of a pair: demo-SHAPE, or demo-rt-SHAPE for 6.1-rt
+# against 6.12-rt (the baseline's name after its first "-").
+while read -r base new; do
+	if [ -z "$base" ] || ! tested "$base" || ! tested "$new"; then continue; fi
+	suffix=${base#"${base%%-*}"}
+	for shape in poll mwait; do
+		if gets "$base" "demo-$shape" && gets "$new" "demo-$shape"; then
+			start "demo$suffix-$shape" step_demo "$shape" "demo$suffix-$shape" "$base" "$new"
+		fi
+	done
+done <<<"$DEMOS"
 for boot in $(printf '%s\n' "$BOOTS" | cut -d'|' -f1); do
 	case " $long " in *" $boot "*) continue ;; esac
 	for k in $(boot_kernels "$boot"); do start "$k-$boot" step_boot "$k" "$boot"; done

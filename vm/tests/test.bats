@@ -196,3 +196,49 @@ lockdown|-c 2 -a lockdown=integrity|sign_*|" ] || { echo "$output"; false; }
 	[[ $output == *"no declaration names a benchmark to run"* ]]
 	[ ! -s "$LOG" ]
 }
+
+# The PREEMPT_RT kernels get what their matrix entries' tests column
+# names (6.12-rt functional, both demo-poll on 6.1-rt against 6.12-rt),
+# every other boot and shape only with -a; DKMS with -a too.
+@test "test.sh: the RT kernels get their matrix entries' tests; -a every boot and shape" {
+	local t=$BATS_TEST_TMPDIR/repo
+	cp -r "$R" "$t"
+	# shellcheck disable=SC2016 # expanded by the stub
+	printf '%s\n' '#!/bin/sh' 'echo "demo $KERNELS $IDLE" >>"$LOG"' 'echo ok' >"$t/vm/demo.sh"
+	echo format=ipistorm-steps/1 >"$T/steps"
+	run "$t/vm/test.sh" -j 2 -S "$T/steps" 6.1 6.12 6.1-rt 6.12-rt
+	echo "$output"
+	run grep '^# === .*rt' <<<"$output"
+	[ "$output" = "# === kernel 6.1-rt: build
+# === kernel 6.12-rt: build
+# === 6.12-rt/functional
+# === demo-rt-poll" ]
+	run grep '^demo ' "$LOG"
+	[ "$output" = "demo 6.1 6.12 poll
+demo 6.1 6.12 mwait
+demo 6.1-rt 6.12-rt poll" ]
+	: >"$LOG"
+	run "$t/vm/test.sh" -a -j 2 -S "$T/steps" 6.1-rt 6.12-rt
+	echo "$output"
+	run grep '^# === ' <<<"$output"
+	[ "$output" = "# === scripts and kselftest wrapper (bats)
+# === kernel 6.1-rt: build
+# === kernel 6.12-rt: build
+# === 6.1-rt/functional
+# === 6.12-rt/functional
+# === demo-rt-poll
+# === demo-rt-mwait
+# === 6.1-rt/poll
+# === 6.12-rt/poll
+# === 6.1-rt/icount
+# === 6.12-rt/icount
+# === 6.1-rt/published
+# === 6.12-rt/published
+# === 6.1-rt/sigenforce
+# === 6.12-rt/sigenforce
+# === 6.1-rt/lockdown
+# === 6.12-rt/lockdown
+# === DKMS" ]
+	grep -qx 'start dkms 6.1-rt' "$LOG"
+	grep -qx 'start dkms 6.12-rt' "$LOG"
+}

@@ -92,6 +92,17 @@ wk_halting() {
 		[ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)" = none ]
 }
 
+# wk_queue: the prefix of the paths a wake-up of an idle CPU takes: wl
+# with the scheduler feature TTWU_QUEUE on, rq without it (PREEMPT_RT
+# kernels have it off by default: the waker enqueues the wakee itself).
+wk_queue() {
+	if [ -r "$WK_FEAT" ]; then
+		grep -qw TTWU_QUEUE "$WK_FEAT" && echo wl || echo rq
+	else
+		case $(uname -v) in *PREEMPT_RT*) echo rq ;; *) echo wl ;; esac
+	fi
+}
+
 # wk_expect PATHS...: most wake-ups took one of PATHS.
 wk_expect() {
 	_m=$(wk_main_path)
@@ -114,49 +125,57 @@ test_wakeup_accounting() {
 
 # The path under the boot's idle: halting, a real IPI; polling, none.
 # Each kernel of the test bed (Debian's 6.1 too) queues a wake-up of an
-# idle CPU sharing the waker's LLC on its wake list.
+# idle CPU sharing the waker's LLC on its wake list, but with TTWU_QUEUE
+# off (PREEMPT_RT's default), where the waker enqueues it remotely.
 test_wakeup_path_split() {
 	need_cpus 2
 	wake numwake=20000 cpulist="$(cpu 0)"
 	check_wake
+	q=$(wk_queue)
 	note "$(uname -r):$(wk_split); probe cost $(val wakeup total.probe_cost_ns) ns," \
-		"$(val wakeup total.probe_hits_per_wakeup) hits a wake-up"
+		"$(val wakeup total.probe_hits_per_wakeup) hits a wake-up; expected path ${q}_*"
 	if wk_halting; then
-		wk_expect wl_ipi
+		wk_expect "${q}_ipi"
 	elif cmdline_has idle=poll; then
-		wk_expect wl_poll
+		wk_expect "${q}_poll"
 	else
 		note "a cpuidle driver picks the idle state: no path expected"
 	fi
 }
 
 # TTWU_QUEUE off: the waker enqueues the wakee itself, so wake-ups move
-# from the wake list (wl_*) to the remote enqueue (rq_*); the feature is
-# restored whatever happens.
+# from the wake list (wl_*) to the remote enqueue (rq_*). A PREEMPT_RT
+# kernel has the feature off by default: it is switched on for the first
+# run there. The feature is restored whatever happens.
 test_wakeup_ttwu_queue() {
 	need_cpus 2
 	[ -w "$WK_FEAT" ] || skip "no $WK_FEAT"
-	grep -qw TTWU_QUEUE "$WK_FEAT" || skip "TTWU_QUEUE is not on"
-	wake numwake=5000 cpulist="$(cpu 0)"
-	check_wake
-	on=$(wk_split) onm=$(wk_main_path)
-	echo NO_TTWU_QUEUE >"$WK_FEAT"
+	was=TTWU_QUEUE
+	grep -qw TTWU_QUEUE "$WK_FEAT" || was=NO_TTWU_QUEUE
 	rc=0
-	(wake numwake=5000 cpulist="$(cpu 0)") || rc=$?
 	echo TTWU_QUEUE >"$WK_FEAT"
-	grep -qw TTWU_QUEUE "$WK_FEAT" || fail "TTWU_QUEUE not restored"
-	check "$rc == 0" "the run without TTWU_QUEUE failed"
+	(wake numwake=5000 cpulist="$(cpu 0)") || rc=$?
+	[ "$rc" != 0 ] || mv "$TMP/wakeup" "$TMP/wakeup.on"
+	echo NO_TTWU_QUEUE >"$WK_FEAT"
+	[ "$rc" != 0 ] || (wake numwake=5000 cpulist="$(cpu 0)") || rc=$?
+	echo "$was" >"$WK_FEAT"
+	grep -qw "$was" "$WK_FEAT" || fail "$was not restored"
+	check "$rc == 0" "a run failed (TTWU_QUEUE switched on, then off; the kernel had $was)"
 	check_wake
 	off=$(wk_split) offm=$(wk_main_path)
-	note "TTWU_QUEUE:$on"
 	note "NO_TTWU_QUEUE:$off"
 	case $offm in rq_*) ;; *) fail "without TTWU_QUEUE most wake-ups took $offm" ;; esac
 	check "$(val wakeup wl_poll.wakeups) + $(val wakeup wl_ipi.wakeups) == 0" \
 		"wake-list paths without TTWU_QUEUE:$off"
+	mv "$TMP/wakeup.on" "$TMP/wakeup"
+	check_wake
+	on=$(wk_split) onm=$(wk_main_path)
+	note "TTWU_QUEUE:$on"
 	case $onm in wl_*) ;; *) fail "with TTWU_QUEUE most wake-ups took $onm" ;; esac
 }
 
-# RPC: the call and the wake-up back, each in one path, adding up.
+# RPC: the call and the wake-up back, each in one path, adding up; the
+# wake-up back in the path wakeup_path_split expects.
 test_wakeup_rpc() {
 	need_cpus 2
 	wake numwake=5000 rpc=1 cpulist="$(cpu 0)"
@@ -171,10 +190,10 @@ test_wakeup_rpc() {
 		"$(val wakeup call_poll.wakeups)/$(val wakeup call_ipi.wakeups)/$(val wakeup call_other.wakeups)"
 	if wk_halting; then
 		check "$(val wakeup call_ipi.wakeups) > $c / 2" "halting target: the calls were not IPIs"
-		wk_expect wl_ipi
+		wk_expect "$(wk_queue)_ipi"
 	elif cmdline_has idle=poll; then
 		check "$(val wakeup call_poll.wakeups) > $c / 2" "polling target: the calls were not polled"
-		wk_expect wl_poll
+		wk_expect "$(wk_queue)_poll"
 	fi
 }
 
