@@ -439,7 +439,7 @@ open_state() {
 	# The measurement's identity: results made otherwise are not reused.
 	md5() { md5sum | cut -d' ' -f1; }
 	# shellcheck disable=SC2046 # the module folders
-	modules=$(cd "$TOP" && find Kbuild Makefile common $(suite_modules .) \
+	modules=$(cd "$TOP" && find Kbuild Makefile common $(suite_kmods .) \
 		-type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) | LC_ALL=C sort |
 		while read -r f; do printf '%s %s\n' "$f" "$(md5 <"$f")"; done | md5)
 	if [ -n "$config" ]; then

@@ -3,7 +3,7 @@
 #   - every benchmark's declaration, <module>/bench.conf (docs/bench.md),
 #     and dkms.conf against them: dkms.conf read as dkms reads it (bash's
 #     "." from another directory, its output discarded) must make, for each
-#     declared dkms=NAME in suite_modules' order, BUILT_MODULE_NAME[i]=
+#     declared dkms=NAME in suite_kmods' order, BUILT_MODULE_NAME[i]=
 #     "NAME", BUILT_MODULE_LOCATION[i]="<module>/", DEST_MODULE_LOCATION[i]=
 #     "/updates/dkms", and nothing else
 #   - checkpatch.pl --strict on every C file and header
@@ -39,7 +39,7 @@ failed=0
 # dkms_want: the dkms.conf module lines the declarations make.
 dkms_want() {
 	local m d i=0
-	for m in $(suite_modules .); do
+	for m in $(suite_kmods .); do
 		d=$(bench_get . "$m" dkms)
 		[ -n "$d" ] || continue
 		printf '%s\n' "BUILT_MODULE_NAME[$i]=\"$d\"" "BUILT_MODULE_LOCATION[$i]=\"$m/\"" \
@@ -67,7 +67,7 @@ dkms_read() {
 
 echo "== declarations (<module>/bench.conf) and dkms.conf"
 decl_ok=1
-for m in $(suite_modules .); do
+for m in $(suite_benches .); do
 	bench_check . "$m" || decl_ok=0
 done
 if [ "$decl_ok" = 1 ]; then

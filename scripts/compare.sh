@@ -354,7 +354,7 @@ fi
 # What is compared, and which way is better: the bench's declaration.
 bench=$(meta "$base" bench)
 top=$(dirname "$0")/..
-case " $(suite_modules "$top" | tr '\n' ' ')" in
+case " $(suite_benches "$top" | tr '\n' ' ')" in
 *" $bench "*) ;;
 *) bad "$base/meta.txt: unknown bench '$bench'" ;;
 esac

@@ -32,9 +32,6 @@
 #   suite_benches TOP     the benchmark folders of TOP, one a line: every
 #                         folder holding a bench.conf, a module's or a
 #                         program's (kind=), in byte order
-#   suite_modules TOP     the same list, under its name of the days when
-#                         every benchmark was a module (what run.sh,
-#                         compare.sh, plot.sh and bisect.sh accept)
 #   suite_kmods TOP       the module folders alone (kind=module, what the
 #                         top Kbuild builds), in byte order
 #   bench_kind TOP BENCH  module or program (a declaration without kind=,
@@ -243,8 +240,6 @@ suite_benches() (
 		printf '%s\n' "${_sm##*/}"
 	done | LC_ALL=C sort
 )
-
-suite_modules() { suite_benches "$@"; }
 
 # A program's declaration says kind=program; every other one is a
 # module's (the top Kbuild reads kind= the same way).

@@ -168,7 +168,7 @@ if [ -n "$twice" ]; then
 fi
 
 bench=$(index "$base" bench)
-case " $(suite_modules "$TOP" | tr '\n' ' ')" in
+case " $(suite_benches "$TOP" | tr '\n' ' ')" in
 *" $bench "*) ;;
 *) bad "$base/sweep.txt: unknown bench '$bench'" ;;
 esac

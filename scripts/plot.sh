@@ -97,7 +97,7 @@ meta() { key "$2" "$1/meta.txt"; }
 # declared DIR BENCH: BENCH is a module of the suite with a good
 # declaration (BENCH/bench.conf, docs/bench.md).
 declared() {
-	[[ " $(suite_modules "$top" | tr '\n' ' ')" == *" $2 "* ]] || die "$1/meta.txt: unknown bench '$2'"
+	[[ " $(suite_benches "$top" | tr '\n' ' ')" == *" $2 "* ]] || die "$1/meta.txt: unknown bench '$2'"
 	bench_check "$top" "$2" || die "cannot plot $2: its declaration $2/bench.conf is broken"
 }
 

@@ -49,7 +49,7 @@ trap 'exit 1' HUP INT QUIT TERM PIPE USR1 USR2 ALRM
 . "$(dirname "$0")/lib.sh"
 HERE=$(dirname "$0")
 TOP=$HERE/..
-BENCHES=$(suite_modules "$TOP" | tr '\n' ' ')
+BENCHES=$(suite_benches "$TOP" | tr '\n' ' ')
 USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] [-t CLASSES] [-a] [-x] [-l PARAM=V1,V2,...]... $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...]"
 CLASSES="smt llc cross-llc cross-node cross-die cross-socket"
 RUN=${IPISTORM_RUN:-$HERE/run.sh}

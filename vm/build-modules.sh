@@ -34,7 +34,7 @@ out=$BUILD/$name
 # A fresh copy of the module sources: kbuild writes its objects beside them.
 rm -rf "$out"
 mkdir -p "$out"
-dirs=$(suite_modules "$TOP")
+dirs=$(suite_kmods "$TOP")
 # shellcheck disable=SC2086 # one word per module folder
 (cd "$TOP" && cp -r Kbuild common $dirs "$out/")
 find "$out" -name '*.sh' -path '*/tests/*' -delete

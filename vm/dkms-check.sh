@@ -30,7 +30,7 @@ tar -C "$TOP" --exclude=./build --exclude=./.git -cf - . | tar -C "$src" -xf -
 sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$src/dkms.conf"
 dkms add "$pkg/$ver" >&2
 dkms build "$pkg/$ver" -k "$abi" --kernelsourcedir "$kdir" >&2
-for m in $(suite_modules "$TOP"); do
+for m in $(suite_kmods "$TOP"); do
 	m=$(bench_get "$TOP" "$m" dkms)
 	[ -n "$m" ] || continue
 	ko=$(find "/var/lib/dkms/$pkg/$ver/$abi" -name "$m.ko*" | head -n 1)

@@ -118,7 +118,7 @@ tested() { [[ " $kernels " == *" $1 "* ]]; }
 
 # The declarations, checked before anything runs: each good, and each
 # boot of their testbed= one of BOOTS' (or vm/bench.sh's bench).
-for m in $(suite_modules "$TOP"); do
+for m in $(suite_benches "$TOP"); do
 	bench_check "$TOP" "$m" || die "$m/bench.conf, $m's declaration, is broken"
 	for w in $(bench_get "$TOP" "$m" testbed); do
 		b=${w%%:*}

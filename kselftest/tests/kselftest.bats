@@ -11,7 +11,7 @@ setup() {
 	# shellcheck source=../../scripts/lib.sh
 	. "$top/scripts/lib.sh"
 	# each module folder with its declaration, which makes it one
-	for m in $(suite_modules "$top"); do
+	for m in $(suite_benches "$top"); do
 		mkdir -p "$T/suite/$m"
 		cp "$top/$m/bench.conf" "$T/suite/$m/"
 		: >"$T/suite/$m/$m.ko"

@@ -88,7 +88,7 @@ setup() {
 	[[ $output == *"check: FAILED"* ]]
 	# a folder is a module by its declaration: without one it is none
 	rm "$T/t/nohz_csd/bench.conf"
-	run suite_modules "$T/t"
+	run suite_benches "$T/t"
 	[ "$output" = "idle_reentry
 ipistorm" ]
 	run bench_check "$T/t" nohz_csd
@@ -220,5 +220,5 @@ kbuild_modules() {
 		run kbuild_modules "$T/t" "$dir"
 		[ "$output" = "a_new/ idle_reentry/ ipistorm/ nohz_csd/" ] || { echo "from $dir: $output"; false; }
 	done
-	[ "$(suite_modules "$T/t" | sed 's|$|/|' | tr '\n' ' ')" = "a_new/ idle_reentry/ ipistorm/ nohz_csd/ " ]
+	[ "$(suite_benches "$T/t" | sed 's|$|/|' | tr '\n' ' ')" = "a_new/ idle_reentry/ ipistorm/ nohz_csd/ " ]
 }

@@ -37,7 +37,7 @@ setup() {
 	cp "$S"/*.sh "$S"/*.awk "$R/scripts/"
 	cp "$D"/* "$R/scripts/tests/fixtures/compare-diff/"
 	# shellcheck source=../lib.sh
-	(. "$S/lib.sh" && suite_modules "$S/..") | while read -r m; do
+	(. "$S/lib.sh" && suite_benches "$S/..") | while read -r m; do
 		mkdir "$R/$m"
 		cp "$S/../$m/bench.conf" "$R/$m/"
 	done

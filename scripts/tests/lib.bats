@@ -57,16 +57,16 @@ x=y" ]
 
 # The module folders are the folders holding a declaration, in byte
 # order whatever the locale; Kbuild lists none.
-@test "lib: suite_modules finds the folders holding a bench.conf, in byte order" {
+@test "lib: suite_benches finds the folders holding a bench.conf, in byte order" {
 	mkdir -p "$T/two" "$T/one" "$T/one_b" "$T/One" "$T/none" "$T/deep/x"
 	touch "$T/two/bench.conf" "$T/one/bench.conf" "$T/one_b/bench.conf" "$T/One/bench.conf" "$T/deep/x/bench.conf"
 	printf 'obj-m += none/\n' >"$T/Kbuild"
-	run lib "suite_modules '$T'"
+	run lib "suite_benches '$T'"
 	[ "$output" = "One
 one
 one_b
 two" ]
-	run env LC_ALL=C.UTF-8 bash -c ". '$L' && suite_modules '$T' | tr '\n' ' '"
+	run env LC_ALL=C.UTF-8 bash -c ". '$L' && suite_benches '$T' | tr '\n' ' '"
 	[ "$output" = "One one one_b two " ]
 }
 

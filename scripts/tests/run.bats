@@ -11,7 +11,7 @@ setup() {
 	cp -r "$F/sysfs-2s16" "$R"
 	# shellcheck source=../lib.sh
 	. "$S/lib.sh"
-	for m in $(suite_modules "$S/.."); do
+	for m in $(suite_benches "$S/.."); do
 		mkdir -p "$T/mods/$m"
 		touch "$T/mods/$m/$m.ko"
 	done
