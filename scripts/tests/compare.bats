@@ -523,16 +523,16 @@ derive() {
 	run --separate-stderr "$S/compare.sh" -x -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$F/idle_reentry-light-6.12"
 	[ "$status" -eq 0 ]
 	[[ $stderr != *" differs from "* ]]
-	! grep -q '^Not comparable' <<<"$output"
+	! grep -q '^Not comparable' <<<"$output" || false
 	grep -qxF "Kernel identity: 2 differences from 6.1, of the kernels and of the test bed's words, not of the machine's state (comparable):" <<<"$output"
 	grep -qxF "  6.12: cmdline.marker: 'IPISTORM_SM_IDLE=1', baseline 'IPISTORM_SM_IDLE=0'" <<<"$output"
 	grep -qxF "  6.12: sched_features only in 6.12: PLACE_LAG PLACE_DEADLINE_INITIAL PLACE_REL_DEADLINE RUN_TO_PARITY PREEMPT_SHORT PICK_BUDDY DELAY_DEQUEUE DELAY_ZERO" <<<"$output"
 	grep -qxF "  6.12: sched_features only in 6.1: GENTLE_FAIR_SLEEPERS START_DEBIT LAST_BUDDY NO_SIS_PROP UTIL_EST_FASTUP ALT_PERIOD BASE_SLICE" <<<"$output"
 	# a feature of both lists, switched alike, is never shown
-	! grep -q 'TTWU_QUEUE' <<<"$output"
+	! grep -q 'TTWU_QUEUE' <<<"$output" || false
 	run --separate-stderr "$S/compare.sh" -f csv -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$F/idle_reentry-light-6.12"
 	[ "$status" -eq 0 ]
-	! grep -q '^ipistorm-compare/5,difference,' <<<"$output"
+	! grep -q '^ipistorm-compare/5,difference,' <<<"$output" || false
 	grep -qxF 'ipistorm-compare/5,kernel_difference,cmdline.marker,,"6.12","'"$F"'/idle_reentry-light-6.12",,,,,,,,,,,,,,,,,,"IPISTORM_SM_IDLE=0","IPISTORM_SM_IDLE=1",,,,,,,,,,,' <<<"$output"
 	grep -q '^ipistorm-compare/5,kernel_difference,sched_features,,"6.12",.*,"GENTLE_FAIR_SLEEPERS START_DEBIT LAST_BUDDY NO_SIS_PROP UTIL_EST_FASTUP ALT_PERIOD BASE_SLICE","PLACE_LAG PLACE_DEADLINE_INITIAL .* DELAY_ZERO",' <<<"$output"
 	run --separate-stderr "$S/compare.sh" -f json -l 6.1,6.12 "$F/idle_reentry-light-6.1" "$F/idle_reentry-light-6.12"
@@ -572,7 +572,7 @@ derive() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	grep -qxF "  b: cmdline.marker: 'IPISTORM_SM_IDLE=1 IPISTORM_POLLING_IDLE=1', baseline 'IPISTORM_SM_IDLE=0'" <<<"$output"
-	! grep -q '^Not comparable' <<<"$output"
+	! grep -q '^Not comparable' <<<"$output" || false
 	sed -i '/^cmdline=/ s/ -n 5 / -n 5 -w 0 /' "$T/b/meta.txt"
 	run --separate-stderr "$S/compare.sh" -x -l a,b "$F/idle_reentry-light-6.1" "$T/b"
 	[ "$status" -eq 0 ]
