@@ -229,6 +229,49 @@ first_line() {
 	fi
 }
 
+# check_params PARAM=VALUE...: each is one line of text, PARAM a name, and
+# a VALUE of digits a decimal integer (the kernel reads 010 as octal).
+check_params() {
+	for _cp in "$@"; do
+		check_text parameter "$_cp"
+		case $_cp in
+		[a-z]*=*) ;;
+		*) usage_error "parameter '$_cp' is not PARAM=VALUE" ;;
+		esac
+		case ${_cp#*=} in
+		*[!0-9]*) ;;
+		*) parse_uint "${_cp%%=*}" "${_cp#*=}" 9223372036854775807 ;;
+		esac
+	done
+}
+
+# program_params TOP BENCH PARAM=VALUE...: a program's parameters are
+# those its declaration lists (params=NAME=DEFAULT...), each value of
+# letters, digits and _.,:+- (a word of its command line, never read by a
+# shell); else a usage error naming the parameter, exit 2.
+program_params() {
+	_pp_top=$1 _pp_bench=$2
+	shift 2
+	_pp_decl=$(bench_get "$_pp_top" "$_pp_bench" params)
+	for _pp in "$@"; do
+		case " $_pp_decl" in
+		*" ${_pp%%=*}="*) ;;
+		*) usage_error "$_pp_bench has no parameter '${_pp%%=*}' (its parameters: $(echo "$_pp_decl" | sed 's/=[^ ]*//g'))" ;;
+		esac
+		case ${_pp#*=} in
+		'' | *[!A-Za-z0-9_.,:+-]*) usage_error "parameter '$_pp': a value of $_pp_bench's is letters, digits and _.,:+-" ;;
+		esac
+	done
+}
+
+# ko_srcversion FILE: the srcversion a module file carries (modpost's
+# digest of its sources, what /sys/module/M/srcversion shows once it is
+# loaded), read from its .modinfo strings; "unknown" without one.
+ko_srcversion() {
+	_ks=$(tr '\000' '\n' <"$1" 2>/dev/null | sed -n 's/^srcversion=\([0-9A-F]*\)$/\1/p' | head -n 1)
+	echo "${_ks:-unknown}"
+}
+
 # A benchmark is a folder with a declaration: the folders are found, not
 # listed (the top Kbuild finds the same ones, docs/bench.md). (A subshell:
 # the folders are found by a glob, also under a caller's set -f.)

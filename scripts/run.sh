@@ -289,39 +289,12 @@ check_args() {
 	fi
 }
 
-# check_params PARAM=VALUE...: each is one line of text, PARAM a name, and
-# a VALUE of digits a decimal integer (the kernel reads 010 as octal).
-check_params() {
-	for p in "$@"; do
-		check_text parameter "$p"
-		case $p in
-		[a-z]*=*) ;;
-		*) usage_error "parameter '$p' is not PARAM=VALUE" ;;
-		esac
-		case ${p#*=} in
-		*[!0-9]*) ;;
-		*) parse_uint "${p%%=*}" "${p#*=}" 9223372036854775807 ;;
-		esac
-	done
-}
-
-# program_args PARAM=VALUE...: a program's parameters are those its
-# declaration lists (params=NAME=DEFAULT...), each value of letters, digits
-# and _.,:+- (a word of its command line, never read by a shell); sets
+# program_args PARAM=VALUE...: lib.sh's program_params; sets
 # pcommand and pserver, the declared command lines with each {NAME} its
 # value, pport the server's port, and checks that the declared programs
 # are installed.
 program_args() {
-	_pa_decl=$(bench_get "$TOP" "$bench" params)
-	for p in "$@"; do
-		case " $_pa_decl" in
-		*" ${p%%=*}="*) ;;
-		*) usage_error "$bench has no parameter '${p%%=*}' (its parameters: $(echo "$_pa_decl" | sed 's/=[^ ]*//g'))" ;;
-		esac
-		case ${p#*=} in
-		'' | *[!A-Za-z0-9_.,:+-]*) usage_error "parameter '$p': a value of $bench's is letters, digits and _.,:+-" ;;
-		esac
-	done
+	program_params "$TOP" "$bench" "$@"
 	pcommand=$(expand_params command "$@")
 	pserver=$(expand_params server "$@")
 	pport=$(expand_params server_port "$@")
