@@ -10,7 +10,9 @@
 # cells, in the order of c), PIV_PARAMS (each cell's parameters in each
 # sweep, sweep by sweep), and PIV_BENCH, PIV_FIXED (the fixed
 # parameters). Exit 2 on bad input (error on stderr, nothing on stdout),
-# 1 when a cell regressed significantly beyond thresh, else 0.
+# among it a design whose runs can make no cell significant after the
+# correction (for a metric with a direction), 1 when a cell regressed
+# significantly beyond thresh, else 0.
 
 function err(msg) {
 	if (!failed) print "pivot.sh: " msg >"/dev/stderr"
@@ -120,7 +122,15 @@ END {
 		gg[i] = i ? gainof(gr[i], 1) : 0
 	}
 	nogm = gm[0] == ""
+	# A design that cannot reach significance can judge nothing: with a
+	# direction, that is bad input (exit 2), never a pass.
 	nosig = ntest && pmin >= alpha / ntest
+	if (nosig && direction != "none") {
+		for (need = 2; need <= MWU_EXACT / 2 && minp(need, need) >= alpha / ntest; need++) ;
+		err(sprintf("with these runs the smallest p the test can give is %s, above Holm's first threshold alpha/%d = %s: no cell can be significant, so no regression can be found; %d runs in every cell can reach it (sweep.sh -n %d)", \
+			fmtp(pmin), ntest, fmtp(alpha / ntest), need, need))
+		exit 2
+	}
 	if (nosig)
 		printf "pivot.sh: note: with these runs the smallest p the test can give is %s, Holm's first threshold alpha/%d = %s: no cell can be significant (more runs per cell)\n", \
 			fmtp(pmin), ntest, fmtp(alpha / ntest) >"/dev/stderr"

@@ -10,7 +10,7 @@
 #     -t  regression threshold in percent (default 5)
 #
 # Every sweep must be of the same bench, fixed parameters, storm and grid
-# (sweep.txt, ipistorm-sweep/1), each cell complete (meta.txt status=ok,
+# (sweep.txt, ipistorm-sweep/2 or /1), each cell complete (meta.txt status=ok,
 # as many iter-*.txt as its iterations=, at least 2) and run with the
 # index's parameters; a cell's parameters may differ between the sweeps
 # only in its own grid values (the pairs a class has on each machine).
@@ -20,9 +20,12 @@
 # the two-sided Mann-Whitney U test (scripts/stats.awk, exact to 40 runs in
 # all), its p adjusted by Holm-Bonferroni over every test of the table
 # (each cell of each other sweep); a geometric-mean row over the cells.
-# Exit: 0 no cell regressed, 1 a cell regressed significantly (adjusted
-# p < ALPHA) by more than PCT percent (each named on stderr), 2 usage or
-# bad input (nothing written on stdout). POSIX sh and awk.
+# A sweep given twice (by another name, or the baseline among res/*)
+# counts once: left out with a note. Exit: 0 no cell regressed, 1 a cell
+# regressed significantly (adjusted p < ALPHA) by more than PCT percent
+# (each named on stderr), 2 usage or bad input (nothing written on
+# stdout), among it runs too few for any cell to be significant after the
+# correction (the runs per cell that would do named). POSIX sh and awk.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -71,13 +74,35 @@ trap 'rm -rf "$tmp"' EXIT
 # index DIR KEY: a key of DIR/sweep.txt.
 index() { key "$2" "$1/sweep.txt"; }
 # grid DIR: the lines of DIR/sweep.txt that make its grid.
-grid() { grep -E '^(format|bench|params|storm|pairs_param|topology_options|axis|cells)=' "$1/sweep.txt"; }
+grid() { grep -E '^(bench|params|storm|pairs_param|topology_options|axis|cells)=' "$1/sweep.txt"; }
 # text WHAT VALUE: one line of UTF-8 text without control characters.
 text() {
 	_p=$(text_problem "$2")
 	case $_p in '|'*) return 0 ;; esac
 	bad "$1 ${_p%%|*}: '${_p#*|}'"
 }
+
+# A sweep counts once: a directory given again (the baseline among
+# res/*, or twice by name) is left out with a note, never compared with
+# itself and never counted among the tests of the correction.
+: >"$tmp/real"
+: >"$tmp/args"
+for d in "$@"; do
+	case $d in *"$nl"*) bad "a directory name holds a newline" ;; esac
+	text "a sweep's name" "$d"
+	[ -d "$d" ] || bad "$d: no such directory"
+	r=$(cd "$d" && pwd -P) || bad "$d: cannot enter it"
+	f=$(awk -v r="$r" '$0 == r { print NR; exit }' "$tmp/real")
+	if [ -n "$f" ]; then
+		log "note: $d is $(sed -n "${f}p" "$tmp/args") given again: left out (a sweep counts once)"
+		continue
+	fi
+	printf '%s\n' "$r" >>"$tmp/real"
+	printf '%s\n' "$d" >>"$tmp/args"
+done
+set --
+while IFS= read -r d; do set -- "$@" "$d"; done <"$tmp/args"
+[ $# -ge 2 ] || bad "$1 is the only sweep once repeats are left out: give a baseline sweep and at least one other"
 
 base=$1
 : >"$tmp/labels"
@@ -86,12 +111,11 @@ base=$1
 : >"$tmp/files"
 s=0
 for d in "$@"; do
-	case $d in *"$nl"*) bad "a directory name holds a newline" ;; esac
-	text "sweep $((s + 1)): its name" "$d"
-	[ -d "$d" ] || bad "$d: no such directory"
 	[ -f "$d/sweep.txt" ] || bad "$d: no sweep.txt (not a sweep.sh directory)"
-	[ "$(index "$d" format)" = ipistorm-sweep/1 ] ||
-		bad "$d/sweep.txt: format is '$(index "$d" format)', want ipistorm-sweep/1"
+	case $(index "$d" format) in
+	ipistorm-sweep/1 | ipistorm-sweep/2) ;;
+	*) bad "$d/sweep.txt: format is '$(index "$d" format)', want ipistorm-sweep/2 (or /1)" ;;
+	esac
 	# only a line with a byte beyond printable ASCII needs a closer look
 	LC_ALL=C grep '[^ -~]' "$d/sweep.txt" >"$tmp/odd" || :
 	while IFS= read -r l; do text "$d/sweep.txt: ${l%%=*}" "$l"; done <"$tmp/odd"
@@ -105,7 +129,22 @@ for d in "$@"; do
 	fi
 	kernel=$(index "$d" kernel)
 	# the cells, in the baseline's order: each complete, run with the
-	# index's parameters on the sweep's kernel
+	# index's parameters on the sweep's kernel: its release, and from
+	# ipistorm-sweep/2 on, its build (version string, modules' srcversion)
+	{
+		echo "bench:$(index "$d" bench)"
+		echo "kernel:$kernel"
+		if [ "$(index "$d" format)" = ipistorm-sweep/2 ]; then
+			echo "kernel_version:$(index "$d" kernel_version)"
+			for m in $(index "$d" modules); do
+				[ "${m#*:}" = unknown ] || echo "module.${m%%:*}.srcversion:${m#*:}"
+			done
+		else
+			# an index of /1 names no build: its cells' must be one
+			m=$d/$(sed -n 's/^cell=\([^ ]*\) .*/\1/p' "$d/sweep.txt" | head -n 1)/meta.txt
+			[ ! -f "$m" ] || echo "kernel_version:$(key kernel_version "$m")"
+		fi
+	} >"$tmp/ids"
 	c=0
 	grep '^cell=' "$d/sweep.txt" | sed 's/^cell=//' >"$tmp/cells.$s"
 	while read -r cell params; do
@@ -113,10 +152,13 @@ for d in "$@"; do
 		m=$cd/meta.txt
 		[ -f "$m" ] || bad "$cd: no meta.txt: the cell was not run (resume the sweep)"
 		[ "$(key status "$m")" = ok ] || bad "$m: status is '$(key status "$m")', not ok: the cell is incomplete (resume the sweep)"
-		for k in bench:"$(index "$d" bench)" kernel:"$kernel" params:"$params"; do
+		{
+			cat "$tmp/ids"
+			echo "params:$params"
+		} | while IFS= read -r k; do
 			[ "$(key "${k%%:*}" "$m")" = "${k#*:}" ] ||
 				bad "$m: ${k%%:*} is '$(key "${k%%:*}" "$m")', the sweep's index says '${k#*:}'"
-		done
+		done || exit 2
 		printf '%s\n' "$params" >>"$tmp/params"
 		echo "s=$s c=$c" >>"$tmp/files"
 		nf=0

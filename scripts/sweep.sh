@@ -7,8 +7,10 @@
 #   sweep.sh [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT]
 #            [-t CLASSES] [-a] [-x] [-l PARAM=V1,V2,...]... BENCH [PARAM=VALUE...]
 #     BENCH, PARAMs, -n, -w, -m, -g, -s, -p, -P
-#                what run.sh takes (docs/run.md), given to every cell's
-#                run.sh; the PARAMs are the grid's fixed parameters
+#                what run.sh takes (docs/run.md), a module or a program
+#                benchmark, given to every cell's run.sh; the PARAMs are
+#                the grid's fixed parameters, they and the lists' values
+#                held to run.sh's rules before anything is made
 #     -o DIR     the sweep directory (default
 #                results/sweep-BENCH-<kernel release>-<date>); an existing
 #                one is resumed: the same command skips its complete cells
@@ -26,12 +28,13 @@
 #
 # One cell is one run.sh result directory, DIR/NAME, NAME its grid
 # values: class=smt,delay=1000 (the axes in order). DIR/sweep.txt is the
-# index (format ipistorm-sweep/1, docs/sweep.md): bench, kernel, the
+# index (format ipistorm-sweep/2, docs/sweep.md): bench, kernel build, the
 # grid, each cell's name and parameters. Rerun on an existing DIR, the
 # same command skips each cell whose meta.txt says status=ok and redoes
 # the others (an incomplete cell directory is kept as NAME.incomplete-N);
-# a DIR of another kernel (uname -r), of another grid or holding a cell
-# that is not the index's is refused (exit 2) before anything runs. One
+# a DIR of another kernel (release, version string, the modules'
+# srcversion and directory), of another grid or holding a cell that is
+# not the index's is refused (exit 2) before anything runs. One
 # sweep.sh at a time: /run/ipistorm/sweep-lock (the owner's pid); the
 # runs take run.sh's own lock. A signal ends the sweep: the run in
 # progress gets SIGTERM (a run started in the background ignores SIGINT
@@ -146,7 +149,22 @@ for p in "$@"; do
 	esac
 done
 fixed="$*"
-[ -f "$moddir/$bench/$bench.ko" ] || usage_error "no $moddir/$bench/$bench.ko (build with make, or give -m)"
+kind=$(bench_kind "$TOP" "$bench")
+# params PARAM=VALUE...: run.sh's rules for them (lib.sh), before anything
+# is made: a value a cell's run.sh would refuse is refused here.
+params() {
+	check_params "$@"
+	[ "$kind" != program ] || program_params "$TOP" "$bench" "$@"
+}
+params "$@"
+# The modules a cell loads, from MODDIR: the bench's (a module) and its
+# storm's (-s).
+mods=""
+[ "$kind" != module ] || mods=$bench
+[ -z "$storm" ] || mods="$mods $(bench_get "$TOP" "$bench" storm)"
+for _m in $mods; do
+	[ -f "$moddir/$_m/$_m.ko" ] || usage_error "no $moddir/$_m/$_m.ko (build with make, or give -m)"
+done
 
 # given NAME: a fixed parameter sets NAME.
 given() {
@@ -198,6 +216,7 @@ while IFS= read -r _l; do
 	_v=$(echo "${_l#*=}" | tr , ' ')
 	# shellcheck disable=SC2086 # the values, words
 	[ -z "$(printf '%s\n' $_v | sort | uniq -d)" ] || usage_error "-l: $_p lists a value twice"
+	for _x in $_v; do params "$_p=$_x"; done
 	axes="$axes${axes:+$nl}$_p $_v"
 done <<EOT
 $lists
@@ -206,6 +225,16 @@ EOT
 
 release=$(first_line "$ROOT/proc/sys/kernel/osrelease")
 [ -n "$release" ] || release=$(uname -r)
+# The kernel build, beyond its release: its version string (the build's
+# number and date) and the modules' srcversion (a digest of their
+# sources, from the .ko), with the directory they are loaded from.
+kversion=$(first_line "$ROOT/proc/sys/kernel/version" unknown)
+modules=""
+for _m in $mods; do
+	modules="$modules $_m:$(ko_srcversion "$moddir/$_m/$_m.ko")"
+done
+modules=${modules# }
+moddir_abs=$(cd "$moddir" && pwd -P)
 [ -n "$out" ] || out="results/sweep-$bench-$release-$(date +%Y%m%d-%H%M%S)"
 if [ -e "$out" ] && [ ! -f "$out/sweep.txt" ]; then
 	refuse "$out exists and is not a sweep directory (no sweep.txt): refusing to write into it"
@@ -269,12 +298,15 @@ printf '%s\n' "$axes" | PAIRS=$TMP/pairs awk -v fixed="$fixed" -v pp="$pairparam
 	}' >"$TMP/cells"
 ncells=$(grep -c . "$TMP/cells")
 
-# The index, format ipistorm-sweep/1 (docs/sweep.md): every line but
+# The index, format ipistorm-sweep/2 (docs/sweep.md): every line but
 # date= is the sweep's identity, compared when it is resumed.
 {
-	echo "format=ipistorm-sweep/1"
+	echo "format=ipistorm-sweep/2"
 	echo "bench=$bench"
 	echo "kernel=$release"
+	echo "kernel_version=$kversion"
+	echo "modules=$modules"
+	echo "moddir=$moddir_abs"
 	echo "kernel_describe=${describe:-unknown}"
 	echo "params=$fixed"
 	echo "storm=$storm"
@@ -296,6 +328,14 @@ if [ -f "$out/sweep.txt" ]; then
 	_was=$(key kernel "$out/sweep.txt")
 	[ "$_was" = "$release" ] ||
 		refuse "$out is a sweep on kernel ${_was:-unknown}, this is $release: refusing to mix kernels in one sweep (give a new -o)"
+	[ "$(key format "$out/sweep.txt")" = ipistorm-sweep/2 ] ||
+		refuse "$out is a sweep of format $(key format "$out/sweep.txt"), which does not say its kernel build: it cannot be resumed (give a new -o)"
+	for _k in kernel_version modules moddir; do
+		_was=$(key "$_k" "$out/sweep.txt")
+		_now=$(awk -v k="$_k=" 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }' "$TMP/index")
+		[ "$_was" = "$_now" ] ||
+			refuse "$out is a sweep on another build of $release: its $_k is '$_was', here '$_now': refusing to mix kernel builds in one sweep (give a new -o)"
+	done
 	grep -v '^date=' "$out/sweep.txt" >"$TMP/was"
 	_d=$(awk 'NR == FNR { a[NR] = $0; n = NR; next }
 		{ if (FNR > n || a[FNR] != $0) { print a[FNR] "|" $0; found = 1; exit } m = FNR }
@@ -305,7 +345,7 @@ if [ -f "$out/sweep.txt" ]; then
 	while read -r _c _p; do
 		_m=$out/$_c/meta.txt
 		{ [ -f "$_m" ] && [ "$(key status "$_m")" = ok ]; } || continue
-		for _k in bench:"$bench" kernel:"$release" params:"$_p" iterations:"$n"; do
+		for _k in bench:"$bench" kernel:"$release" kernel_version:"$kversion" params:"$_p" iterations:"$n"; do
 			[ "$(key "${_k%%:*}" "$_m")" = "${_k#*:}" ] ||
 				refuse "$out/$_c is not this sweep's cell: its ${_k%%:*} is '$(key "${_k%%:*}" "$_m")', want '${_k#*:}'"
 		done
@@ -364,12 +404,14 @@ while read -r cell params; do
 	[ -z "$sig" ] || exit 1
 	if [ "$rc" = 2 ]; then
 		# run.sh refused the command: every cell would be. A sweep that
-		# has run nothing leaves no directory behind.
+		# has run nothing leaves no directory behind (this sweep made DIR:
+		# all in it is its own); else DIR stays, resumable.
 		if [ "$made" = 1 ] && [ "$complete" = 0 ]; then
-			rm -f "$out/sweep.txt"
-			rmdir "$out" 2>/dev/null || :
+			rm -rf "$out"
+			log "run.sh refused the command of cell $cell (exit 2): the sweep stops, $out removed (nothing had run)"
+		else
+			log "run.sh refused the command of cell $cell (exit 2): the sweep stops; rerun to resume $out, or remove it"
 		fi
-		log "run.sh refused the command of cell $cell (exit 2): the sweep stops"
 		exit 2
 	fi
 	if [ "$rc" = 0 ] && [ "$(key status "$d/meta.txt" 2>/dev/null)" = ok ]; then

@@ -65,10 +65,16 @@ pivot.sh: regression: 6.1.0-50-amd64 class=cross-socket: runtime_ns 13.75% worse
 "class=y" 0.0285714 0.0285714 1 1' ]
 	mksweep c base x:0:1:100,101,102,103 y:0:2:100,101,102,103 z:0:4:100,101,102,103
 	mksweep d new x:0:1:150,151,152,153 y:0:2:150,151,152,153 z:0:4:150,151,152,153
+	# a design that can find nothing passes nothing: exit 2, the runs
+	# it needs named
 	run --separate-stderr "$S/pivot.sh" -f csv c d
-	[ "$status" -eq 0 ]
-	[ "$(awk -F, 'NR > 1 && $2 == "cell" && $4 == "\"new\"" { print $13, $14, $15, $16 }' <<<"$output" | sort -u)" = "0.0285714 0.0857143 0 0" ]
-	[ "$stderr" = "pivot.sh: note: with these runs the smallest p the test can give is 0.0286, Holm's first threshold alpha/3 = 0.0167: no cell can be significant (more runs per cell)" ]
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "$stderr" = "pivot.sh: with these runs the smallest p the test can give is 0.0286, above Holm's first threshold alpha/3 = 0.0167: no cell can be significant, so no regression can be found; 5 runs in every cell can reach it (sweep.sh -n 5)" ]
+	# at alpha 0.1 it can: 0.0286 * 3 = 0.0857, each cell significant
+	run --separate-stderr "$S/pivot.sh" -a 0.1 -f csv c d
+	[ "$status" -eq 1 ]
+	[ "$(awk -F, 'NR > 1 && $2 == "cell" && $4 == "\"new\"" { print $13, $14, $15, $16 }' <<<"$output" | sort -u)" = "0.0285714 0.0857143 1 1" ]
 }
 
 @test "pivot: the verdict's threshold, the metric's direction, the geometric mean" {
@@ -92,13 +98,45 @@ assert d["regressions"] == 1 and d["tests"] == 2 and d["correction"] == "holm-bo
 	[[ $stderr == "pivot.sh: regression: new class=y: total.ipis_per_sec "* ]]
 }
 
-@test "pivot: too few runs for any cell to be significant is said" {
+@test "pivot: too few runs for any cell to be significant cannot pass: exit 2, the runs needed" {
 	mksweep a base x:0:1:100,101,102 y:0:2:100,101,102
 	mksweep b new x:0:1:200,201,202 y:0:2:200,201,202
 	run --separate-stderr "$S/pivot.sh" a b
-	[ "$status" -eq 0 ]
-	[ "$stderr" = "pivot.sh: note: with these runs the smallest p the test can give is 0.1000, Holm's first threshold alpha/2 = 0.0250: no cell can be significant (more runs per cell)" ]
-	[[ $output == *"class=x  101.00 ±0.99%  1.990 (-99.01%) ±0.50% p=0.2000"* ]] || { echo "$output"; false; }
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "$stderr" = "pivot.sh: with these runs the smallest p the test can give is 0.1000, above Holm's first threshold alpha/2 = 0.0250: no cell can be significant, so no regression can be found; 5 runs in every cell can reach it (sweep.sh -n 5)" ]
+	# sweep.sh's default -n 5 on 8 cells: 2/252 is above 0.05/8; 6 runs are enough
+	local c8="" c8n="" k
+	for k in 1 2 3 4 5 6 7 8; do
+		c8="$c8 c$k:0:$k:100,101,102,103,104" c8n="$c8n c$k:0:$k:200,201,202,203,204"
+	done
+	# shellcheck disable=SC2086 # the cells, words
+	mksweep c base $c8
+	# shellcheck disable=SC2086
+	mksweep d new $c8n
+	run --separate-stderr "$S/pivot.sh" c d
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"alpha/8 = 0.0063: no cell can be significant, so no regression can be found; 6 runs in every cell can reach it (sweep.sh -n 6)" ]]
+}
+
+@test "pivot: a sweep given twice counts once: the baseline among the others is left out, said" {
+	mksweep res/base base x:0:1:100,101,102,103,104 y:0:2:400,401,402,403,404
+	mksweep res/new new x:0:1:100,101,102,103,104 y:0:2:802,803,804,805,806
+	run --separate-stderr "$S/pivot.sh" res/base res/new
+	[ "$status" -eq 1 ]
+	want=$output
+	# the baseline inside res/*, and given again by another name
+	run --separate-stderr "$S/pivot.sh" res/base res/* ./res/new/
+	[ "$status" -eq 1 ] || { echo "$stderr"; false; }
+	[ "$output" = "$want" ]
+	[ "$stderr" = "pivot.sh: note: res/base is res/base given again: left out (a sweep counts once)
+pivot.sh: note: ./res/new/ is res/new given again: left out (a sweep counts once)
+pivot.sh: regression: new class=y: runtime_ns 100.00% worse than base (Holm-adjusted p=0.0159, threshold 5%)" ]
+	# nothing left but the baseline: nothing to compare
+	run --separate-stderr "$S/pivot.sh" res/base res/base
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr == *"res/base is the only sweep once repeats are left out: give a baseline sweep and at least one other" ]]
 }
 
 @test "pivot: sweeps that do not match, incomplete cells and bad input are refused, exit 2, nothing on stdout" {
@@ -121,6 +159,18 @@ assert d["regressions"] == 1 and d["tests"] == 2 and d["correction"] == "holm-bo
 	cp -r b j
 	sed -i 's/^iterations=2/iterations=1/' 'j/class=x/meta.txt'
 	rm 'j/class=x/iter-002.txt'
+	# a cell of another build of the same release: its version string,
+	# its module
+	cp -r b k
+	sed -i 's/^kernel_version=.*/kernel_version=#2 SMP new/' 'k/class=y/meta.txt'
+	cp -r b l
+	sed -i 's/^module.ipistorm.srcversion=.*/module.ipistorm.srcversion=FEDCBA9876543210FEDCBA9/' 'l/class=x/meta.txt'
+	# an index of format 1 names no build: its cells must agree
+	cp -r b n
+	sed -i 's/^format=.*/format=ipistorm-sweep\/1/; /^kernel_version=/d; /^modules=/d; /^moddir=/d' n/sweep.txt
+	sed -i 's/^kernel_version=.*/kernel_version=#2 SMP new/' 'n/class=y/meta.txt'
+	cp -r b m
+	sed -i 's/^format=.*/format=ipistorm-sweep\/3/' m/sweep.txt
 	while IFS='|' read -r dir want; do
 		run --separate-stderr "$S/pivot.sh" a "$dir"
 		[ "$status" -eq 2 ] || { echo "$dir: $status"; false; }
@@ -135,6 +185,10 @@ assert d["regressions"] == 1 and d["tests"] == 2 and d["correction"] == "holm-bo
 	h|h/class=x/meta.txt: kernel is 'other', the sweep's index says 'new'
 	i|./i/class=x/iter-001.txt: runtime_ns='fast' is not a number
 	j|j/class=x: 1 run: a verdict needs at least 2 runs in each cell
+	k|k/class=y/meta.txt: kernel_version is '#2 SMP new', the sweep's index says '#1 SMP new'
+	l|l/class=x/meta.txt: module.ipistorm.srcversion is 'FEDCBA9876543210FEDCBA9', the sweep's index says '0123456789ABCDEF0123456'
+	m|m/sweep.txt: format is 'ipistorm-sweep/3', want ipistorm-sweep/2 (or /1)
+	n|n/class=y/meta.txt: kernel_version is '#2 SMP new', the sweep's index says '#1 SMP new'
 	missing|missing: no such directory
 	EOF
 	run --separate-stderr "$S/pivot.sh" -k total.lat_p50_ns a b

@@ -12,25 +12,28 @@ setup() {
 	R=$T/root
 	cp -r "$F/sysfs-2s16" "$R"
 	mkdir -p "$T/mods/ipistorm" "$T/mods/idle_reentry" "$T/bin"
-	touch "$T/mods/ipistorm/ipistorm.ko" "$T/mods/idle_reentry/idle_reentry.ko"
+	# stand-in modules: ipistorm's carries a srcversion, as modpost writes it
+	printf 'ELF\0srcversion=0123456789ABCDEF0123456\0depends=\0' >"$T/mods/ipistorm/ipistorm.ko"
+	touch "$T/mods/idle_reentry/idle_reentry.ko"
 	# the fake run.sh: its arguments a line in $R/calls; -o DIR gets a
 	# meta.txt and -n iter-NNN.txt as run.sh writes them; FAIL=PATTERN
-	# fails the cells whose parameters match (status=failed), USAGE=1
-	# refuses like run.sh (exit 2, nothing made); HANG=1 writes $R/hang and
-	# waits for a signal (TERM and INT logged in $R/calls)
+	# fails the cells whose parameters match (status=failed), REFUSE=1
+	# refuses like run.sh (exit 2, nothing made), REFUSE=made after making
+	# DIR; HANG=1 writes $R/hang and waits for a signal (TERM and INT
+	# logged in $R/calls)
 	cat >"$T/bin/run.sh" <<-'SH'
 	#!/bin/sh
 	echo "$*" >>"$R/calls"
-	[ -z "${USAGE:-}" ] || exit 2
 	while getopts n:w:o:m:g:s:P: o; do
 		case $o in o) d=$OPTARG ;; n) n=$OPTARG ;; esac
 	done
 	shift $((OPTIND - 1))
+	case ${REFUSE:-} in 1) exit 2 ;; made) mkdir "$d"; exit 2 ;; esac
 	b=$1
 	shift
 	mkdir "$d" || exit 2
 	printf '%s\n' format=ipistorm-run/2 "bench=$b" "params=$*" "iterations=$n" \
-		"kernel=$(cat "$R/proc/sys/kernel/osrelease")" >"$d/meta.txt"
+		"kernel=$(cat "$R/proc/sys/kernel/osrelease")" "kernel_version=$(cat "$R/proc/sys/kernel/version")" >"$d/meta.txt"
 	if [ -n "${HANG:-}" ]; then
 		trap 'echo TERM >>"$R/calls"; echo status=interrupted >>"$d/meta.txt"; exit 1' TERM
 		trap 'echo INT >>"$R/calls"; exit 1' INT
@@ -75,9 +78,12 @@ sweep() {
 		[ "$(sed -n '1p;2p;16p' "$R/calls")" = "-o sw/class=smt,delay=0,timing=0 -n 3 -w 1 -m $T/mods ipistorm numipi=2000 wait=1 pairs=0:8 delay=0 timing=0
 -o sw/class=smt,delay=0,timing=1 -n 3 -w 1 -m $T/mods ipistorm numipi=2000 wait=1 pairs=0:8 delay=0 timing=1
 -o sw/class=cross-socket,delay=1000,timing=1 -n 3 -w 1 -m $T/mods ipistorm numipi=2000 wait=1 pairs=0:4 delay=1000 timing=1" ]
-		[ "$(grep -v -e '^cell=' -e '^date=' sw/sweep.txt)" = "format=ipistorm-sweep/1
+		[ "$(grep -v -e '^cell=' -e '^date=' sw/sweep.txt)" = "format=ipistorm-sweep/2
 bench=ipistorm
 kernel=6.12.0-test
+kernel_version=#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1
+modules=ipistorm:0123456789ABCDEF0123456
+moddir=$T/mods
 kernel_describe=unknown
 params=numipi=2000 wait=1
 storm=
@@ -167,6 +173,29 @@ sw/class=llc,delay=1000" ]
 	run sweep -n 2 -o sw -t smt -l delay=0,1000 ipistorm numipi=10
 	[ "$status" -eq 2 ]
 	[ "$output" = "sweep.sh: sw/class=smt,delay=0 is not this sweep's cell: its params is 'numipi=99', want 'numipi=10 pairs=0:8 delay=0'" ]
+	# another build of the same release: its version string, its module,
+	# the modules' directory
+	sed -i 's/^params=.*/params=numipi=10 pairs=0:8 delay=0/' 'sw/class=smt,delay=0/meta.txt'
+	cp "$R/proc/sys/kernel/version" version
+	echo '#2 SMP PREEMPT_DYNAMIC Debian 6.12.0-1' >"$R/proc/sys/kernel/version"
+	run sweep -n 2 -o sw -t smt -l delay=0,1000 ipistorm numipi=10
+	[ "$status" -eq 2 ]
+	[ "$output" = "sweep.sh: sw is a sweep on another build of 6.12.0-test: its kernel_version is '#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1', here '#2 SMP PREEMPT_DYNAMIC Debian 6.12.0-1': refusing to mix kernel builds in one sweep (give a new -o)" ]
+	cp version "$R/proc/sys/kernel/version"
+	cp -r "$T/mods" "$T/mods2"
+	run sweep -n 2 -o sw -t smt -l delay=0,1000 -m "$T/mods2" ipistorm numipi=10
+	[ "$status" -eq 2 ]
+	[ "$output" = "sweep.sh: sw is a sweep on another build of 6.12.0-test: its moddir is '$T/mods', here '$T/mods2': refusing to mix kernel builds in one sweep (give a new -o)" ]
+	printf 'ELF\0srcversion=FEDCBA9876543210FEDCBA9\0' >"$T/mods/ipistorm/ipistorm.ko"
+	run sweep -n 2 -o sw -t smt -l delay=0,1000 ipistorm numipi=10
+	[ "$status" -eq 2 ]
+	[ "$output" = "sweep.sh: sw is a sweep on another build of 6.12.0-test: its modules is 'ipistorm:0123456789ABCDEF0123456', here 'ipistorm:FEDCBA9876543210FEDCBA9': refusing to mix kernel builds in one sweep (give a new -o)" ]
+	# a sweep of format 1 says no build: not resumed
+	sed -i 's/^format=.*/format=ipistorm-sweep\/1/' sw/sweep.txt
+	run sweep -n 2 -o sw -t smt -l delay=0,1000 ipistorm numipi=10
+	[ "$status" -eq 2 ]
+	[ "$output" = "sweep.sh: sw is a sweep of format ipistorm-sweep/1, which does not say its kernel build: it cannot be resumed (give a new -o)" ]
+	[ ! -s "$R/calls" ]
 	mkdir other
 	run sweep -n 2 -o other -t smt ipistorm numipi=10
 	[ "$status" -eq 2 ]
@@ -197,6 +226,10 @@ sw/class=llc,delay=1000" ]
 	-t smt -l class=1,2 ipistorm|-l: class is the axis of -t
 	-a -l delay=1 ipistorm|-a and -x choose the pairs of -t
 	-n 0 -t smt ipistorm|-n: 0 is out of range, want 1 to 999
+	-l delay=5,010 ipistorm|delay: '010' is not a decimal integer (digits, no sign, no leading zero)
+	-l delay=5 ipistorm numipi=08|numipi: '08' is not a decimal integer (digits, no sign, no leading zero)
+	-l groups=1,2 hackbench nosuch=1|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode)
+	-l nosuch=1,2 hackbench|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode)
 	EOF
 	# the benchmarks the tree declares, whichever they are
 	run sweep -o sw -t smt fakebench
@@ -207,15 +240,42 @@ sw/class=llc,delay=1000" ]
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "sweep.sh: no $T/mods/wakeup/wakeup.ko (build with make, or give -m)" ]
 	[ ! -e sw ]
+	# the storm's module too
+	rm "$T/mods/ipistorm/ipistorm.ko"
+	run sweep -o sw -s numipi=10 -l delay=1,2 idle_reentry cpulist=1
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "sweep.sh: no $T/mods/ipistorm/ipistorm.ko (build with make, or give -m)" ]
+	[ ! -e sw ]
 	[ ! -e "$R/calls" ]
 }
 
 @test "sweep: run.sh refusing the command at the first cell leaves no sweep behind" {
-	USAGE=1 run sweep -o sw -t smt,llc ipistorm numipi=10 duration=x
-	[ "$status" -eq 2 ]
-	[[ $output == *"run.sh refused the command of cell class=smt (exit 2): the sweep stops"* ]]
-	[ "$(grep -c . "$R/calls")" = 1 ]
-	[ ! -e sw ]
+	for how in 1 made; do
+		rm -f "$R/calls"
+		REFUSE=$how run sweep -o sw -t smt,llc ipistorm numipi=10 duration=x
+	[ "$status" -eq 2 ] || { echo "$how $status $output"; false; }
+		[[ $output == *"run.sh refused the command of cell class=smt (exit 2): the sweep stops, sw removed (nothing had run)"* ]]
+		[ "$(grep -c . "$R/calls")" = 1 ]
+		[ ! -e sw ]
+		# and the same command, fixed, runs
+		run sweep -o sw -t smt,llc ipistorm numipi=10
+		[ "$status" -eq 0 ]
+		rm -rf sw
+	done
+}
+
+@test "sweep: a program benchmark, its cells through run.sh" {
+	run sweep -n 5 -w 0 -o sw -l groups=1,2 -l mode=process,threads hackbench loops=10
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cut -d " " -f 2,9- "$R/calls")" = "sw/groups=1,mode=process hackbench loops=10 groups=1 mode=process
+sw/groups=1,mode=threads hackbench loops=10 groups=1 mode=threads
+sw/groups=2,mode=process hackbench loops=10 groups=2 mode=process
+sw/groups=2,mode=threads hackbench loops=10 groups=2 mode=threads" ]
+	grep -qx 'modules=' sw/sweep.txt
+	# pivot takes it
+	cp -r sw sw2
+	run "$S/pivot.sh" sw sw2
+	[[ $output == *"hackbench loops=10"* ]] || { echo "$output"; false; }
 }
 
 # The signals a shell can catch (as run.bats's start).
