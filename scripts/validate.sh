@@ -36,11 +36,14 @@
 # plan: its options and one "step=NAME|BENCH|PARAMS|STORM" line per step,
 # each a run.sh directory DIR/NAME. The report: per step compare.sh's text
 # report, then a table of the steps (the primary metric's change, its
-# significance, compare.sh's verdict) and the verdict. Exit status: 0 the
-# runs completed (with -b, -r: and no step regressed), 1 a run failed or
-# a step regressed (compare.sh's exit 1), 2 usage, or with -b, -r a step
-# that could not be compared (missing, of another plan, compare.sh's exit
-# 2) and none regressed.
+# significance, compare.sh's verdict, better or worse by the primary
+# metric's sign) and the verdict. A resumed DIR's kept steps must be of
+# this kernel build (release, version string, modules' srcversion). Exit
+# status: 0 the runs completed (with -b, -r: and no step regressed), 1 a
+# run failed or a step regressed (compare.sh's exit 1), 2 usage, a DIR of
+# another kernel build, a DIR or BASELINE that is no validate directory,
+# or with -b, -r a step that could not be compared (missing, of another
+# plan, compare.sh's exit 2) and none regressed.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -105,6 +108,12 @@ steps() { sed -n 's/^step=//p' "$1/validate.txt"; }
 
 # ---- the report -------------------------------------------------------------
 
+# bad MSG: bad input, exit 2.
+bad() {
+	log "$*"
+	exit 2
+}
+
 # primary DIR BASE: "GAIN SIGNIFICANT" of the step's primary metric from
 # compare.sh's CSV (ipistorm-compare/4: the first metric record of the
 # second directory; quoted fields may hold commas).
@@ -130,8 +139,10 @@ primary() {
 # report DIR BASE: the report of DIR against BASE; its exit status the
 # verdict's.
 report() {
-	[ -f "$1/validate.txt" ] || die "$1: no validate.txt (not a validate directory)"
-	[ -f "$2/validate.txt" ] || die "$2: no validate.txt (not a validate directory)"
+	for _d in "$1" "$2"; do
+		[ -d "$_d" ] || bad "$_d: no such directory"
+		[ -f "$_d/validate.txt" ] || bad "$_d: no validate.txt (not a validate directory)"
+	done
 	if [ "$(grep -v '^step=' "$1/validate.txt" | grep -v '^runs=\|^warmup=')" != "$(grep -v '^step=' "$2/validate.txt" | grep -v '^runs=\|^warmup=')" ]; then
 		warn "$1 and $2 have different plans (validate.txt): the steps are compared by name"
 	fi
@@ -154,7 +165,11 @@ report() {
 		1) v=REGRESSED regressed="$regressed $name" ;;
 		*) v="not compared" uncompared="$uncompared $name" ;;
 		esac
-		case ${g#* } in 1) [ "$rc" != 0 ] || v="better" ;; esac
+		# a significant change of the primary metric that compare.sh
+		# passed: its sign says which (worse: within the threshold)
+		if [ "$rc" = 0 ] && [ "${g#* }" = 1 ]; then
+			case ${g%% *} in -*) v=worse ;; *) v=better ;; esac
+		fi
 		printf '%-18s %-12s %-24s %10s %4s  %s\n' "$name" "$bench" "$(bench_get "$TOP" "$bench" primary)" \
 			"${g%% *}" "$(case ${g#* } in 1) echo yes ;; *) echo no ;; esac)" "$v" >>"$_tab"
 	done <<-EOF
@@ -164,7 +179,7 @@ report() {
 	printf '%-18s %-12s %-24s %10s %4s  %s\n' step bench "primary metric" "gain %" sig verdict
 	cat "$_tab"
 	rm -f "$_tab"
-	echo "gain %: the primary metric's change over the baseline's mean (positive: better); sig: significant (compare.sh, Welch's t-test, alpha 0.05); verdict: compare.sh's over every metric of the step"
+	echo "gain %: the primary metric's change over the baseline's mean (positive: better); sig: significant (compare.sh, Welch's t-test, alpha 0.05); verdict: compare.sh's over every metric of the step (better, worse: the primary metric's significant change where compare.sh found no regression beyond its threshold)"
 	if [ -n "$regressed" ]; then
 		echo "Verdict: REGRESSED:$regressed${uncompared:+ (not compared:$uncompared)}"
 		return 1
@@ -212,6 +227,7 @@ parse_uint -L "$hi" 1024 1
 check_text -o "$out"
 check_text -g "$describe"
 release=$(cat "${IPISTORM_SYSROOT:-}/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)
+kversion=$(first_line "${IPISTORM_SYSROOT:-}/proc/sys/kernel/version" unknown)
 [ -n "$out" ] || out="results/validate-$release-$(date +%Y%m%d-%H%M%S)"
 
 mkdir -p "$out"
@@ -230,7 +246,20 @@ while IFS='|' read -r name bench params storm; do
 	d=$out/$name
 	if [ "$(key status "$d/meta.txt" 2>/dev/null)" = ok ]; then
 		[ "$(key kernel "$d/meta.txt")" = "$release" ] ||
-			die "$d was run on kernel $(key kernel "$d/meta.txt"), this is $release: one kernel a validate directory"
+			bad "$d was run on kernel $(key kernel "$d/meta.txt"), this is $release: one kernel a validate directory"
+		# and one build of it: its version string, the modules'
+		# srcversion (where both are known)
+		[ "$(key kernel_version "$d/meta.txt")" = "$kversion" ] ||
+			bad "$d was run on another build of $release: its kernel_version is '$(key kernel_version "$d/meta.txt")', this is '$kversion': one kernel a validate directory"
+		for _m in $bench $(bench_get "$TOP" "$bench" storm); do
+			_was=$(key "module.$_m.srcversion" "$d/meta.txt")
+			_ko=${moddir:-$TOP}/$_m/$_m.ko
+			[ -f "$_ko" ] || continue
+			_now=$(ko_srcversion "$_ko")
+			case $_was:$_now in '':* | *:unknown | unknown:*) continue ;; esac
+			[ "$_was" = "$_now" ] ||
+				bad "$d was run with another $_m module: its srcversion $_was, $_ko's $_now: one build a validate directory"
+		done
 		log "$name: done before, kept"
 		continue
 	fi

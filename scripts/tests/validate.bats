@@ -26,6 +26,8 @@ setup() {
 	echo "insmod $m ${*#* }" >>"$R/calls"
 	mkdir -p "$R/sys/kernel/debug/$m" "$R/sys/module/$m/parameters"
 	cp "$F/$m-6.1/iter-001.txt" "$R/sys/kernel/debug/$m/result"
+	# the srcversion the module file carries, as the kernel shows it
+	tr '\000' '\n' <"$1" | sed -n 's/^srcversion=//p' >"$R/sys/module/$m/srcversion"
 	SH
 	cat >"$T/bin/rmmod" <<-'SH'
 	#!/bin/sh
@@ -94,6 +96,25 @@ validate() {
 	run validate "$T/v" -L 1,3
 	[ "$status" -eq 1 ]
 	[[ $output == *"holds another plan (validate.txt)"* ]]
+	# another build of the same release, or another module: refused
+	sed -i 's/^status=ok$/status=failed/' "$T/v/tbench-2/meta.txt"
+	cp "$R/proc/sys/kernel/version" "$T/version"
+	echo '#2 SMP PREEMPT_DYNAMIC Debian 6.12.0-1' >"$R/proc/sys/kernel/version"
+	: >"$R/calls"
+	run validate "$T/v" -L 1,2
+	[ "$status" -eq 2 ]
+	[ "${lines[-1]}" = "validate.sh: $T/v/storm was run on another build of 6.12.0-test: its kernel_version is '#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1', this is '#2 SMP PREEMPT_DYNAMIC Debian 6.12.0-1': one kernel a validate directory" ]
+	cp "$T/version" "$R/proc/sys/kernel/version"
+	printf 'ELF\0srcversion=0123456789ABCDEF0123456\0' >"$T/mods/ipistorm/ipistorm.ko"
+	rm -r "$T/v"
+	validate "$T/v" -L 1,2
+	sed -i 's/^status=ok$/status=failed/' "$T/v/tbench-2/meta.txt"
+	printf 'ELF\0srcversion=FEDCBA9876543210FEDCBA9\0' >"$T/mods/ipistorm/ipistorm.ko"
+	: >"$R/calls"
+	run validate "$T/v" -L 1,2
+	[ "$status" -eq 2 ]
+	[ "${lines[-1]}" = "validate.sh: $T/v/storm was run with another ipistorm module: its srcversion 0123456789ABCDEF0123456, $T/mods/ipistorm/ipistorm.ko's FEDCBA9876543210FEDCBA9: one build a validate directory" ]
+	[ ! -s "$R/calls" ]
 }
 
 # slower DIR STEP KEY PCT: every iteration of STEP's KEY PCT % higher, a
@@ -124,6 +145,13 @@ slower() {
 	grep -q '^storm  *ipistorm  *runtime_ns  *23\.[0-9]*  *yes  better$' <<<"$output"
 	grep -q '^hackbench-2  *hackbench  *runtime_ns  *0\.0*  *no  no regression$' <<<"$output"
 	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 10 steps" ]
+	# a step significantly worse by less than the threshold is worse,
+	# never better
+	slower "$T/v" hackbench-2 runtime_ns 3
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 0 ]
+	grep -q '^hackbench-2  *hackbench  *runtime_ns  *-3\.0000  *yes  worse$' <<<"$output"
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 10 steps" ]
 	# a step slower now: regressed, exit 1
 	slower "$T/v" tbench-1 total.max_latency_ns 50
 	run "$S/validate.sh" -r "$T/v" "$T/base"
@@ -153,6 +181,16 @@ slower() {
 	[ "$status" -eq 2 ]
 	run "$S/validate.sh" -r "$T/nothing"
 	[ "$status" -eq 2 ]
+	# a report against a baseline that is not there: exit 2, named
+	mkdir "$T/v"
+	: >"$T/v/validate.txt"
+	run "$S/validate.sh" -r "$T/v" "$T/nothing"
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate.sh: $T/nothing: no such directory" ]
+	mkdir "$T/empty"
+	run "$S/validate.sh" -r "$T/v" "$T/empty"
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate.sh: $T/empty: no validate.txt (not a validate directory)" ]
 	run "$S/validate.sh" -b "$T/nothing"
 	[ "$status" -eq 2 ]
 	[ ! -e results ]

@@ -61,6 +61,6 @@ cat "$out/report.txt"
 [ "$rc" -le 1 ] || { cat "$out/report.err" >&2; die "the report compared not every step (exit $rc)"; }
 # a row per step of the plan, each with a verdict
 [ "$(sed -n 's/^step=//p' "$out/$2/validate.txt" | cut -d'|' -f1 | tr '\n' ' ')" = \
-	"$(awk '$NF == "regression" || $NF == "better" || $NF == "REGRESSED" { print $1 }' "$out/report.txt" | tr '\n' ' ')" ] ||
+	"$(awk '$NF == "regression" || $NF == "better" || $NF == "worse" || $NF == "REGRESSED" { print $1 }' "$out/report.txt" | tr '\n' ' ')" ] ||
 	die "the report's table does not hold every step of the plan"
 echo "# validate: $2 against $1, report $out/report.txt (exit $rc)"
