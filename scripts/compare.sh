@@ -27,7 +27,8 @@
 # bench's declaration (BENCH/bench.conf, docs/bench.md). Every directory
 # must hold meta.txt (ipistorm-run/1 or /2) and as many iter-*.txt as its
 # iterations= says, of the same bench with the same
-# params and storm; a directory with fewer than 2 runs is not comparable
+# run (a program's command, defaults and order aside; a module's
+# parameters in any order) and storm; a directory with fewer than 2 runs is not comparable
 # (report written, exit 2). A value must be 0 or of a magnitude from
 # 1e-20 to 1e20, a directory name and meta.txt UTF-8 (else exit 2).
 # Statistics are over the
@@ -126,6 +127,27 @@ base=$1 nd=$#
 
 # meta DIR KEY: a key of DIR/meta.txt (empty when absent).
 meta() { key "$2" "$1/meta.txt"; }
+
+# same_run BASE DIR: DIR ran what BASE ran. A program's run is its
+# command (program.command: the declared defaults and the given values
+# put in, whatever the order or whether a default was typed); a module's,
+# its parameters in any order, or, where both recorded them, the loaded
+# module's parameters (module.BENCH.param.*).
+same_run() {
+	_a=$(meta "$1" program.command) _b=$(meta "$2" program.command)
+	if [ -n "$_a$_b" ]; then
+		[ "$_a" = "$_b" ] ||
+			bad "$2: command '$_b' differs from the baseline's '$_a' ($1)"
+		return 0
+	fi
+	_a=$(meta "$1" params) _b=$(meta "$2" params)
+	[ "$_a" != "$_b" ] || return 0
+	[ "$(echo "$_a" | tr ' ' '\n' | sort)" != "$(echo "$_b" | tr ' ' '\n' | sort)" ] || return 0
+	_m=module.$(meta "$1" bench).param.
+	_pa=$(grep "^$_m" "$1/meta.txt" | sort) _pb=$(grep "^$_m" "$2/meta.txt" | sort)
+	[ -z "$_pa" ] || [ "$_pa" != "$_pb" ] || return 0
+	bad "$2: params '$_b' differs from the baseline's '$_a' ($1)"
+}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -241,7 +263,8 @@ differences() {
 		KEYS = "^(cpu_model|microcode|cmdline|idle|cpufreq_driver|governor|governors|boost|no_turbo|" \
 			"boost_policies|pstate_status|epp|cpuidle_driver|cpuidle_governor|cpuidle\\.state[0-9]+|" \
 			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|sockets|numa_nodes|node[0-9]+\\.cpulist|llc|" \
-			"bios|irqbalance|vuln\\..*|preempt|hz|no_hz|nohz_full|sched_features|clocksource)$"
+			"bios|irqbalance|vuln\\..*|preempt|hz|no_hz|nohz_full|sched_features|clocksource|" \
+			"package\\..*|program\\.[^.]+\\.sha256)$"
 		load(ENVIRON["A"], a); load(ENVIRON["B"], b)
 		for (i = 1; i <= n; i++) {
 			k = order[i]
@@ -297,10 +320,11 @@ for d in "$@"; do
 	it=$(meta "$d" iterations)
 	[ -z "$it" ] || [ "$it" = "$n" ] ||
 		bad "$d/meta.txt: iterations=$it but $n iter-*.txt files"
-	for k in bench params storm; do
+	for k in bench storm; do
 		[ "$(meta "$d" "$k")" = "$(meta "$base" "$k")" ] ||
 			bad "$d: $k '$(meta "$d" "$k")' differs from the baseline's '$(meta "$base" "$k")' ($base)"
 	done
+	same_run "$base" "$d"
 	if [ -n "$labels" ]; then
 		l=$(sed -n "$((i + 1))p" "$tmp/given")
 		text "-l: label $((i + 1))" "$l"

@@ -316,6 +316,20 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	f|meta.txt|s/^status=.*/status=failed/|not ok
 	EOF
 	msg="-l gives 1 labels for 2 directories" check -l x "$T/a" "$T/a"
+	# a module's parameters in another order are the same run; a default
+	# typed out is, where both recorded the loaded module's parameters
+	mkrun "$T/o" base 1 2
+	sed -i 's/^params=.*/params=cpulist=0 numipi=100/' "$T/o/meta.txt"
+	run "$S/compare.sh" "$T/a" "$T/o"
+	[ "$status" -ne 2 ]
+	mkrun "$T/m1" base 1 2
+	mkrun "$T/m2" base 1 2
+	sed -i 's/^params=.*/params=numipi=100 cpulist=0 wait=0/' "$T/m2/meta.txt"
+	printf 'module.ipistorm.param.numipi=100\nmodule.ipistorm.param.wait=0\n' | tee -a "$T/m1/meta.txt" >>"$T/m2/meta.txt"
+	run "$S/compare.sh" "$T/m1" "$T/m2"
+	[ "$status" -ne 2 ]
+	sed -i 's/^module.ipistorm.param.wait=.*/module.ipistorm.param.wait=1/' "$T/m2/meta.txt"
+	msg="params 'numipi=100 cpulist=0 wait=0' differs" check "$T/m1" "$T/m2"
 }
 
 @test "compare: usage on -h and bad arguments" {
