@@ -5,7 +5,12 @@
 #   Each sender will pass 100 messages of 100 bytes
 #   Time: 0.578
 # Each of a group's fds/2 senders passes its messages to each of its fds/2
-# receivers: groups x (fds/2)^2 x messages in all.
+# receivers: groups x (fds/2)^2 x messages in all. Given the parameters
+# (run.sh's -v param_NAME=VALUE), mode= and ipc= are the command's, and
+# a banner of other groups, loops or mode is a failure=; hackbench's
+# "Signal N caught" (it then prints a Time: of the run cut short) is an
+# interrupted=.
+/^Signal [0-9]+ caught/ { sig = $2 }
 /^Running in [a-z]+ mode with [0-9]+ groups using [0-9]+ file descriptors each/ {
 	mode = $3
 	groups = $6
@@ -17,8 +22,16 @@
 }
 /^Time: [0-9.]+$/ { t = $2 }
 END {
+	if (sig != "") print "interrupted=hackbench caught signal " sig ": its Time: is of a run cut short"
 	if (mode == "" || loops == "" || t == "") exit
-	print "mode=" mode
+	# the banner's process or threaded
+	m = mode == "threaded" ? "threads" : mode
+	if (param_mode != "" && m != param_mode)
+		print "failure=hackbench ran in " mode " mode, the command asked " param_mode
+	else if (param_groups != "" && (groups != param_groups || loops != param_loops))
+		print "failure=hackbench ran " groups " groups of " loops " loops, the command asked " param_groups " of " param_loops
+	print "mode=" (param_mode != "" ? param_mode : m)
+	if (param_ipc != "") print "ipc=" param_ipc
 	print "groups=" groups
 	print "tasks=" groups * fds
 	print "loops=" loops

@@ -1,5 +1,6 @@
 # bench.awk: check a benchmark's declaration, <folder>/bench.conf (format
-# ipistorm-bench/4; /3 without kind= (a module's), /2 also without tail=,
+# ipistorm-bench/5; /4 without a program's choices= and timeout=, /3 also
+# without kind= (a module's), /2 also without tail=,
 # tail_label= and testbed=, /1 also without instrument=, docs/bench.md),
 # read on stdin; POSIX awk (busybox).
 #   awk -v prog=PROG -v file=PATH -v name=FOLDER -v mods="MODULE..." -f bench.awk <PATH
@@ -47,9 +48,35 @@ function program(    n, w, i, f, p) {
 			err(at["params"], "params: '" w[i] "' is not NAME=DEFAULT (the default of letters, digits and _.,:+-)")
 		else if (f[1] in param) err(at["params"], "params: " f[1] " listed twice")
 		param[f[1]] = 1
+		pdef[f[1]] = f[2]
 	}
 	placeholders("command")
 	placeholders("server")
+	# choices: NAME:ITEM,... an item VALUE or VALUE=WORD (the word, maybe
+	# none, that {NAME} stands for); the default one of them
+	n = split(v["choices"], w, " ")
+	for (i = 1; i <= n; i++) {
+		c = index(w[i], ":")
+		p = substr(w[i], 1, c - 1)
+		if (!c || !(p in param) || substr(w[i], c + 1) !~ /^[A-Za-z0-9_.+-]+(=[A-Za-z0-9_.:+-]*)?(,[A-Za-z0-9_.+-]+(=[A-Za-z0-9_.:+-]*)?)*$/) {
+			err(at["choices"], "choices: '" w[i] "' is not PARAM:VALUE[=WORD],... of a parameter of params=")
+			continue
+		}
+		if (p in chose) err(at["choices"], "choices: " p " listed twice")
+		chose[p] = 1
+		if (index("," substr(w[i], c + 1) ",", "," pdef[p] ",") == 0 && index("," substr(w[i], c + 1), "," pdef[p] "=") == 0)
+			err(at["choices"], "choices: " p "'s default " pdef[p] " is not one of its choices")
+	}
+	# timeout: the seconds an iteration may take, a sum of N, {NAME} and
+	# N*{NAME} words
+	n = split(v["timeout"], w, " ")
+	for (i = 1; i <= n; i++) {
+		p = w[i]
+		sub(/^[0-9]+\*/, "", p)
+		if (w[i] ~ /^[1-9][0-9]*$/) continue
+		if (p !~ /^\{[a-z][a-z0-9_]*\}$/ || !(substr(p, 2, length(p) - 2) in param))
+			err(at["timeout"], "timeout: '" w[i] "' is not SECONDS, {NAME} or N*{NAME} of a parameter of params=")
+	}
 	if ((v["server"] == "") != (v["server_port"] == ""))
 		err(at[v["server"] == "" ? "server_port" : "server"], "server= and server_port= go together: both empty or neither")
 	p = v["server_port"]
@@ -61,9 +88,9 @@ function program(    n, w, i, f, p) {
 
 BEGIN {
 	# every key and whether its value may be empty
-	split("format name kind metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed package programs data params command server server_port", ks, " ")
+	split("format name kind metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed package programs data params command server server_port choices timeout", ks, " ")
 	for (i in ks) known[ks[i]] = 1
-	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed data server server_port", es, " ")
+	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed data server server_port choices", es, " ")
 	# the keys each format adds: a declaration of an older one has none
 	# of the newer ones' (read as empty)
 	since["instrument"] = 2
@@ -72,11 +99,12 @@ BEGIN {
 	# the keys of one kind only (/4): a module's, a program's
 	split("hist hist_label duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp", ms, " ")
 	for (i in ms) only[ms[i]] = "module"
-	split("package programs data params command server server_port", ps, " ")
+	split("package programs data params command server server_port choices timeout", ps, " ")
 	for (i in ps) {
 		only[ps[i]] = "program"
 		since[ps[i]] = 4
 	}
+	since["choices"] = since["timeout"] = 5
 	for (i in es) mayempty[es[i]] = 1
 	nm = split(mods, ml, " ")
 	for (i = 1; i <= nm; i++) ismod[ml[i]] = 1
@@ -99,13 +127,14 @@ BEGIN {
 END {
 	# ipistorm-bench/2 is /3 without tail=, tail_label= and testbed=, /1
 	# also without instrument= (read as empty)
-	ver = 4
-	if (v["format"] == "ipistorm-bench/1") ver = 1
+	ver = 5
+	if (v["format"] == "ipistorm-bench/4") ver = 4
+	else if (v["format"] == "ipistorm-bench/1") ver = 1
 	else if (v["format"] == "ipistorm-bench/2") ver = 2
 	else if (v["format"] == "ipistorm-bench/3") ver = 3
 	# before /4 every benchmark is a module
 	kind = ver < 4 ? "module" : ("kind" in v) ? v["kind"] : ""
-	if (ver == 4 && ("kind" in v) && kind !~ /^(module|program)$/) {
+	if (ver >= 4 && ("kind" in v) && kind !~ /^(module|program)$/) {
 		err(at["kind"], "kind is '" kind "', want module or program")
 		kind = ""
 	}
@@ -118,8 +147,8 @@ END {
 		} else if (!(k in v)) err(0, "no " k "= line")
 		else if (v[k] == "" && !(k in mayempty)) err(at[k], k ": empty")
 	}
-	if (("format" in v) && v["format"] !~ /^ipistorm-bench\/[1234]$/)
-		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/4 (or /3, /2, /1)")
+	if (("format" in v) && v["format"] !~ /^ipistorm-bench\/[12345]$/)
+		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/5 (or /4, /3, /2, /1)")
 	if (kind == "program") program()
 	if (("name" in v) && v["name"] != name)
 		err(at["name"], "name is '" v["name"] "', not its folder's '" name "'")

@@ -2,7 +2,7 @@
 # run.sh: run one benchmark configuration N times, as root, on the measured
 # machine, and keep every raw result with the machine's state (busybox sh).
 #
-#   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] BENCH [PARAM=VALUE...]
+#   run.sh [-n N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-T SECONDS] [-p | -P WHAT] BENCH [PARAM=VALUE...]
 #     BENCH      a benchmark folder of the suite (one with a bench.conf);
 #                what run.sh knows of it is its declaration,
 #                BENCH/bench.conf (docs/bench.md). A module's PARAMs go to
@@ -17,6 +17,9 @@
 #     -o DIR     result directory, must not exist
 #                (default results/BENCH-<kernel release>-<date>)
 #     -m MODDIR  where <module>/<module>.ko are (default: this tree)
+#     -T SECONDS a program's iteration at most, 1 to 86400 (default its
+#                declaration's timeout=): past it the program's process
+#                group is killed and the iteration is status=timeout
 #     -g DESC    `git describe` of the measured kernel, recorded in meta.txt
 #     -s STORM   parameters of the storm module a benchmark declares
 #                (storm=; idle_reentry's is ipistorm), run while it
@@ -41,7 +44,7 @@
 #
 # One run.sh at a time: /run/ipistorm/lock (the owner's pid) makes a second
 # one refuse. Writes DIR/iter-NNN.txt (the module's debugfs result, raw;
-# a program's: ipistorm-program/1, its output read by BENCH/parse.awk into
+# a program's: ipistorm-program/2, its output read by BENCH/parse.awk into
 # KEY=value lines, the output itself kept as DIR/out-iter-NNN.txt and a
 # server's, started before the first iteration and stopped at the end, as
 # DIR/server.txt),
@@ -70,7 +73,7 @@ trap 'exit 1' HUP INT QUIT TERM PIPE USR1 USR2 ALRM
 HERE=$(dirname "$0")
 TOP=$HERE/..
 BENCHES=$(suite_benches "$TOP" | tr '\n' ' ')
-USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-p | -P WHAT] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
+USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-s STORM] [-T SECONDS] [-p | -P WHAT] $(echo "$BENCHES" | sed 's/ *$//; s/ /|/g') [PARAM=VALUE...] | $PROG -r"
 
 ROOT=${IPISTORM_SYSROOT:-}
 SYS=$ROOT/sys
@@ -85,7 +88,7 @@ LOCK=$STATE/lock
 # ---- one run at a time, signals, and the end of every run -------------------
 
 TMP=""
-_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0 server_pid=""
+_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0 server_pid="" prog_pid="" dog_pid=""
 
 # A signal ends the run: it is recorded, and the EXIT trap unloads the
 # modules, restores the machine and records the end. During that cleanup a
@@ -146,6 +149,12 @@ cleanup() {
 		unload_module "$_m" 2>/dev/null || warn "rmmod $_m failed"
 	done
 	loaded=""
+	if [ -n "$prog_pid" ]; then
+		# a program's iteration in progress: its process group ends now,
+		# the iteration interrupted
+		stop_program
+		program_result interrupted "SIG${sig:-TERM} to run.sh while ${pcommand%% *} ran"
+	fi
 	stop_server
 	if [ "$saved_mine" = 1 ]; then
 		if restore_saved; then
@@ -204,6 +213,15 @@ run_failed() {
 	status=failed failure="$*"
 	exit 1
 }
+# failed_as STATUS MSG: the run ended in iteration $i with STATUS
+# (interrupted, timeout: its program's).
+failed_as() {
+	_it="iteration $i"
+	[ "$i" -gt 0 ] || _it="warm-up $((i + warmup))"
+	log "$_it: $2"
+	status=$1 failure="$_it: $2"
+	exit 1
+}
 
 trap '_rc=$?; in_cleanup=1; cleanup' EXIT
 for _s in $SIGNALS; do
@@ -213,8 +231,8 @@ done
 
 # parse_args "$@": the options (getopts: OPTIND tells main where they end).
 parse_args() {
-	n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0 what=quiet
-	while getopts n:w:o:m:g:s:pP:rh opt; do
+	n=5 warmup=1 out="" moddir=$TOP describe="" storm="" prepare=0 restore=0 what=quiet timeout=""
+	while getopts n:w:o:m:g:s:T:pP:rh opt; do
 		case $opt in
 		n) n=$OPTARG ;;
 		w) warmup=$OPTARG ;;
@@ -222,6 +240,7 @@ parse_args() {
 		m) moddir=$OPTARG ;;
 		g) describe=$OPTARG ;;
 		s) storm=$OPTARG ;;
+		T) timeout=$OPTARG ;;
 		p) prepare=1 ;;
 		P) prepare=1 what=$OPTARG ;;
 		r) restore=1 ;;
@@ -278,9 +297,11 @@ check_args() {
 				;;
 			esac
 		fi
+		[ -z "$timeout" ] || parse_uint -T "$timeout" 86400 1
 		if [ "$kind" = program ]; then
 			program_args "$@"
 		else
+			[ -z "$timeout" ] || usage_error "-T: $bench is a module: its iteration ends with its storm or duration="
 			for m in "$bench" ${storm:+"$stormmod"}; do
 				[ -f "$moddir/$m/$m.ko" ] || usage_error "no $moddir/$m/$m.ko (build with make, or give -m)"
 			done
@@ -295,31 +316,82 @@ check_args() {
 # are installed.
 program_args() {
 	program_params "$TOP" "$bench" "$@"
+	_pa_ch=$(bench_get "$TOP" "$bench" choices)
+	for p in "$@"; do
+		for _pa in $_pa_ch; do
+			[ "${_pa%%:*}" = "${p%%=*}" ] || continue
+			case ,$(echo "${_pa#*:}" | sed 's/=[^,]*//g'), in
+			*",${p#*=},"*) ;;
+			*) usage_error "parameter '$p': $bench's ${p%%=*} is one of $(echo "${_pa#*:}" | sed 's/=[^,]*//g; s/,/, /g')" ;;
+			esac
+		done
+	done
 	pcommand=$(expand_params command "$@")
+	# the iteration's time at most: -T, else the declaration's sum
+	if [ -z "$timeout" ]; then
+		timeout=$(expand_params timeout "$@" | awk '{
+			for (i = 1; i <= NF; i++) {
+				if ($i !~ /^([0-9]+\*)?[0-9]+$/) { print "bad " $i; exit }
+				f = split($i, w, "*")
+				t += f == 2 ? w[1] * w[2] : w[1]
+			}
+			print t + 0
+		}')
+		case $timeout in
+		bad*) usage_error "$bench's timeout= ($(bench_get "$TOP" "$bench" timeout)) needs numbers: '${timeout#bad }'" ;;
+		0 | '') timeout=3600 ;;
+		esac
+	fi
 	pserver=$(expand_params server "$@")
 	pport=$(expand_params server_port "$@")
 	[ -z "$pport" ] || parse_uint server_port "$pport" 65535 1
+	# a taken port before anything is made
+	[ -z "$pport" ] || ! listening "$pport" || port_taken
 	for _pa in $(bench_get "$TOP" "$bench" programs); do
 		command -v "$_pa" >/dev/null 2>&1 ||
 			usage_error "$bench needs $_pa, which is not installed (package $(bench_get "$TOP" "$bench" package))"
 	done
 }
 # expand_params KEY PARAM=VALUE...: the declared KEY with each {NAME} the
-# given value of NAME, else its declared default.
+# given value of NAME, else its declared default; of a parameter with
+# choices= (NAME:VALUE=WORD,...), the value's word (maybe none).
 expand_params() {
 	_ep=$1
 	shift
 	# shellcheck disable=SC2046 # the declared NAME=DEFAULT words
-	printf '%s\n' $(bench_get "$TOP" "$bench" params) "$@" | awk -v t="$(bench_get "$TOP" "$bench" "$_ep")" '
+	printf '%s\n' $(bench_get "$TOP" "$bench" params) "$@" | awk -v t="$(bench_get "$TOP" "$bench" "$_ep")" \
+		-v ch="$(bench_get "$TOP" "$bench" choices)" '
 		{ eq = index($0, "="); val[substr($0, 1, eq - 1)] = substr($0, eq + 1) }
 		END {
+			n = split(ch, c, " ")
+			for (i = 1; i <= n; i++) {
+				p = substr(c[i], 1, index(c[i], ":") - 1)
+				m = split(substr(c[i], index(c[i], ":") + 1), it, ",")
+				for (j = 1; j <= m; j++) {
+					eq = index(it[j], "=")
+					if (eq) word[p, substr(it[j], 1, eq - 1)] = substr(it[j], eq + 1)
+				}
+			}
 			o = ""
 			while (match(t, /\{[a-z][a-z0-9_]*\}/)) {
-				o = o substr(t, 1, RSTART - 1) val[substr(t, RSTART + 1, RLENGTH - 2)]
+				p = substr(t, RSTART + 1, RLENGTH - 2)
+				o = o substr(t, 1, RSTART - 1) ((p, val[p]) in word ? word[p, val[p]] : val[p])
 				t = substr(t, RSTART + RLENGTH)
 			}
-			print o t
+			o = o t
+			gsub(/  +/, " ", o)
+			sub(/^ /, "", o)
+			sub(/ $/, "", o)
+			print o
 		}'
+}
+# parse_vars PARAM=VALUE...: "-v param_NAME=VALUE" words of every
+# parameter (declared defaults, then the given ones) for parse.awk.
+parse_vars() {
+	# shellcheck disable=SC2046 # the declared NAME=DEFAULT words
+	printf '%s\n' $(bench_get "$TOP" "$bench" params) "$@" | awk '
+		{ eq = index($0, "="); val[substr($0, 1, eq - 1)] = substr($0, eq + 1) }
+		END { for (k in val) printf "-v param_%s=%s\n", k, val[k] }' | sort | tr '\n' ' '
 }
 
 # The presets of -P: named knob values. quiet is what -p prepares; epyc and
@@ -429,6 +501,10 @@ open_run() {
 		[ ! -e "$out" ] || usage_error "$out exists: refusing to overwrite a result"
 	fi
 
+	# the machine's own /sys, /run and modules: root's
+	if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
+		die "run.sh runs as root: it loads modules, writes /sys and takes $LOCK (uid $(id -u) here: sudo?)"
+	fi
 	TMP=$(mktemp -d)
 	mkdir -p "$STATE" 2>/dev/null || die "cannot create $STATE"
 	if ! lock_take "$LOCK"; then
@@ -925,6 +1001,16 @@ msr_read() {
 		}'
 }
 
+# keep_result RESULT FILE: a module's debugfs RESULT copied to FILE; what
+# failed said: the result not there (debugfs), or FILE not written (the
+# disk or directory).
+keep_result() {
+	cat "$1" >"$TMP/result" 2>/dev/null || failed "no $1 (is debugfs mounted?)"
+	# (a subshell: the shell's own word on a redirection that failed)
+	(cat "$TMP/result" >"$2") 2>"$TMP/write.err" ||
+		failed "cannot write $2: $(head -n 1 "$TMP/write.err" | sed 's/^.*: //') (a full disk? a read-only directory?)"
+}
+
 # run_iterations PARAMS...: the warm-up iterations, then the measured
 # ones; a failure ends the run (failed).
 run_iterations() {
@@ -949,7 +1035,7 @@ run_iterations() {
 		} >"$TMP/idle.before"
 		cat "$PROC/interrupts" >"$TMP/irq.before" 2>/dev/null || :
 		if [ "$kind" = program ]; then
-			run_program
+			run_program "$@"
 		elif [ -n "$storm" ]; then
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 			module_info "$bench"
@@ -961,8 +1047,7 @@ run_iterations() {
 			module_info "$stormmod"
 			# the storm's own result, read before its rmmod drops it
 			sf=$out/storm-${f##*/}
-			cat "$dbg/$stormmod/result" >"$sf" 2>/dev/null ||
-				failed "no $dbg/$stormmod/result (is debugfs mounted?)"
+			keep_result "$dbg/$stormmod/result" "$sf"
 			unload "$stormmod" || failed "rmmod $stormmod failed"
 			echo stop >"$dbg/$bench/control" ||
 				failed "cannot stop $bench through $dbg/$bench/control"
@@ -972,8 +1057,7 @@ run_iterations() {
 			step "$it"
 		fi
 		if [ "$kind" = module ]; then
-			cat "$dbg/$bench/result" >"$f" 2>/dev/null ||
-				failed "no $dbg/$bench/result (is debugfs mounted?)"
+			keep_result "$dbg/$bench/result" "$f"
 			unload "$bench" || failed "rmmod $bench failed"
 		fi
 		if [ -s "$TMP/want" ]; then
@@ -993,7 +1077,12 @@ run_iterations() {
 		} >"$TMP/idle.after"
 		B=$TMP/idle.before A=$TMP/idle.after awk -v cpus="$measured" -f "$HERE/run-idle.awk" >"$out/idle-${f##*/}"
 		st=$(sed -n 's/^status=//p' "$f")
-		[ "$st" = complete ] || failed "result status=${st:-missing}$(sed -n 's/^failure=/: /p' "$f"), see $f"
+		case $kind:$st in
+		*:complete) ;;
+		# a program's run ends as its iteration did
+		program:interrupted | program:timeout) failed_as "$st" "result status=$st$(sed -n 's/^failure=/: /p' "$f"), see $f" ;;
+		*) failed "result status=${st:-missing}$(sed -n 's/^failure=/: /p' "$f"), see $f" ;;
+		esac
 		if [ -n "$storm" ]; then
 			st=$(sed -n 's/^status=//p' "$sf")
 			[ "$st" = complete ] || failed "storm result status=${st:-missing}, see $sf"
@@ -1007,43 +1096,118 @@ run_iterations() {
 
 # ---- a program's runs -------------------------------------------------------
 
-# run_program: run the program's command (the iteration), its output into
-# $out/out-<result's name>, and write the result $f (ipistorm-program/1):
-# the command, its exit status, the KEY=value lines BENCH/parse.awk reads
-# from its output, and status=complete when it exited 0 and the parser
-# gave every declared metric, else status=failed with failure=.
+# run_program PARAMS...: run the program's command (the iteration), its
+# output into $out/out-<result's name>, and write the result $f
+# (ipistorm-program/2, program_result). The program runs in the
+# background in its own session (setsid), so that run.sh hears a signal
+# at once and ends the program's whole process group (cleanup), and
+# under a watchdog that kills the group after $timeout seconds. The
+# iteration is complete only when the program exited 0 and the parser,
+# given the parameters (param_NAME), found every declared metric and the
+# output that of an undisturbed run of what was asked; else interrupted
+# (the program ended by a signal, or said it caught one), timeout, or
+# failed, with failure=.
 run_program() {
 	_raw=$out/out-${f##*/}
 	_prc=0
+	rm -f "$TMP/timedout"
 	set -f
 	# shellcheck disable=SC2086 # the declared command's words
-	$pcommand >"$_raw" 2>&1 </dev/null || _prc=$?
+	if command -v setsid >/dev/null 2>&1; then
+		setsid $pcommand >"$_raw" 2>&1 </dev/null &
+	else
+		$pcommand >"$_raw" 2>&1 </dev/null &
+	fi
+	prog_pid=$!
 	set +f
+	watchdog "$prog_pid" "$timeout" </dev/null >/dev/null 2>&1 &
+	dog_pid=$!
+	while :; do
+		_prc=0
+		wait "$prog_pid" || _prc=$?
+		kill -0 "$prog_pid" 2>/dev/null || break
+	done
+	# what it left running in its group does not outlive the iteration
+	kill -KILL "-$prog_pid" 2>/dev/null || :
+	prog_pid=""
+	kill "$dog_pid" 2>/dev/null || :
+	wait "$dog_pid" 2>/dev/null || :
+	dog_pid=""
 	step "$it"
-	awk -f "$TOP/$bench/parse.awk" <"$_raw" >"$TMP/parsed" 2>"$TMP/parse.err" || _prc=parser
+	if [ -e "$TMP/timedout" ]; then
+		program_result timeout "${pcommand%% *} ran past the iteration's $timeout s (-T, or timeout= of $bench/bench.conf): its process group killed, see ${_raw##*/}"
+		return 0
+	fi
+	# shellcheck disable=SC2046 # -v words of plain values
+	awk $(parse_vars "$@") -f "$TOP/$bench/parse.awk" <"$_raw" >"$TMP/parsed" 2>"$TMP/parse.err" || _prc=parser
 	_miss=""
 	for _pm in $(bench_metrics "$TOP" "$bench"); do
 		grep -q "^${_pm%:*}=" "$TMP/parsed" || _miss="$_miss ${_pm%:*}"
 	done
+	_said=$(sed -n 's/^interrupted=//p' "$TMP/parsed" | head -n 1)
+	_bad=$(sed -n 's/^failure=//p' "$TMP/parsed" | head -n 1)
+	if [ "$_prc" = parser ]; then
+		program_result failed "$bench/parse.awk failed: $(head -n 1 "$TMP/parse.err")"
+	elif [ "$_prc" -gt 128 ] && [ "$_prc" -lt 193 ]; then
+		program_result interrupted "${pcommand%% *} ended by signal $((_prc - 128)) (exit $_prc), see ${_raw##*/}"
+	elif [ -n "$_said" ]; then
+		program_result interrupted "$_said, see ${_raw##*/}"
+	elif [ "$_prc" != 0 ]; then
+		program_result failed "${pcommand%% *} exited with status $_prc, see ${_raw##*/}"
+	elif [ -n "$_bad" ]; then
+		program_result failed "$_bad, see ${_raw##*/}"
+	elif [ -n "$_miss" ]; then
+		program_result failed "no$_miss in the output, see ${_raw##*/}"
+	else
+		program_result complete ""
+	fi
+	# a server that died during the iteration answered nothing of it
+	if [ -n "$server_pid" ] && ! kill -0 "$server_pid" 2>/dev/null; then
+		program_result failed "the server ${pserver%% *} died during the iteration, its last output: $(tail -n 3 "$out/server.txt" 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')"
+	fi
+}
+# program_result STATUS FAILURE: the result $f of the iteration, with
+# status=STATUS and failure=FAILURE; the parsed lines of a complete one.
+program_result() {
 	{
-		echo "format=ipistorm-program/1"
+		echo "format=ipistorm-program/2"
 		echo "bench=$bench"
 		echo "command=$pcommand"
-		echo "exit=$_prc"
-		grep -v '^\(format\|bench\|command\|exit\|status\|failure\)=' "$TMP/parsed" || :
-		if [ "$_prc" = parser ]; then
-			echo "status=failed"
-			echo "failure=$bench/parse.awk failed: $(head -n 1 "$TMP/parse.err")"
-		elif [ "$_prc" != 0 ]; then
-			echo "status=failed"
-			echo "failure=${pcommand%% *} exited with status $_prc, see ${_raw##*/}"
-		elif [ -n "$_miss" ]; then
-			echo "status=failed"
-			echo "failure=no$_miss in the output, see ${_raw##*/}"
-		else
-			echo "status=complete"
-		fi
+		echo "exit=${_prc:-unknown}"
+		# no figure of an iteration that is not complete
+		[ "$1" != complete ] ||
+			grep -v '^\(format\|bench\|command\|exit\|status\|failure\|interrupted\)=' "$TMP/parsed" || :
+		echo "status=$1"
+		[ -z "$2" ] || echo "failure=$2"
 	} >"$f"
+}
+# watchdog PID SECONDS: after SECONDS, TERM to PID's process group (PID
+# alone without one), KILL a second later; $TMP/timedout says it fired.
+# One sleep, nothing woken while the program runs; a TERM to the
+# watchdog ends its sleep too.
+watchdog() {
+	sleep "$2" &
+	_wd=$!
+	trap 'kill "$_wd" 2>/dev/null; exit 0' TERM
+	wait "$_wd" || exit 0
+	: >"$TMP/timedout"
+	kill -TERM "-$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null || :
+	sleep 1
+	kill -KILL "-$1" 2>/dev/null || kill -KILL "$1" 2>/dev/null || :
+}
+# stop_program: end the program's process group (TERM, then KILL after a
+# second), the watchdog too.
+stop_program() {
+	[ -z "$dog_pid" ] || kill "$dog_pid" 2>/dev/null || :
+	kill -TERM "-$prog_pid" 2>/dev/null || kill -TERM "$prog_pid" 2>/dev/null || :
+	_sp=0
+	while kill -0 "$prog_pid" 2>/dev/null && [ "$_sp" -lt 10 ]; do
+		sleep 0.1
+		_sp=$((_sp + 1))
+	done
+	kill -KILL "-$prog_pid" 2>/dev/null || kill -KILL "$prog_pid" 2>/dev/null || :
+	wait "$prog_pid" 2>/dev/null || :
+	prog_pid="" dog_pid=""
 }
 
 # program_info: the programs' paths, hashes and packages' versions (where
@@ -1069,13 +1233,34 @@ listening() {
 		awk -v p=":$(printf '%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
 }
 
+# port_taken: the server's port listens already: say who may hold it and
+# how to go around it, exit 1.
+port_taken() {
+	_pt_s=${pserver%% *} _pt_who=""
+	for _pt in "$PROC"/[0-9]*/comm; do
+		[ "$(cat "$_pt" 2>/dev/null)" = "$_pt_s" ] || continue
+		_pt=${_pt%/comm}
+		_pt_who="$_pt_who ${_pt##*/}"
+	done
+	_pt_msg="port $pport is already listening"
+	[ -z "$_pt_who" ] || _pt_msg="$_pt_msg, and $_pt_s runs (pid$_pt_who: a system service?)"
+	_pt_msg="$_pt_msg: stop what listens there"
+	case $(bench_get "$TOP" "$bench" server_port) in
+	'{'*'}')
+		_pt_p=$(bench_get "$TOP" "$bench" server_port | tr -d '{}')
+		_pt_msg="$_pt_msg, or give another $_pt_p= (e.g. $_pt_p=$((pport == 65535 ? 65534 : pport + 1)))"
+		;;
+	esac
+	run_failed "$_pt_msg"
+}
+
 # start_server: the declared server, in the background, its output in
 # $out/server.txt, until it listens on its port (at most 10 s). No other
 # socket may listen there before: a server left by someone else would
 # answer instead.
 start_server() {
 	[ -n "$pserver" ] || return 0
-	! listening "$pport" || run_failed "port $pport is already listening: stop what listens there (another ${pserver%% *}?)"
+	! listening "$pport" || port_taken
 	set -f
 	# shellcheck disable=SC2086 # the declared server's words
 	$pserver >"$out/server.txt" 2>&1 </dev/null &

@@ -6,7 +6,12 @@
 #   Throughput 622.614 MB/sec  2 clients  2 procs  max_latency=6.630 ms
 # Latencies in ns (integers), the throughput in tbench's MB/s; nothing of
 # a run whose throughput is 0 (it ended before its first second was
-# measured).
+# measured), and a failure= saying so. Given the parameters (run.sh's -v
+# param_NAME=VALUE), a run whose last "execute N sec" line is short of
+# duration - 1 s was cut short: failure=.
+/ MB\/sec +execute +[0-9]+ sec / {
+	for (i = 1; i < NF; i++) if ($i == "execute") last = $(i + 1)
+}
 /^ Operation +Count +AvgLat +MaxLat$/ { table = 1; next }
 table && NF == 4 && $1 ~ /^[A-Za-z]+$/ && $2 ~ /^[0-9]+$/ {
 	k = "op." tolower($1)
@@ -24,6 +29,10 @@ table && NF == 4 && $1 ~ /^[A-Za-z]+$/ && $2 ~ /^[0-9]+$/ {
 	sub(/^max_latency=/, "", lat)
 }
 END {
+	if (mb != "" && mb + 0 == 0)
+		print "failure=tbench measured 0 MB/s: no second of its run was measured (a duration below 2 s, or a server that answered nothing)"
+	else if (param_duration != "" && mb != "" && last + 1 < param_duration + 0)
+		print "failure=tbench executed " (last + 0) " s of the " param_duration " s asked: cut short"
 	# 0 MB/sec: no second of the run was measured (a duration of 1 s)
 	if (mb == "" || mb + 0 == 0 || !table) exit
 	print "clients=" clients

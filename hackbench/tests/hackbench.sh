@@ -28,7 +28,7 @@ battery_run() {
 	while [ "$_bi" -lt "$_bn" ]; do
 		_bi=$((_bi + 1))
 		_bf=$(printf '%s/iter-%03d.txt' "$_bd" "$_bi")
-		[ "$(key format "$_bf")" = ipistorm-program/1 ] || fail "$_bf: not ipistorm-program/1"
+		[ "$(key format "$_bf")" = ipistorm-program/2 ] || fail "$_bf: not ipistorm-program/2"
 		[ "$(key status "$_bf")" = complete ] || fail "$_bf: status $(key status "$_bf")"
 		for _bm in $(bench_metrics "$SUITE" "$_br"); do
 			_bv=$(key "${_bm%:*}" "$_bf")
@@ -43,13 +43,14 @@ battery_run() {
 }
 
 # The least load: one group of 5 senders and 5 receivers, 20 messages
-# each, twice; once in threads.
+# each, twice; once in threads over pipes.
 test_hackbench_run() {
 	battery_run 2 hackbench groups=1 fds=5 loops=20
 	[ "$(val hackbench tasks)" = 10 ] || fail "tasks=$(val hackbench tasks), want 10"
 	# 5 senders x 5 receivers x 20 messages
 	[ "$(val hackbench total.msgs)" = 500 ] || fail "total.msgs=$(val hackbench total.msgs), want 500"
 	check "$(val hackbench runtime_ns) > 0" "no time"
-	battery_run 1 hackbench groups=1 fds=5 loops=20 mode=threads
-	[ "$(val hackbench mode)" = threaded ] || fail "mode=$(val hackbench mode), want threaded"
+	battery_run 1 hackbench groups=1 fds=5 loops=20 mode=threads ipc=pipe
+	[ "$(val hackbench mode)" = threads ] || fail "mode=$(val hackbench mode), want threads"
+	[ "$(val hackbench ipc)" = pipe ] || fail "ipc=$(val hackbench ipc), want pipe"
 }

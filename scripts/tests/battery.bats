@@ -101,7 +101,7 @@ fake_server() {
 	[[ $output == *$'\ntotal.msgs_per_sec=235641'* ]]
 	[[ $output == *$'\ntasks=160\n'* ]]
 	run parse hackbench threads.txt
-	[[ $output == mode=threaded$'\n'* ]]
+	[[ $output == mode=threads$'\n'* ]]
 	[[ $output == *$'\ntotal.msgs=20000\n'* ]]
 	[[ $output == *$'\nruntime_ns=46000000\n'* ]]
 	# no Time: line (hackbench killed), no time
@@ -164,7 +164,7 @@ fake_server() {
 hackbench -g 4 -f 20 -l 100 -s 100 --process
 hackbench -g 4 -f 20 -l 100 -s 100 --process" ]
 	for f in warmup-001 iter-001 iter-002; do
-		[ "$(head -n 4 "$T/out/$f.txt")" = "format=ipistorm-program/1
+		[ "$(head -n 4 "$T/out/$f.txt")" = "format=ipistorm-program/2
 bench=hackbench
 command=hackbench -g 4 -f 20 -l 100 -s 100 --process
 exit=0" ]
@@ -190,7 +190,7 @@ exit=0" ]
 	fake hackbench hackbench process.txt
 	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/o1" hackbench numipi=5
 	[ "$status" -eq 2 ]
-	[[ $output == *"hackbench has no parameter 'numipi' (its parameters: groups fds loops datasize mode)"* ]]
+	[[ $output == *"hackbench has no parameter 'numipi' (its parameters: groups fds loops datasize mode ipc)"* ]]
 	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/o2" hackbench 'mode=process;reboot'
 	[ "$status" -eq 2 ]
 	[[ $output == *"a value of hackbench's is letters, digits and _.,:+-"* ]]
@@ -238,8 +238,9 @@ exit=0" ]
 	run ! kill -0 "$(cat "$R/server.pid")"
 	[ ! -e "$R/proc/net/tcp" ]
 	# another port: the parameter goes to both
+	fake netperf netperf UDP_RR.txt
 	fake_server netserver 12999
-	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 0 -o "$T/out2" netperf port=12999 test=UDP_RR
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 0 -o "$T/out2" netperf port=12999 test=UDP_RR duration=2
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	grep -qx 'program.server=netserver -D -L 127.0.0.1 -p 12999' "$T/out2/meta.txt"
 }
@@ -256,7 +257,15 @@ exit=0" ]
 	printf '  sl  local_address rem_address   st\n   0: 00000000:3241 00000000:0000 0A\n' >"$R/proc/net/tcp"
 	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/out2" netperf
 	[ "$status" -eq 1 ]
-	[[ $output == *"port 12865 is already listening"* ]]
+	[ "${lines[-1]}" = "run.sh: port 12865 is already listening: stop what listens there, or give another port= (e.g. port=12866)" ]
+	# refused before anything is made
+	[ ! -e "$T/out2" ]
+	# a netserver of the system's (Debian's starts one on 12865): named
+	mkdir -p "$R/proc/4242"
+	echo netserver >"$R/proc/4242/comm"
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/out2" netperf
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "run.sh: port 12865 is already listening, and netserver runs (pid 4242: a system service?): stop what listens there, or give another port= (e.g. port=12866)" ]
 }
 
 @test "battery: run.sh runs the real hackbench" {
@@ -292,10 +301,256 @@ exit=0" ]
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]
 	[[ $output == *"command= is a key of a program's declaration, not of a module's"* ]]
+	# /5's choices= and timeout=: checked; a program's /4 declaration has
+	# neither (read as none and an hour), a /4 one with them is refused
+	sed 's/^name=.*/name=prog/; s/^choices=.*/choices=test:TCP_RR,UDP_RR size:a=-x nothing:1,2 test:UDP_RR/; s/^timeout=.*/timeout=60 2*{duration} {size} 2*3 0/' \
+		"$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
+	run bench_check "$d" prog
+	[ "$status" -eq 1 ]
+	[[ $output == *"choices: size's default 1,1 is not one of its choices"* ]]
+	[[ $output == *"choices: 'nothing:1,2' is not PARAM:VALUE[=WORD],... of a parameter of params="* ]]
+	[[ $output == *"choices: test listed twice"* ]]
+	[[ $output == *"timeout: '2*3' is not SECONDS, {NAME} or N*{NAME} of a parameter of params="* ]]
+	[[ $output == *"timeout: '0' is not SECONDS, {NAME} or N*{NAME} of a parameter of params="* ]]
+	[[ $output != *"timeout: '{size}'"* ]]
+	sed 's/^name=.*/name=prog/; s/^format=.*/format=ipistorm-bench\/4/' "$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
+	run bench_check "$d" prog
+	[ "$status" -eq 1 ]
+	[[ $output == *"choices= is a key of ipistorm-bench/5, not of ipistorm-bench/4"* ]]
+	[[ $output == *"timeout= is a key of ipistorm-bench/5, not of ipistorm-bench/4"* ]]
+	sed -i '/^choices=/d; /^timeout=/d' "$d/prog/bench.conf"
+	bench_check "$d" prog
 	# a program without its parser
 	sed 's/^name=.*/name=prog/' "$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
 	rm "$d/prog/parse.awk"
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]
 	[[ $output == *"prog/parse.awk: no such file"* ]]
+}
+
+# waitfor PATTERN: a process whose command line matches PATTERN runs
+# (10 s at most).
+waitfor() {
+	local _
+	for _ in $(seq 100); do
+		pgrep -f "$1" >/dev/null && return 0
+		sleep 0.1
+	done
+	echo "no process '$1'"
+	return 1
+}
+
+# A signal to run.sh, to its pid (kill, timeout) or to its group (a
+# terminal, an ssh drop), ends the program at once: its process group is
+# its own (setsid), killed by run.sh; the iteration and the run are
+# interrupted, no process of the program is left.
+@test "battery: a signal to run.sh ends the real hackbench at once, the iteration interrupted" {
+	command -v hackbench >/dev/null || skip "rt-tests is not installed"
+	local sh how sig pid rc t0
+	for sh in dash "busybox sh"; do
+		for how in pid group; do
+			for sig in TERM INT; do
+				rm -rf "$T/out"
+				set -m
+				# shellcheck disable=SC2086 # the shell and its argument
+				$sh "$S/run.sh" -n 1 -w 0 -o "$T/out" hackbench groups=4 fds=10 loops=1000000 2>"$T/err" &
+				pid=$!
+				set +m
+				waitfor 'hackbench -g 4 -f 10 -l 1000000'
+				t0=$(date +%s%N)
+				if [ "$how" = group ]; then kill -"$sig" -- "-$pid"; else kill -"$sig" "$pid"; fi
+				rc=0
+				wait "$pid" || rc=$?
+				[ "$rc" -eq 1 ] || { echo "$sh $how $sig: exit $rc"; cat "$T/err"; false; }
+				# at once: well within the 1 s of TERM before KILL
+				[ $((($(date +%s%N) - t0) / 1000000)) -lt 3000 ]
+				run ! pgrep -f 'hackbench -g 4 -f 10 -l 1000000'
+				grep -qx status=interrupted "$T/out/iter-001.txt"
+				grep -qx "failure=SIG$sig to run.sh while hackbench ran" "$T/out/iter-001.txt"
+				grep -qx status=interrupted "$T/out/meta.txt"
+				# nothing of the cut run is a figure
+				run ! grep -q '^runtime_ns=' "$T/out/iter-001.txt"
+			done
+		done
+	done
+}
+
+@test "battery: the program signalled alone: hackbench's caught signal, killed by one, both interrupted" {
+	command -v hackbench >/dev/null || skip "rt-tests is not installed"
+	local sig rc
+	for sig in TERM KILL; do
+		rm -rf "$T/out"
+		"$S/run.sh" -n 1 -w 0 -o "$T/out" hackbench groups=4 fds=10 loops=1000000 2>"$T/err" &
+		waitfor 'hackbench -g 4 -f 10 -l 1000000'
+		sleep 0.5
+		pkill "-$sig" -o -f 'hackbench -g 4 -f 10 -l 1000000'
+		rc=0
+		wait "$!" || rc=$?
+		[ "$rc" -eq 1 ]
+		grep -qx status=interrupted "$T/out/iter-001.txt"
+		grep -qx status=interrupted "$T/out/meta.txt"
+		pkill -KILL -f 'hackbench -g 4 -f 10 -l 1000000' || :
+	done
+	# TERM: hackbench says so, and prints a Time: of the part it ran
+	rm -rf "$T/out"
+	"$S/run.sh" -n 1 -w 0 -o "$T/out" hackbench groups=4 fds=10 loops=1000000 2>"$T/err" &
+	waitfor 'hackbench -g 4 -f 10 -l 1000000'
+	sleep 0.5
+	pkill -TERM -o -f 'hackbench -g 4 -f 10 -l 1000000'
+	wait "$!" || :
+	grep -q '^Time: ' "$T/out/out-iter-001.txt"
+	grep -qx "failure=hackbench caught signal 15: its Time: is of a run cut short, see out-iter-001.txt" "$T/out/iter-001.txt"
+}
+
+# A program that overruns its iteration's time: its whole process group
+# killed (TERM, then KILL: a child that ignores TERM too), status=timeout.
+@test "battery: an iteration past its timeout is killed, process tree and all, status timeout" {
+	cat >"$T/bin/hackbench" <<-'SH'
+	#!/bin/sh
+	trap '' TERM
+	sleep 31.25 &
+	sleep 31.5
+	SH
+	chmod +x "$T/bin/hackbench"
+	local t0
+	t0=$(date +%s)
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -w 0 -T 2 -o "$T/out" hackbench
+	[ "$status" -eq 1 ]
+	[ $(($(date +%s) - t0)) -lt 8 ]
+	run ! pgrep -f 'sleep 31\.'
+	grep -qx status=timeout "$T/out/iter-001.txt"
+	grep -qx "failure=hackbench ran past the iteration's 2 s (-T, or timeout= of hackbench/bench.conf): its process group killed, see out-iter-001.txt" "$T/out/iter-001.txt"
+	grep -qx status=timeout "$T/out/meta.txt"
+	# the declared timeout, from the parameters: 60 + 2 x duration
+	[ "$(bench_get "$TOP" cyclictest timeout)" = "60 2*{duration}" ]
+	run "$S/run.sh" -n 1 -T 0 -o "$T/o2" hackbench
+	[ "$status" -eq 2 ]
+	[[ $output == *"-T: 0 is out of range, want 1 to 86400"* ]]
+	run "$S/run.sh" -n 1 -T 5 -o "$T/o2" ipistorm
+	[ "$status" -eq 2 ]
+	[[ $output == *"-T: ipistorm is a module: its iteration ends with its storm or duration="* ]]
+}
+
+@test "battery: a cyclictest cut short is failed, not complete; output not of -q is refused" {
+	command -v cyclictest >/dev/null || skip "rt-tests is not installed"
+	local rc
+	"$S/run.sh" -n 1 -w 0 -o "$T/out" cyclictest threads=1 duration=8 2>"$T/err" &
+	waitfor 'cyclictest -q -N -m -t 1 -i 1000 -d 0 -D 8'
+	sleep 1
+	pkill -TERM -f 'cyclictest -q -N -m -t 1 -i 1000 -d 0 -D 8'
+	rc=0
+	wait "$!" || rc=$?
+	[ "$rc" -eq 1 ]
+	grep -q '^exit=0$' "$T/out/iter-001.txt"
+	grep -qx status=failed "$T/out/iter-001.txt"
+	grep -q '^failure=thread 0 ran [0-9]* cycles, of the 8000 that 8 s at 1000 us make: cut short, see out-iter-001.txt$' "$T/out/iter-001.txt"
+	# without -q, the status line repeats each thread: refused
+	run awk -v param_threads=1 -f "$TOP/cyclictest/parse.awk" <<-'EOF'
+	T: 0 ( 1318) P:80 I:1000 C:    972 Min:   8476 Act:   13332 Avg:   48513 Max:   27874
+	T: 0 ( 1318) P:80 I:1000 C:   1972 Min:   8476 Act:   13332 Avg:   48513 Max:   27874
+	EOF
+	grep -qx "failure=thread 0 is in the output twice: not cyclictest -q's summary" <<<"$output"
+	# fewer threads than asked
+	run awk -v param_threads=2 -v param_duration=1 -f "$TOP/cyclictest/parse.awk" <<<"T: 0 ( 1318) P:80 I:1000 C:    972 Min:   8476 Act:   13332 Avg:   48513 Max:   27874"
+	grep -qx "failure=1 threads in the output, the command asked 2" <<<"$output"
+	# the recorded runs are whole: no failure
+	run awk -v param_threads=2 -v param_duration=1 -f "$TOP/cyclictest/parse.awk" "$TOP/cyclictest/tests/fixtures/distance500.txt"
+	[[ $output != *failure=* ]]
+}
+
+@test "battery: netperf's and tbench's short or empty runs, and hackbench's other mode, are failures" {
+	local np=$TOP/netperf/tests/fixtures/TCP_RR.txt
+	run awk -v param_duration=4 -v param_test=TCP_RR -f "$TOP/netperf/parse.awk" "$np"
+	[ "${lines[0]}" = "failure=netperf ran 2.00 s of the 4 s asked (-l): cut short" ]
+	run awk -v param_duration=2 -v param_test=UDP_RR -f "$TOP/netperf/parse.awk" "$np"
+	[ "${lines[0]}" = "failure=netperf ran a TCP test, the command asked UDP_RR" ]
+	run awk -v param_duration=2 -v param_test=TCP_RR -f "$TOP/netperf/parse.awk" < <(sed 's/^THROUGHPUT=.*/THROUGHPUT=0.00/' "$np")
+	[ "${lines[0]}" = "failure=netperf measured 0 transactions a second" ]
+	run awk -v param_duration=2 -v param_test=TCP_RR -f "$TOP/netperf/parse.awk" "$np"
+	[[ $output != *failure=* ]]
+	local tb=$TOP/tbench/tests/fixtures/clients2.txt
+	run awk -v param_duration=10 -f "$TOP/tbench/parse.awk" "$tb"
+	grep -qx "failure=tbench executed 2 s of the 10 s asked: cut short" <<<"$output"
+	run awk -v param_duration=3 -f "$TOP/tbench/parse.awk" < <(sed 's/^Throughput [0-9.]* MB/Throughput 0 MB/' "$tb")
+	grep -qx "failure=tbench measured 0 MB/s: no second of its run was measured (a duration below 2 s, or a server that answered nothing)" <<<"$output"
+	run awk -v param_mode=threads -v param_groups=4 -v param_loops=100 -f "$TOP/hackbench/parse.awk" "$TOP/hackbench/tests/fixtures/process.txt"
+	[ "${lines[0]}" = "failure=hackbench ran in process mode, the command asked threads" ]
+	run awk -v param_mode=process -v param_groups=8 -v param_loops=100 -f "$TOP/hackbench/parse.awk" "$TOP/hackbench/tests/fixtures/process.txt"
+	[ "${lines[0]}" = "failure=hackbench ran 4 groups of 100 loops, the command asked 8 of 100" ]
+}
+
+@test "battery: modes are declared: pipe with threads expressible, another mode refused, the command's recorded" {
+	fake hackbench hackbench threads.txt
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -w 0 -o "$T/out" hackbench groups=2 fds=10 mode=threads ipc=pipe
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cat "$R/calls")" = "hackbench -g 2 -f 10 -l 100 -s 100 --threads --pipe" ]
+	grep -qx mode=threads "$T/out/iter-001.txt"
+	grep -qx ipc=pipe "$T/out/iter-001.txt"
+	grep -qx 'command=hackbench -g 2 -f 10 -l 100 -s 100 --threads --pipe' "$T/out/iter-001.txt"
+	# the default: socket pairs, no word for them
+	fake hackbench hackbench process.txt
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -w 0 -o "$T/out2" hackbench
+	[ "$status" -eq 0 ]
+	grep -qx 'command=hackbench -g 4 -f 20 -l 100 -s 100 --process' "$T/out2/iter-001.txt"
+	grep -qx ipc=socket "$T/out2/iter-001.txt"
+	: >"$R/calls"
+	for p in mode=help mode=pipe ipc=inet; do
+		PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -o "$T/o-$p" hackbench "$p"
+		[ "$status" -eq 2 ]
+		case $p in
+		mode=*) [[ $output == *"parameter '$p': hackbench's mode is one of process, threads"* ]] ;;
+		*) [[ $output == *"parameter '$p': hackbench's ipc is one of socket, pipe"* ]] ;;
+		esac
+	done
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -o "$T/o-np" netperf test=TCP_STREAM
+	[ "$status" -eq 2 ]
+	[[ $output == *"parameter 'test=TCP_STREAM': netperf's test is one of TCP_RR, UDP_RR"* ]]
+	[ ! -s "$R/calls" ]
+}
+
+@test "battery: a server that dies during an iteration fails it, with its last output" {
+	# the iteration takes a second; the server dies in it
+	printf '#!/bin/sh\nsleep 1\ncat "%s"\n' "$TOP/netperf/tests/fixtures/TCP_RR.txt" >"$T/bin/netperf"
+	cat >"$T/bin/netserver" <<-'SH'
+	#!/bin/sh
+	mkdir -p "$R/proc/net"
+	printf '  sl  local_address rem_address   st\n   0: 0100007F:3241 00000000:0000 0A\n' >"$R/proc/net/tcp"
+	echo "netserver: starting"
+	sleep 0.5
+	echo "netserver: out of memory"
+	exit 1
+	SH
+	chmod +x "$T/bin/netperf" "$T/bin/netserver"
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -w 0 -o "$T/out" netperf duration=1
+	[ "$status" -eq 1 ]
+	grep -qx 'failure=the server netserver died during the iteration, its last output: netserver: starting netserver: out of memory' "$T/out/iter-001.txt"
+}
+
+# Two runs are the same when the same command ran: defaults typed or
+# not, parameters in any order. Another version or binary of the program
+# is a difference of the machine's state: shown, fatal with -x.
+# shellcheck disable=SC2154 # run --separate-stderr sets stderr
+@test "battery: compare.sh judges a program's runs by the command that ran, its package and binary" {
+	fake hackbench hackbench process.txt
+	PATH=$T/bin:$PATH "$S/run.sh" -n 2 -w 0 -o "$T/a" hackbench 2>/dev/null
+	PATH=$T/bin:$PATH "$S/run.sh" -n 2 -w 0 -o "$T/b" hackbench loops=100 groups=4 mode=process 2>/dev/null
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$S/compare.sh" -x "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	# another package version, another binary: said, and -x refuses
+	cp -r "$T/b" "$T/c"
+	sed -i 's/^package\.rt-tests=.*/package.rt-tests=9.9-1/; s/^program\.hackbench\.sha256=.*/program.hackbench.sha256=0000/' "$T/c/meta.txt"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/c"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"package.rt-tests"*"9.9-1"* ]] || { echo "$stderr"; false; }
+	[[ $stderr == *"program.hackbench.sha256"*"0000"* ]]
+	run --separate-stderr "$S/compare.sh" -x "$T/a" "$T/c"
+	[ "$status" -eq 2 ]
+	# another command: another run, refused
+	cp -r "$T/b" "$T/d"
+	sed -i 's/^program\.command=hackbench -g 4/program.command=hackbench -g 8/' "$T/d/meta.txt"
+	run --separate-stderr "$S/compare.sh" "$T/a" "$T/d"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"$T/d: command 'hackbench -g 8 -f 20 -l 100 -s 100 --process' differs from the baseline's 'hackbench -g 4 -f 20 -l 100 -s 100 --process' ($T/a)" ]] || { echo "$stderr"; false; }
 }

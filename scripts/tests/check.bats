@@ -121,10 +121,10 @@ ipistorm" ]
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
 	[[ $output == *"instrument key '3x' is not a result key" ]]
-	sed -i 's|^format=.*|format=ipistorm-bench/5|; s|^instrument=.*|instrument=|' "$d"
+	sed -i 's|^format=.*|format=ipistorm-bench/6|; s|^instrument=.*|instrument=|' "$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is 'ipistorm-bench/5', want ipistorm-bench/4 (or /3, /2, /1)" ]]
+	[[ $output == *"format is 'ipistorm-bench/6', want ipistorm-bench/5 (or /4, /3, /2, /1)" ]]
 }
 
 # ipistorm-bench/3 adds tail=, tail_label= and testbed=, which it

@@ -996,6 +996,37 @@ tree() {
 	done
 }
 
+@test "run: a result that cannot be written is named, not debugfs; not root is said at once" {
+	# the result's file a directory when the module is loaded
+	# shellcheck disable=SC2016 # expanded by the step script
+	printf '#!/bin/sh\n[ "$1" != iteration-1 ] || mkdir "$OUT/iter-001.txt"\n' >"$T/bin/step"
+	chmod +x "$T/bin/step"
+	OUT=$T/out IPISTORM_STEP=$T/bin/step run "$S/run.sh" -n 1 -w 0 -o "$T/out" -m "$T/mods" ipistorm numipi=10 pairs=0:1
+	[ "$status" -eq 1 ]
+	[[ $output == *"iteration 1: cannot write $T/out/iter-001.txt: Is a directory (a full disk? a read-only directory?)"* ]] || { echo "$output"; false; }
+	[[ $output != *debugfs* ]]
+	grep -qx 'rmmod ipistorm' "$R/calls"
+	# debugfs without the result
+	# shellcheck disable=SC2016 # expanded by the step script
+	printf '#!/bin/sh\n[ "$1" != iteration-1 ] || rm -rf "$R/sys/kernel/debug/ipistorm"\n' >"$T/bin/step"
+	IPISTORM_STEP=$T/bin/step run "$S/run.sh" -n 1 -w 0 -o "$T/out2" -m "$T/mods" ipistorm numipi=10 pairs=0:1
+	[ "$status" -eq 1 ]
+	[[ $output == *"no $R/sys/kernel/debug/ipistorm/result (is debugfs mounted?)"* ]]
+	# a user who is not root, on the machine itself: said before anything
+	command -v setpriv >/dev/null || skip "no setpriv"
+	# (the scripts where that user reads them)
+	local d
+	d=$(mktemp -d)
+	chmod 755 "$d"
+	cp -r "$S" "$d/scripts"
+	for b in $(suite_benches "$S/.."); do cp -r "$S/../$b" "$d/"; done
+	chmod -R a+rX "$d"
+	run env -u IPISTORM_SYSROOT setpriv --reuid=65534 --regid=65534 --clear-groups sh "$d/scripts/run.sh" -n 1 -o "$d/out" hackbench
+	rm -rf "$d"
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[ "$output" = "run.sh: run.sh runs as root: it loads modules, writes /sys and takes /run/ipistorm/lock (uid 65534 here: sudo?)" ]
+}
+
 @test "run: a missing or wrong declaration is refused, naming the defect" {
 	tree "$T/t"
 	run busybox sh "$T/t/scripts/run.sh" -n 1 -w 0 -o "$T/ok" -m "$T/mods" ipistorm numipi=10 cpulist=0

@@ -228,8 +228,8 @@ sw/class=llc,delay=1000" ]
 	-n 0 -t smt ipistorm|-n: 0 is out of range, want 1 to 999
 	-l delay=5,010 ipistorm|delay: '010' is not a decimal integer (digits, no sign, no leading zero)
 	-l delay=5 ipistorm numipi=08|numipi: '08' is not a decimal integer (digits, no sign, no leading zero)
-	-l groups=1,2 hackbench nosuch=1|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode)
-	-l nosuch=1,2 hackbench|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode)
+	-l groups=1,2 hackbench nosuch=1|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode ipc)
+	-l nosuch=1,2 hackbench|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode ipc)
 	EOF
 	# the benchmarks the tree declares, whichever they are
 	run sweep -o sw -t smt fakebench

@@ -37,10 +37,32 @@ setup() {
 		# shellcheck disable=SC2016 # expanded by the stand-in
 		printf '#!/bin/sh\necho "%s $*" >>"$R/calls"\ncat "%s"\n' "$1" "$TOP/$2/tests/fixtures/$3" >"$T/bin/$1"
 	}
-	prog hackbench hackbench process.txt
-	prog cyclictest cyclictest threads2.txt
 	prog tbench tbench clients2.txt
-	prog netperf netperf TCP_RR.txt
+	# hackbench, cyclictest and netperf say what their command asked for
+	# (the parsers check it): the recorded outputs with its numbers
+	cat >"$T/bin/hackbench" <<-'SH'
+	#!/bin/sh
+	echo "hackbench $*" >>"$R/calls"
+	printf 'Running in process mode with %d groups using %d file descriptors each (== %d tasks)\n' "$2" $(($4 * 2)) $(($2 * $4 * 2))
+	printf 'Each sender will pass %d messages of %d bytes\nTime: 0.679\n' "$6" "$8"
+	SH
+	cat >"$T/bin/cyclictest" <<-'SH'
+	#!/bin/sh
+	echo "cyclictest $*" >>"$R/calls"
+	t=0
+	while [ "$t" -lt "$5" ]; do
+		printf 'T: %d (11492) P:80 I:%d C: %6d Min:  14137 Act:   17203 Avg:   28059 Max:  118425\n' "$t" "$7" $((${11} * 1000000 / $7))
+		t=$((t + 1))
+	done
+	SH
+	cat >"$T/bin/netperf" <<-SH
+	#!/bin/sh
+	echo "netperf \$*" >>"\$R/calls"
+	case " \$* " in
+	*" UDP_RR "*) cat "$TOP/netperf/tests/fixtures/UDP_RR.txt" ;;
+	*) cat "$TOP/netperf/tests/fixtures/TCP_RR.txt" ;;
+	esac
+	SH
 	for sv in tbench_srv:7003 netserver:12865; do
 		cat >"$T/bin/${sv%:*}" <<-SH
 		#!/bin/sh
