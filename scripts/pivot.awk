@@ -92,7 +92,7 @@ END {
 			tp[++ntest] = p[i, j]; ti[ntest] = i; tj[ntest] = j
 			if (pmin == "" || minp(cnt[0, j], n) < pmin) pmin = minp(cnt[0, j], n)
 		}
-	holm()
+	holm_cells()
 	nreg = 0
 	for (t = 1; t <= ntest; t++) {
 		i = ti[t]; j = tj[t]
@@ -138,24 +138,11 @@ END {
 	exit nreg ? 1 : 0
 }
 
-# holm(): the Holm-Bonferroni adjusted p of each of the ntest tests,
-# padj[i, j]: the k-th smallest p times (ntest - k + 1), at most 1, and
-# never below an adjusted p before it.
-function holm(    t, u, x, o, run) {
-	for (t = 1; t <= ntest; t++) o[t] = t
-	for (t = 2; t <= ntest; t++) {
-		x = o[t]
-		for (u = t - 1; u >= 1 && tp[o[u]] > tp[x]; u--) o[u + 1] = o[u]
-		o[u + 1] = x
-	}
-	run = 0
-	for (t = 1; t <= ntest; t++) {
-		x = tp[o[t]] * (ntest - t + 1)
-		if (x > 1) x = 1
-		if (x < run) x = run
-		run = x
-		padj[ti[o[t]], tj[o[t]]] = x
-	}
+# holm_cells(): the Holm-Bonferroni adjusted p of each of the ntest
+# tests (stats.awk's holm), padj[i, j].
+function holm_cells(    t, ha) {
+	holm(tp, ntest, ha)
+	for (t = 1; t <= ntest; t++) padj[ti[t], tj[t]] = ha[t]
 }
 
 # cellcol(i, j): the column of sweep i in cell j's row of the text table.

@@ -156,3 +156,24 @@ function mwu(n1, n2,    N, i, j, x, g, r2, a, b, w2, t, T, e2, dev, c, s, smax, 
 	if (sig == 0 || u <= 0) return 1
 	return erfc(u / sig / msqrt(2))
 }
+
+# holm(P, n, ADJ): the Holm-Bonferroni adjusted p of each of the n tests
+# P[1..n] into ADJ[1..n]: the k-th smallest p times (n - k + 1), at most
+# 1, and never below an adjusted p before it. It holds the chance of any
+# false rejection among the n at alpha, whatever their dependence.
+function holm(P, n, ADJ,    t, u, x, o, run) {
+	for (t = 1; t <= n; t++) o[t] = t
+	for (t = 2; t <= n; t++) {
+		x = o[t]
+		for (u = t - 1; u >= 1 && P[o[u]] > P[x]; u--) o[u + 1] = o[u]
+		o[u + 1] = x
+	}
+	run = 0
+	for (t = 1; t <= n; t++) {
+		x = P[o[t]] * (n - t + 1)
+		if (x > 1) x = 1
+		if (x < run) x = run
+		run = x
+		ADJ[o[t]] = x
+	}
+}

@@ -32,18 +32,21 @@
 #                directory of the same plan (its kernel the baseline)
 #     -r         the report alone, of DIR against BASELINE
 #
-# DIR/validate.txt (format ipistorm-validate/1, docs/validate.md) is the
-# plan: its options and one "step=NAME|BENCH|PARAMS|STORM" line per step,
+# DIR/validate.txt (format ipistorm-validate/2, docs/validate.md) is the
+# plan: its options and one "step=NAME|BENCH|PARAMS|STORM|EXERCISED" line
+# per step (EXERCISED: KEY>=N, each result of the step must meet it, else
+# the step is not exercised and never compared),
 # each a run.sh directory DIR/NAME. The report: per step compare.sh's text
 # report, then a table of the steps (the primary metric's change, its
-# significance, compare.sh's verdict, better or worse by the primary
-# metric's sign) and the verdict. A resumed DIR's kept steps must be of
-# this kernel build (release, version string, modules' srcversion). Exit
-# status: 0 the runs completed (with -b, -r: and no step regressed), 1 a
-# run failed or a step regressed (compare.sh's exit 1), 2 usage, a DIR of
-# another kernel build, a DIR or BASELINE that is no validate directory,
-# or with -b, -r a step that could not be compared (missing, of another
-# plan, compare.sh's exit 2) and none regressed.
+# significance, the step's verdict) and the verdict, over every test of
+# every step as one family: p adjusted by Holm-Bonferroni
+# (validate.awk). A resumed DIR's kept steps must be of this kernel build
+# (release, version string, modules' srcversion). Exit status: 0 the runs
+# completed (with -b, -r: and no step regressed), 1 a run failed or a
+# step regressed, 2 usage, a DIR of another kernel build, a DIR or
+# BASELINE that is no validate directory, or with -b, -r a step that
+# could not be compared (missing, of another plan, compare.sh's exit 2)
+# or was not exercised, and none regressed.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -84,7 +87,7 @@ online() { [ "$(cat "$CPU/cpu$1/online" 2>/dev/null || echo 1)" = 1 ] && [ -d "$
 
 # plan: the plan's lines on stdout, from the options.
 plan() {
-	echo "format=ipistorm-validate/1"
+	echo "format=ipistorm-validate/2"
 	echo "runs=$n"
 	echo "warmup=$warmup"
 	echo "pair=$s:$t"
@@ -92,18 +95,21 @@ plan() {
 	echo "levels=$lo,$hi"
 	echo "duration=$dur"
 	echo "loops=$loops"
-	echo "step=storm|ipistorm|numipi=$numipi single=1 offset=$((t - s)) cpulist=$s wait=1|"
-	echo "step=reentry|idle_reentry|cpulist=$t|pairs=$s:$t numipi=$numipi"
+	# the storm's point is the polling target; the re-entry check's, the
+	# re-entries (a percent of the storm's calls at least)
+	echo "step=storm|ipistorm|numipi=$numipi single=1 offset=$((t - s)) cpulist=$s wait=1||total.poll_pct>=1"
+	echo "step=reentry|idle_reentry|cpulist=$t|pairs=$s:$t numipi=$numipi|total.reentries>=$(((numipi + 99) / 100))"
 	for l in "$lo" "$hi"; do
-		echo "step=hackbench-$l|hackbench|groups=$l loops=$loops|"
-		echo "step=cyclictest-$l|cyclictest|threads=$l duration=$dur|"
-		echo "step=tbench-$l|tbench|clients=$l duration=$((dur < 2 ? 2 : dur))|"
+		echo "step=hackbench-$l|hackbench|groups=$l loops=$loops||"
+		echo "step=cyclictest-$l|cyclictest|threads=$l duration=$dur||"
+		echo "step=tbench-$l|tbench|clients=$l duration=$((dur < 2 ? 2 : dur))||"
 	done
-	echo "step=netperf-tcp_rr|netperf|test=TCP_RR duration=$dur|"
-	echo "step=netperf-udp_rr|netperf|test=UDP_RR duration=$dur|"
+	echo "step=netperf-tcp_rr|netperf|test=TCP_RR duration=$dur||"
+	echo "step=netperf-udp_rr|netperf|test=UDP_RR duration=$dur||"
 }
 
-# steps DIR: DIR's steps, "NAME|BENCH|PARAMS|STORM" lines.
+# steps DIR: DIR's steps, "NAME|BENCH|PARAMS|STORM|EXERCISED" lines
+# (ipistorm-validate/1's have no EXERCISED).
 steps() { sed -n 's/^step=//p' "$1/validate.txt"; }
 
 # ---- the report -------------------------------------------------------------
@@ -114,30 +120,28 @@ bad() {
 	exit 2
 }
 
-# primary DIR BASE: "GAIN SIGNIFICANT" of the step's primary metric from
-# compare.sh's CSV (ipistorm-compare/4: the first metric record of the
-# second directory; quoted fields may hold commas).
-primary() {
-	"$HERE/compare.sh" -f csv "$2" "$1" 2>/dev/null | awk '
-	function fields(s,    n, q, c, i, f) {
-		n = 1; q = 0; f = ""
-		for (i = 1; i <= length(s); i++) {
-			c = substr(s, i, 1)
-			if (c == "\"") q = !q
-			else if (c == "," && !q) { F[n++] = f; f = "" }
-			else f = f c
-		}
-		F[n] = f
-		return n
-	}
-	fields($0) >= 23 && F[2] == "metric" {
-		if (name == "") name = F[3]
-		if (F[3] == name && ++row == 2) { printf "%s %s\n", F[16], F[22]; exit }
-	}'
+# exercised DIR RULE: every result of DIR meets RULE, "KEY>=N" (a step's
+# measurement was exercised: a storm that polled, re-entries that
+# happened); else its reason on stdout, exit 1. No RULE: exercised.
+exercised() {
+	[ -n "$2" ] || return 0
+	_ek=${2%%>=*} _en=${2#*>=}
+	_em=$(for _ef in "$1"/iter-[0-9]*.txt; do
+		[ -f "$_ef" ] || continue
+		key "$_ek" "$_ef" | grep . || echo none
+	done | awk 'BEGIN { m = "" } $0 == "none" { print "none"; exit } m == "" || $1 + 0 < m { m = $1 + 0 } END { if (m != "") print m }' | head -n 1)
+	case $_em in
+	'' | none) echo "no $_ek in a result of $1"; return 1 ;;
+	esac
+	awk -v m="$_em" -v n="$_en" 'BEGIN { exit !(m >= n) }' && return 0
+	echo "$_ek is $_em in a result of $1, want $_en or more"
+	return 1
 }
 
 # report DIR BASE: the report of DIR against BASE; its exit status the
-# verdict's.
+# verdict's. compare.sh reports each step; the verdict is over every
+# test of every step at once (validate.awk: Holm-Bonferroni over the
+# family), a step that was not exercised never compared.
 report() {
 	for _d in "$1" "$2"; do
 		[ -d "$_d" ] || bad "$_d: no such directory"
@@ -146,48 +150,74 @@ report() {
 	if [ "$(grep -v '^step=' "$1/validate.txt" | grep -v '^runs=\|^warmup=')" != "$(grep -v '^step=' "$2/validate.txt" | grep -v '^runs=\|^warmup=')" ]; then
 		warn "$1 and $2 have different plans (validate.txt): the steps are compared by name"
 	fi
-	_tab=$(mktemp)
-	regressed="" uncompared=""
-	while IFS='|' read -r name bench params storm; do
+	_tab=$(mktemp -d)
+	: >"$_tab/rows"
+	_prim="" _k=0
+	while IFS='|' read -r name bench params storm exercise; do
 		echo "== $name: $bench $params${storm:+ (storm: $storm)}"
-		rc=0
+		_crc=0
 		if [ ! -f "$2/$name/meta.txt" ]; then
 			echo "(no step $name in $2)"
-			rc=2
+			_crc=2
+		elif ! _why=$(exercised "$1/$name" "$exercise") || ! _why=$(exercised "$2/$name" "$exercise"); then
+			echo "(not exercised: $_why: not compared)"
+			_crc=3
 		else
-			"$HERE/compare.sh" "$2/$name" "$1/$name" </dev/null || rc=$?
+			"$HERE/compare.sh" "$2/$name" "$1/$name" </dev/null || _crc=$?
 		fi
 		echo
-		g=""
-		[ "$rc" = 2 ] || g=$(primary "$1/$name" "$2/$name")
-		case $rc in
-		0) v="no regression" ;;
-		1) v=REGRESSED regressed="$regressed $name" ;;
-		*) v="not compared" uncompared="$uncompared $name" ;;
-		esac
-		# a significant change of the primary metric that compare.sh
-		# passed: its sign says which (worse: within the threshold)
-		if [ "$rc" = 0 ] && [ "${g#* }" = 1 ]; then
-			case ${g%% *} in -*) v=worse ;; *) v=better ;; esac
+		if [ "$_crc" -le 1 ]; then
+			_k=$((_k + 1))
+			"$HERE/compare.sh" -f csv "$2/$name" "$1/$name" >"$_tab/$_k.csv" 2>/dev/null </dev/null || :
+			printf '%s\n' "$name" >"$_tab/$_k.step"
 		fi
-		printf '%-18s %-12s %-24s %10s %4s  %s\n' "$name" "$bench" "$(bench_get "$TOP" "$bench" primary)" \
-			"${g%% *}" "$(case ${g#* } in 1) echo yes ;; *) echo no ;; esac)" "$v" >>"$_tab"
+		_pm=$(bench_get "$TOP" "$bench" primary)
+		_prim="$_prim $name=$_pm"
+		echo "$name $bench $_pm $_crc" >>"$_tab/rows"
 	done <<-EOF
 	$(steps "$1")
 	EOF
-	echo "Validation of $(key kernel "$1/storm/meta.txt" 2>/dev/null || echo "$1") against $(key kernel "$2/storm/meta.txt" 2>/dev/null || echo "$2")"
+	# awk's arguments: step=NAME, then that step's CSV
+	_i=1
+	while [ "$_i" -le "$_k" ]; do
+		set -- "$@" "step=$(cat "$_tab/$_i.step")" "$_tab/$_i.csv"
+		_i=$((_i + 1))
+	done
+	_dir=$1 _base=$2
+	shift 2
+	awk -v alpha=0.05 -v primaries="$_prim" -f "$HERE/stats.awk" -f "$HERE/validate.awk" "$@" </dev/null >"$_tab/verdicts"
+	regressed="" uncompared="" unexercised=""
+	echo "Validation of $(key kernel "$_dir/storm/meta.txt" 2>/dev/null || echo "$_dir") against $(key kernel "$_base/storm/meta.txt" 2>/dev/null || echo "$_base")"
 	printf '%-18s %-12s %-24s %10s %4s  %s\n' step bench "primary metric" "gain %" sig verdict
-	cat "$_tab"
-	rm -f "$_tab"
-	echo "gain %: the primary metric's change over the baseline's mean (positive: better); sig: significant (compare.sh, Welch's t-test, alpha 0.05); verdict: compare.sh's over every metric of the step (better, worse: the primary metric's significant change where compare.sh found no regression beyond its threshold)"
+	while read -r name bench pm _rr; do
+		g=n/a sg=no
+		case $_rr in
+		2) v="not compared" uncompared="$uncompared $name" ;;
+		3) v="not exercised" unexercised="$unexercised $name" ;;
+		*)
+			read -r _s g sg v <<-EOF
+			$(grep "^$name " "$_tab/verdicts")
+			EOF
+			case $sg in 1) sg=yes ;; *) sg=no ;; esac
+			[ "$v" != REGRESSED ] || regressed="$regressed $name"
+			;;
+		esac
+		printf '%-18s %-12s %-24s %10s %4s  %s\n' "$name" "$bench" "$pm" "$g" "$sg" "$v"
+	done <"$_tab/rows"
+	_nt=$(sed -n 's/^tests //p' "$_tab/verdicts")
+	rm -rf "$_tab"
+	echo "gain %: the primary metric's change over the baseline's mean (positive: better); sig: significant at alpha 0.05 after Holm-Bonferroni over the ${_nt:-0} tests of every step (each directed metric's mean, Welch's t-test, and spread, Brown-Forsythe; compare.sh's reports above show each p unadjusted); verdict: REGRESSED when a regression compare.sh found stays significant after the adjustment, better or worse the primary metric's significant change, not exercised a step whose measurement did not happen (never compared)"
 	if [ -n "$regressed" ]; then
-		echo "Verdict: REGRESSED:$regressed${uncompared:+ (not compared:$uncompared)}"
+		echo "Verdict: REGRESSED:$regressed${uncompared:+ (not compared:$uncompared)}${unexercised:+ (not exercised:$unexercised)}"
 		return 1
 	elif [ -n "$uncompared" ]; then
-		echo "Verdict: not comparable:$uncompared"
+		echo "Verdict: not comparable:$uncompared${unexercised:+ (not exercised:$unexercised)}"
+		return 2
+	elif [ -n "$unexercised" ]; then
+		echo "Verdict: not exercised:$unexercised"
 		return 2
 	fi
-	echo "Verdict: no regression in $(steps "$1" | grep -c .) steps"
+	echo "Verdict: no regression in $(steps "$_dir" | grep -c .) steps"
 }
 
 if [ "$report" = 1 ]; then
@@ -242,7 +272,7 @@ else
 fi
 
 failed=""
-while IFS='|' read -r name bench params storm; do
+while IFS='|' read -r name bench params storm _exercised; do
 	d=$out/$name
 	if [ "$(key status "$d/meta.txt" 2>/dev/null)" = ok ]; then
 		[ "$(key kernel "$d/meta.txt")" = "$release" ] ||

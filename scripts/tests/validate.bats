@@ -193,6 +193,54 @@ slower() {
 	[ "$(tail -n 1 <<<"$output")" = "Verdict: not comparable: netperf-udp_rr" ]
 }
 
+# setkey DIR STEP KEY V1 V2: STEP's KEY, V1 in its first iteration, V2 in
+# its second.
+setkey() {
+	sed -i "s/^$3=.*/$3=$4/" "$1/$2/iter-001.txt"
+	sed -i "s/^$3=.*/$3=$5/" "$1/$2/iter-002.txt"
+}
+
+# One family: the verdict holds its false-alarm chance at alpha over every
+# test of every step, not per step. A regression compare.sh finds at
+# p 0.02 in one step of 34 tests (2 runs a side, Welch) is no regression
+# of the validation; one at p 1e-6 is.
+@test "validate: the verdict is corrected over every test of every step; a step not exercised is never compared" {
+	validate "$T/v" -L 1,2 >/dev/null
+	for f in "$T"/v/*/iter-*.txt; do
+		awk -v i="${f##*iter-}" '/^(runtime_ns|total\.[a-z_]+)=[0-9]+$/ { split($0, kv, "="); $0 = kv[1] "=" kv[2] + int(i) } { print }' "$f" >"$f.new"
+		mv "$f.new" "$f"
+	done
+	cp -r "$T/v" "$T/base"
+	setkey "$T/base" tbench-1 total.max_latency_ns 1000 1100
+	setkey "$T/v" tbench-1 total.max_latency_ns 1542 1642
+	# compare.sh alone: a regression
+	run "$S/compare.sh" "$T/base/tbench-1" "$T/v/tbench-1"
+	[ "$status" -eq 1 ]
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -q '^tbench-1  *tbench  *total.mb_per_sec  *0\.0*  *no  no regression$' <<<"$output"
+	[[ $output == *"after Holm-Bonferroni over the 34 tests of every step"* ]]
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 10 steps" ]
+	setkey "$T/v" tbench-1 total.max_latency_ns 100000 100001
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 1 ]
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: REGRESSED: tbench-1" ]
+	setkey "$T/v" tbench-1 total.max_latency_ns 1000 1100
+	# a storm that never polled, re-entries that did not happen: not
+	# exercised, never compared, the validation not passed (exit 2)
+	setkey "$T/v" storm total.poll_pct 0 0
+	setkey "$T/base" reentry total.reentries 3 0
+	run "$S/validate.sh" -r "$T/v" "$T/base"
+	[ "$status" -eq 2 ]
+	[[ $output == *"(not exercised: total.poll_pct is 0 in a result of $T/v/storm, want 1 or more: not compared)"* ]]
+	[[ $output == *"(not exercised: total.reentries is 0 in a result of $T/base/reentry, want 200 or more: not compared)"* ]]
+	grep -q '^storm  *ipistorm  *runtime_ns  *n/a  *no  not exercised$' <<<"$output"
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: not exercised: storm reentry" ]
+	# the plan says each step's rule
+	grep -qx 'step=storm|ipistorm|numipi=20000 single=1 offset=1 cpulist=0 wait=1||total.poll_pct>=1' "$T/v/validate.txt"
+	grep -qx 'step=reentry|idle_reentry|cpulist=1|pairs=0:1 numipi=20000|total.reentries>=200' "$T/v/validate.txt"
+}
+
 @test "validate: usage errors" {
 	run "$S/validate.sh" -n 1
 	[ "$status" -eq 2 ]
