@@ -150,14 +150,20 @@ slower() {
 	done
 }
 
-@test "validate: the report, compare.sh per step, one verdict and exit status" {
+# pair: a validation $T/v at loads 1 and 2, its results given a little
+# spread (the same in each step), and its copy $T/base.
+pair() {
+	local f
 	validate "$T/v" -L 1,2 >/dev/null
 	for f in "$T"/v/*/iter-*.txt; do
-		# a little spread, the same in both
 		awk -v i="${f##*iter-}" '/^(runtime_ns|total\.[a-z_]+)=[0-9]+$/ { split($0, kv, "="); $0 = kv[1] "=" kv[2] + int(i) } { print }' "$f" >"$f.new"
 		mv "$f.new" "$f"
 	done
 	cp -r "$T/v" "$T/base"
+}
+
+@test "validate: the report, compare.sh per step, one verdict and exit status" {
+	pair
 	# the baseline's storm slower: better now
 	slower "$T/base" storm runtime_ns 30
 	run "$S/validate.sh" -r "$T/v" "$T/base"
@@ -205,12 +211,7 @@ setkey() {
 # p 0.02 in one step of 34 tests (2 runs a side, Welch) is no regression
 # of the validation; one at p 1e-6 is.
 @test "validate: the verdict is corrected over every test of every step; a step not exercised is never compared" {
-	validate "$T/v" -L 1,2 >/dev/null
-	for f in "$T"/v/*/iter-*.txt; do
-		awk -v i="${f##*iter-}" '/^(runtime_ns|total\.[a-z_]+)=[0-9]+$/ { split($0, kv, "="); $0 = kv[1] "=" kv[2] + int(i) } { print }' "$f" >"$f.new"
-		mv "$f.new" "$f"
-	done
-	cp -r "$T/v" "$T/base"
+	pair
 	setkey "$T/base" tbench-1 total.max_latency_ns 1000 1100
 	setkey "$T/v" tbench-1 total.max_latency_ns 1542 1642
 	# compare.sh alone: a regression
