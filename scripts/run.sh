@@ -155,6 +155,8 @@ cleanup() {
 		stop_program
 		program_result interrupted "SIG${sig:-TERM} to run.sh while ${pcommand%% *} ran"
 	fi
+	# a watchdog outliving its program would kill a group of that id
+	[ -z "$dog_pid" ] || kill "$dog_pid" 2>/dev/null
 	stop_server
 	if [ "$saved_mine" = 1 ]; then
 		if restore_saved; then

@@ -352,6 +352,12 @@ gone() {
 	return 1
 }
 
+# The signals a shell can catch (as run.bats's and sweep.bats's): reset
+# to their defaults for the run.sh under test, which a background step
+# of the test bed's driver would otherwise start with SIGINT ignored (a
+# shell cannot trap a signal ignored at its start).
+SIGNALS=HUP,INT,QUIT,TERM,PIPE,USR1,USR2,ALRM
+
 # A signal to run.sh, to its pid (kill, timeout) or to its group (a
 # terminal, an ssh drop), ends the program at once: its process group is
 # its own (setsid), killed by run.sh; the iteration and the run are
@@ -365,7 +371,7 @@ gone() {
 				rm -rf "$T/out"
 				set -m
 				# shellcheck disable=SC2086 # the shell and its argument
-				$sh "$S/run.sh" -n 1 -w 0 -o "$T/out" hackbench groups=1 fds=5 loops=100000000 2>"$T/err" &
+				env --default-signal="$SIGNALS" $sh "$S/run.sh" -n 1 -w 0 -T 60 -o "$T/out" hackbench groups=1 fds=5 loops=100000000 2>"$T/err" &
 				pid=$!
 				set +m
 				waitfor 'hackbench -g 1 -f 5 -l 100000000'
@@ -393,7 +399,7 @@ gone() {
 	local sig rc
 	for sig in TERM KILL; do
 		rm -rf "$T/out"
-		"$S/run.sh" -n 1 -w 0 -o "$T/out" hackbench groups=1 fds=5 loops=100000000 2>"$T/err" &
+		"$S/run.sh" -n 1 -w 0 -T 60 -o "$T/out" hackbench groups=1 fds=5 loops=100000000 2>"$T/err" &
 		waitfor 'hackbench -g 1 -f 5 -l 100000000' 11
 		sleep 1
 		pkill "-$sig" -o -f 'hackbench -g 1 -f 5 -l 100000000'
@@ -407,7 +413,7 @@ gone() {
 	done
 	# TERM: hackbench says so, and prints a Time: of the part it ran
 	rm -rf "$T/out"
-	"$S/run.sh" -n 1 -w 0 -o "$T/out" hackbench groups=1 fds=5 loops=100000000 2>"$T/err" &
+	"$S/run.sh" -n 1 -w 0 -T 60 -o "$T/out" hackbench groups=1 fds=5 loops=100000000 2>"$T/err" &
 	waitfor 'hackbench -g 1 -f 5 -l 100000000' 11
 	sleep 1
 	pkill -TERM -o -f 'hackbench -g 1 -f 5 -l 100000000'
