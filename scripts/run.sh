@@ -360,9 +360,7 @@ program_args() {
 expand_params() {
 	_ep=$1
 	shift
-	# shellcheck disable=SC2046 # the declared NAME=DEFAULT words
-	printf '%s\n' $(bench_get "$TOP" "$bench" params) "$@" | awk -v t="$(bench_get "$TOP" "$bench" "$_ep")" \
-		-v ch="$(bench_get "$TOP" "$bench" choices)" '
+	param_values "$@" | awk -v t="$(bench_get "$TOP" "$bench" "$_ep")" -v ch="$(bench_get "$TOP" "$bench" choices)" '
 		{ eq = index($0, "="); val[substr($0, 1, eq - 1)] = substr($0, eq + 1) }
 		END {
 			n = split(ch, c, " ")
@@ -387,11 +385,16 @@ expand_params() {
 			print o
 		}'
 }
-# parse_vars PARAM=VALUE...: "-v param_NAME=VALUE" words of every
-# parameter (declared defaults, then the given ones) for parse.awk.
-parse_vars() {
+# param_values PARAM=VALUE...: the declared NAME=DEFAULT words, then the
+# given ones, a line each (a later NAME overrides an earlier one).
+param_values() {
 	# shellcheck disable=SC2046 # the declared NAME=DEFAULT words
-	printf '%s\n' $(bench_get "$TOP" "$bench" params) "$@" | awk '
+	printf '%s\n' $(bench_get "$TOP" "$bench" params) "$@"
+}
+# parse_vars PARAM=VALUE...: "-v param_NAME=VALUE" words of every
+# parameter's value for parse.awk.
+parse_vars() {
+	param_values "$@" | awk '
 		{ eq = index($0, "="); val[substr($0, 1, eq - 1)] = substr($0, eq + 1) }
 		END { for (k in val) printf "-v param_%s=%s\n", k, val[k] }' | sort | tr '\n' ' '
 }
