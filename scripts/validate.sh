@@ -125,17 +125,18 @@ bad() {
 # happened); else its reason on stdout, exit 1. No RULE: exercised.
 exercised() {
 	[ -n "$2" ] || return 0
-	_ek=${2%%>=*} _en=${2#*>=}
-	_em=$(for _ef in "$1"/iter-[0-9]*.txt; do
-		[ -f "$_ef" ] || continue
-		key "$_ek" "$_ef" | grep . || echo none
-	done | awk 'BEGIN { m = "" } $0 == "none" { print "none"; exit } m == "" || $1 + 0 < m { m = $1 + 0 } END { if (m != "") print m }' | head -n 1)
-	case $_em in
-	'' | none) echo "no $_ek in a result of $1"; return 1 ;;
-	esac
-	awk -v m="$_em" -v n="$_en" 'BEGIN { exit !(m >= n) }' && return 0
-	echo "$_ek is $_em in a result of $1, want $_en or more"
-	return 1
+	_ek=${2%%>=*}
+	# each result's value, a line ("" where it has none), then the least
+	for _ef in "$1"/iter-[0-9]*.txt; do
+		[ ! -f "$_ef" ] || echo "v=$(key "$_ek" "$_ef")"
+	done | awk -v k="$_ek" -v n="${2#*>=}" -v d="$1" '
+		{ v = substr($0, 3) }
+		v == "" { none = 1 }
+		v != "" && (m == "" || v + 0 < m) { m = v + 0 }
+		END {
+			if (none || m == "") { print "no " k " in a result of " d; exit 1 }
+			if (m < n + 0) { print k " is " m " in a result of " d ", want " n " or more"; exit 1 }
+		}'
 }
 
 # report DIR BASE: the report of DIR against BASE; its exit status the
