@@ -150,13 +150,13 @@ for p in "$@"; do
 done
 fixed="$*"
 kind=$(bench_kind "$TOP" "$bench")
-# params PARAM=VALUE...: run.sh's rules for them (lib.sh), before anything
+# run_rules PARAM=VALUE...: run.sh's rules for them (lib.sh), before anything
 # is made: a value a cell's run.sh would refuse is refused here.
-params() {
+run_rules() {
 	check_params "$@"
 	[ "$kind" != program ] || program_params "$TOP" "$bench" "$@"
 }
-params "$@"
+run_rules "$@"
 # The modules a cell loads, from MODDIR: the bench's (a module) and its
 # storm's (-s).
 mods=""
@@ -216,7 +216,7 @@ while IFS= read -r _l; do
 	_v=$(echo "${_l#*=}" | tr , ' ')
 	# shellcheck disable=SC2086 # the values, words
 	[ -z "$(printf '%s\n' $_v | sort | uniq -d)" ] || usage_error "-l: $_p lists a value twice"
-	for _x in $_v; do params "$_p=$_x"; done
+	for _x in $_v; do run_rules "$_p=$_x"; done
 	axes="$axes${axes:+$nl}$_p $_v"
 done <<EOT
 $lists
