@@ -20,6 +20,7 @@ void ips_hist_merge(struct ips_hist *dst, const struct ips_hist *src)
 		dst->count[i] += src->count[i];
 	dst->n += src->n;
 	dst->sum += src->sum;
+	dst->below += src->below;
 	dst->min = min(dst->min, src->min);
 	dst->max = max(dst->max, src->max);
 }
@@ -62,7 +63,8 @@ unsigned int ips_hist_used(const struct ips_hist *h)
  * Emit the summary of @h, whose values are in units of @div/@mul ns (1/1 for
  * nanoseconds), as "<pfx><name>_<stat>_ns=<value>" lines in nanoseconds:
  * min, mean, the percentiles p50, p90, p99 and p999 (with @tail also p75,
- * p95 and p995, in order) and max. Nothing for an empty histogram.
+ * p95 and p995, in order) and max. Nothing for an empty histogram. A mean
+ * below 0 (costs removed above what was measured) is 0.
  */
 void ips_hist_emit_summary(struct seq_buf *s, const char *pfx,
 			   const char *name, const struct ips_hist *h,
@@ -84,6 +86,7 @@ void ips_hist_emit_summary(struct seq_buf *s, const char *pfx,
 	seq_buf_printf(s, "%s%s_min_ns=%llu\n", pfx, name,
 		       mul_u64_u32_div(h->min, mul, div));
 	seq_buf_printf(s, "%s%s_mean_ns=%llu\n", pfx, name,
+		       (s64)h->sum <= 0 ? 0 :
 		       mul_u64_u32_div(div64_u64(h->sum, h->n), mul, div));
 	for (i = 0; i < ARRAY_SIZE(qs); i++)
 		if (tail || !qs[i].tail)

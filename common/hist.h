@@ -7,11 +7,18 @@
  * of its lower bound. Values of 2^IPS_HIST_MAX_BITS and more share the last
  * bucket; the exact minimum and maximum are kept beside the buckets.
  * Recording a value costs one fls64(), a shift and four stores.
+ *
+ * A time with an instrument's cost removed (ips_hist_add_net()) is never
+ * below 0 in the buckets, the minimum and the maximum, but its sum, and so
+ * the mean, is of the signed differences: the mean is the measured mean less
+ * the mean cost, not raised by the values that the noise put below their
+ * cost. Those are counted in @below.
  */
 #ifndef IPISTORM_HIST_H
 #define IPISTORM_HIST_H
 
 #include <linux/bitops.h>
+#include <linux/compiler.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/seq_buf.h>
@@ -24,7 +31,8 @@
 
 struct ips_hist {
 	u64 n;
-	u64 sum;
+	u64 sum;	/* two's complement: signed with ips_hist_add_net() */
+	u64 below;	/* values recorded as 0: their cost was above them */
 	u64 min;
 	u64 max;
 	u64 count[IPS_HIST_BUCKETS];
@@ -88,6 +96,16 @@ static inline void ips_hist_add(struct ips_hist *h, u64 v)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
+}
+
+/* Record @v with @cost removed: 0 where @cost exceeds @v, but for the sum. */
+static inline void ips_hist_add_net(struct ips_hist *h, u64 v, u64 cost)
+{
+	ips_hist_add(h, v > cost ? v - cost : 0);
+	if (unlikely(v < cost)) {
+		h->sum -= cost - v;
+		h->below++;
+	}
 }
 
 #endif /* IPISTORM_HIST_H */

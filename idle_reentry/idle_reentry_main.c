@@ -258,7 +258,7 @@ static __always_inline void ir_add(struct ir_cpu *c, unsigned int s, u64 units,
 
 	c->raw[s] += ns;
 	c->n.v[IR_HITS + s] += hits;
-	ips_hist_add(&c->hist[s], ns > cost ? ns - cost : 0);
+	ips_hist_add_net(&c->hist[s], ns, cost);
 }
 
 /* Start span @s at this hook's clock read. */
@@ -1313,6 +1313,8 @@ static void ir_emit_spans(struct seq_buf *sb, const char *pfx,
 		ips_result_ratio(sb, pfx, key, raw_ns[s], n->v[IR_REENTRIES]);
 		if (ir_phases) {
 			ips_hist_emit(sb, pfx, hist_name[s], &hist[s], buckets);
+			snprintf(key, sizeof(key), "%s_below_cost", hist_name[s]);
+			seq_buf_printf(sb, "%s%s=%llu\n", pfx, key, hist[s].below);
 			continue;
 		}
 		snprintf(key, sizeof(key), "%s_n", hist_name[s]);

@@ -386,7 +386,7 @@ static __always_inline void nc_delay_add(struct nc_cpu *c,
 	c->delay_raw_ns += raw;
 	c->delay_hits += to->hits - from->hits;
 	c->delay_acc += acc;
-	ips_hist_add(&c->delay, raw > cost ? raw - cost : 0);
+	ips_hist_add_net(&c->delay, raw, cost);
 }
 
 static inline bool sched_softirq_pending(void)
@@ -1297,6 +1297,7 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%sprobe_cost_ns=%llu\n", pfx, v);
 	ips_result_ratio(sb, pfx, "probe_cost_ppm", v * 1000000, cpu_ns);
 	ips_hist_emit(sb, pfx, "delay", &c->delay, buckets);
+	seq_buf_printf(sb, "%sdelay_below_cost=%llu\n", pfx, c->delay.below);
 	ips_result_ratio(sb, pfx, "delay_raw_mean_ns", c->delay_raw_ns,
 			 c->delay.n);
 	seq_buf_printf(sb, "%sdelay_probe_hits=%llu\n", pfx, c->delay_hits);
