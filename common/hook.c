@@ -23,8 +23,11 @@ static struct ips_hook ips_hook_none;
 
 /*
  * The first hit of a call site: find its hook by the symbol it lies in,
- * keep it among the hook's call sites and in the set's map. Once per call
- * site and run (a race of two first hits may map it twice, harmlessly).
+ * keep it among the hook's call sites and in the set's map. Several CPUs
+ * may hit a site first at once: each looks the symbol up, but the site
+ * takes one slot, the first claim of it (by its address, so a claim sees
+ * the site's other claims on its way); a CPU that finds the slot claimed
+ * and the hook not yet set returns the hook it looked up.
  */
 noinline notrace struct ips_hook *ips_hook_resolve(struct ips_hook_set *set,
 						   unsigned long ip)
@@ -48,17 +51,21 @@ noinline notrace struct ips_hook *ips_hook_resolve(struct ips_hook_set *set,
 		found = h;
 		break;
 	}
-	WRITE_ONCE(set->resolved, READ_ONCE(set->resolved) + 1);
-	/* Claim a slot by its hook, then publish the call site. */
 	for (i = 0; i < ARRAY_SIZE(set->map); i++) {
 		struct ips_hook_site *e = &set->map[(slot + i) & (ARRAY_SIZE(set->map) - 1)];
+		unsigned long old = cmpxchg(&e->ip, 0UL, ip);
 
-		if (!cmpxchg(&e->hook, NULL, found)) {
-			/* Pairs with ips_hook_find(): the hook before its site. */
-			smp_store_release(&e->ip, ip);
+		if (!old) {
+			/* Pairs with ips_hook_find(): the hook once it is set. */
+			smp_store_release(&e->hook, found);
+			WRITE_ONCE(set->resolved, READ_ONCE(set->resolved) + 1);
 			break;
 		}
+		if (old == ip)
+			break;
 	}
+	if (i == ARRAY_SIZE(set->map))
+		atomic_inc(&set->unmapped);
 	return found;
 }
 
@@ -212,6 +219,7 @@ int ips_hooks_try(struct ips_hook_set *set, bool direct)
 	memset(&set->ops, 0, sizeof(set->ops));
 	memset(set->map, 0, sizeof(set->map));
 	set->resolved = 0;
+	atomic_set(&set->unmapped, 0);
 	set->ops.func = set->func ?: ips_hook_set_func;
 	set->ops.flags = set->flags;
 	set->via_direct = false;
@@ -410,8 +418,36 @@ unsigned int ips_hooks_emit_proofs(struct seq_buf *sb,
 }
 
 /*
+ * "hook_sites=": the call sites in @set's map; "hook_slots=": the slots they
+ * hold (one each: a site in two slots was claimed twice); "hook_unmapped=":
+ * the hits of sites the full map had no slot for (each looked up anew).
+ */
+static void ips_hooks_emit_map(struct seq_buf *sb, const struct ips_hook_set *set)
+{
+	unsigned int i, j, sites = 0, slots = 0;
+
+	for (i = 0; i < ARRAY_SIZE(set->map); i++) {
+		unsigned long ip = READ_ONCE(set->map[i].ip);
+
+		if (!ip)
+			continue;
+		slots++;
+		sites++;
+		for (j = 0; j < i; j++) {
+			if (READ_ONCE(set->map[j].ip) == ip) {
+				sites--;
+				break;
+			}
+		}
+	}
+	seq_buf_printf(sb, "hook_sites=%u\nhook_slots=%u\nhook_unmapped=%d\n",
+		       sites, slots, atomic_read(&set->unmapped));
+}
+
+/*
  * "hooked=" with @also (probes of other kinds, or "") and the names hooked,
- * then "missing=" with the optional hooks this kernel lacks.
+ * then "missing=" with the optional hooks this kernel lacks, then the call
+ * sites' map (ips_hooks_emit_map()).
  */
 void ips_hooks_emit(struct seq_buf *sb, const struct ips_hook_set *set,
 		    const char *also)
@@ -436,5 +472,5 @@ void ips_hooks_emit(struct seq_buf *sb, const struct ips_hook_set *set,
 		sep = ",";
 	}
 	seq_buf_printf(sb, "\n");
+	ips_hooks_emit_map(sb, set);
 }
-

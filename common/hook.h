@@ -21,6 +21,7 @@
 #ifndef IPISTORM_HOOK_H
 #define IPISTORM_HOOK_H
 
+#include <linux/atomic.h>
 #include <linux/errno.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
@@ -63,7 +64,11 @@ struct ips_hook {
 	unsigned long ips[IPS_HOOK_IPS];	/* its call sites, as they are hit */
 };
 
-/* A call site seen, and its hook: the set's map from call site to hook. */
+/*
+ * A call site seen, and its hook: the set's map from call site to hook. A
+ * slot is claimed by its call site (@ip) and holds the site for the run;
+ * @hook follows.
+ */
 struct ips_hook_site {
 	unsigned long ip;
 	struct ips_hook *hook;
@@ -97,7 +102,8 @@ struct ips_hook_set {
 	bool registered;
 	bool via_direct;		/* registered with direct calls */
 	int unhook_ret;			/* what removing the hooks returned */
-	unsigned int resolved;		/* call sites resolved so far */
+	unsigned int resolved;		/* call sites mapped so far */
+	atomic_t unmapped;		/* hits the full map had no slot for */
 	struct ftrace_ops ops;
 	struct work_struct unhook;
 	struct ips_hook_site map[1 << IPS_HOOK_MAP_BITS];
@@ -150,11 +156,19 @@ static __always_inline struct ips_hook *ips_hook_find(struct ips_hook_set *set,
 
 	for (i = 0; i < ARRAY_SIZE(set->map); i++) {
 		const struct ips_hook_site *e = &set->map[(slot + i) & (ARRAY_SIZE(set->map) - 1)];
-		/* Pairs with ips_hook_resolve(): a site's hook is set. */
-		unsigned long v = smp_load_acquire(&e->ip);
+		unsigned long v = READ_ONCE(e->ip);
 
-		if (v == ip)
-			return e->hook;
+		if (v == ip) {
+			/*
+			 * Pairs with ips_hook_resolve(); NULL while the CPU
+			 * that claimed the slot has not yet set the hook.
+			 */
+			struct ips_hook *h = smp_load_acquire(&e->hook);
+
+			if (likely(h))
+				return h;
+			break;
+		}
 		if (!v)
 			break;
 	}
