@@ -6,6 +6,8 @@
 # make test         the tests, in QEMU, on every kernel of the matrix (the
 #                   PREEMPT_RT kernels: the boots their entries name)
 # make test-rt      every boot and demo shape on the PREEMPT_RT kernels
+# make test-race    the races of the modules' state, 8 vCPUs in parallel
+#                   (multi-threaded TCG; outside CI: docs/testbed.md)
 # make bench        ipistorm's overhead against a bare call loop (icount)
 # make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU;
 #                   IDLE=mwait: the CPUs idle in cpuidle's polling states
@@ -61,6 +63,9 @@ test:
 test-rt:
 	vm/test.sh -a $(or $(KERNELS),6.1-rt 6.12-rt)
 
+test-race:
+	vm/race.sh $(KERNELS)
+
 bench:
 	vm/bench.sh $(KERNELS)
 
@@ -73,4 +78,4 @@ demo-race:
 help:
 	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all modules clean check test test-rt bench demo demo-race help sign
+.PHONY: all modules clean check test test-rt test-race bench demo demo-race help sign

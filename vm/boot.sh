@@ -26,7 +26,8 @@
 #   -M          multi-threaded TCG (-accel tcg,thread=multi): the vCPUs run
 #               in parallel, one host thread each, so a sender's next call
 #               can race its target's idle re-entry; times then follow the
-#               host's load (not with -i)
+#               host's load (not with -i); the guest's tests see
+#               IPISTORM_MTTCG=1
 #   -a ARGS     more kernel command-line arguments
 #   -x PROPS    more -cpu properties, e.g. vendor=GenuineIntel
 #   -T SEC      hard timeout (default 900)
@@ -100,6 +101,8 @@ if [ "$icount" = 1 ]; then
 	cmdline="$cmdline maxcpus=1 IPISTORM_ICOUNT=1"
 fi
 [ "$poll" = 1 ] && cmdline="$cmdline idle=poll"
+# The guest's tests of races ask whether the vCPUs run in parallel.
+[ "$mttcg" = 0 ] || cmdline="$cmdline IPISTORM_MTTCG=1"
 cmdline="$cmdline$extra --"
 
 # The runner's options (selftest.sh's leading -k, -b) and tests; "run"

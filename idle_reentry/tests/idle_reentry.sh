@@ -38,6 +38,7 @@ check_ir() {
 	if grep -q '^proof\..*=\(unproven\|missing\)$' "$TMP/idle_reentry"; then
 		fail "unproven hooks: $(grep '^proof\..*=\(unproven\|missing\)$' "$TMP/idle_reentry" | tr '\n' ' ')"
 	fi
+	check_map idle_reentry
 	hooked=$(val idle_reentry hooked)
 	_want="sched_switch do_idle tick_nohz_idle_exit pick_task_idle"
 	[ "$inst" = light ] || _want="$_want flush_smp_call_function_queue schedule_idle pick_"
@@ -609,4 +610,29 @@ test_idle_reentry_all_cpus() {
 	check "$lines <= 20" "$lines kernel-log lines for one run"
 	note "$(ncpus) CPUs: re-entries $(val idle_reentry total.reentries)," \
 		"rounds $(val idle_reentry total.rounds), $lines log lines"
+}
+
+# Races of the first hits (a boot whose vCPUs run in parallel, vm/boot.sh
+# -M: make test-race): hooked on quiet CPUs, then a storm from every even
+# CPU to the next sets half of them re-entering idle at once, so that
+# several hit a call site before any has mapped it; 5 runs of each
+# instrument, each on every CPU. (The hooks go in and out with the storm
+# off, but other CPUs still run patched code now and then, which
+# multi-threaded TCG can run stale: docs/testbed.md, TRAPS.)
+test_idle_reentry_concurrent_resolve() {
+	need_cpus 4
+	[ "${IPISTORM_MTTCG:-0}" = 1 ] || skip "the vCPUs do not run in parallel (vm/boot.sh -M)"
+	map_sites=0 map_slots=0
+	unload idle_reentry
+	for p in 0 1; do
+		for i in 1 2 3 4 5; do
+			insmod "$(ko idle_reentry)" cpulist="$(cat /sys/devices/system/cpu/online)" phases=$p ||
+				fail "insmod idle_reentry phases=$p failed"
+			storm_pairs numipi=2000
+			ir_stop param
+			check_map idle_reentry
+		done
+	done
+	check "$map_sites > 0" "no call site in the maps"
+	note "10 runs: $map_sites call sites, $map_slots slots"
 }

@@ -21,6 +21,27 @@ storm() {
 # print fractions of a second everywhere).
 uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 
+# storm_pairs PARAMS...: a storm with PARAMS from every even-numbered
+# online CPU to the next, so that half the CPUs re-enter idle at once.
+storm_pairs() {
+	_pairs="" _i=0
+	while _s=$(cpu "$_i") && _t=$(cpu $((_i + 1))); do
+		_pairs="$_pairs${_pairs:+,}$_s:$_t"
+		_i=$((_i + 2))
+	done
+	storm pairs="$_pairs" "$@"
+}
+
+# check_map MODULE: the module's call-site map (common/hook.c): every call
+# site hit holds one slot, and none went without one. Adds the sites and
+# slots to $map_sites and $map_slots.
+check_map() {
+	_si=$(val "$1" hook_sites) _sl=$(val "$1" hook_slots)
+	check "$_sl == $_si" "$1: $_si call sites hold $_sl slots"
+	check "$(val "$1" hook_unmapped) == 0" "$1: $(val "$1" hook_unmapped) hits found the map full"
+	map_sites=$((${map_sites:-0} + _si)) map_slots=$((${map_slots:-0} + _sl))
+}
+
 # stop_storm_once MODULE HOW PARAMS...: load MODULE with PARAMS (measuring
 # until stopped), start a 60 s storm from CPU 0 to CPU 1 and stop MODULE
 # 1 s into it through HOW: param (its stop parameter), debugfs (its control

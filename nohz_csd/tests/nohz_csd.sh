@@ -25,6 +25,7 @@ check_nc() {
 		check "$(val nohz_csd "calib_${k}_ns_min") > 0" "calib_${k}_ns_min is 0"
 	done
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
+	check_map nohz_csd
 	if grep -q '^proof\..*=unproven$' "$TMP/nohz_csd"; then
 		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/nohz_csd" | tr '\n' ' ')"
 	fi
@@ -536,4 +537,26 @@ test_nohz_csd_all_cpus() {
 	check "$lines <= 20" "$lines kernel-log lines for one run"
 	nc_summary
 	note "$(ncpus) CPUs, $lines log lines"
+}
+
+# Races of the first hits, as idle_reentry_concurrent_resolve: nohz_csd
+# watching every CPU for 3 s, a storm from every even CPU to the next
+# started 1 s in; 5 runs.
+test_nohz_csd_concurrent_resolve() {
+	need_cpus 4
+	[ "${IPISTORM_MTTCG:-0}" = 1 ] || skip "the vCPUs do not run in parallel (vm/boot.sh -M)"
+	map_sites=0 map_slots=0
+	for i in 1 2 3 4 5; do
+		unload nohz_csd
+		insmod "$(ko nohz_csd)" load_cpus="$(cpu 0)" duration=3 &
+		_npid=$!
+		sleep 1
+		storm_pairs numipi=2000
+		wait "$_npid" || fail "insmod nohz_csd failed"
+		cat /sys/kernel/debug/nohz_csd/result >"$TMP/nohz_csd" || fail "no nohz_csd result"
+		unload nohz_csd
+		check_map nohz_csd
+	done
+	check "$map_sites > 0" "no call site in the maps"
+	note "5 runs: $map_sites call sites, $map_slots slots"
 }
