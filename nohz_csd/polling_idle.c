@@ -19,6 +19,12 @@
  * Load it once per boot: cpuidle_register() fails when another driver owns
  * the CPUs. Unloading waits until no CPU is inside the state or about to
  * enter it (see pi_exit()).
+ *
+ * It refuses a machine that is not a virtual one: on a server booted with
+ * idle=halt (intel_idle and acpi_idle stand down) it would register, and
+ * every idle CPU would spin with the tick stopped: no C-state, its SMT
+ * sibling slowed, the package's turbo headroom spent. force_bare_metal=1
+ * loads it there all the same, and taints the kernel (TAINT_USER).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,9 +35,14 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/module.h>
+#include <linux/panic.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <linux/sched/idle.h>
+
+#ifdef CONFIG_X86
+#include <asm/cpufeature.h>
+#endif
 
 /*
  * The governor picks the state, and stops the tick, only for idle periods
@@ -41,7 +52,21 @@ static unsigned int pi_residency_us = 100;
 module_param_named(residency_us, pi_residency_us, uint, 0444);
 MODULE_PARM_DESC(residency_us, "Target residency of the POLLTIF state (microseconds, default 100, 1 to 100000)");
 
+static bool pi_force_bare_metal;
+module_param_named(force_bare_metal, pi_force_bare_metal, bool, 0444);
+MODULE_PARM_DESC(force_bare_metal, "Load on a machine that is not a virtual one, where every idle CPU then spins: no C-states (taints the kernel; default 0, refused)");
+
 static DEFINE_PER_CPU(int, pi_inside);
+
+/* Whether this is a virtual machine, as the CPU says (CPUID's hypervisor bit). */
+static bool pi_virtual(void)
+{
+#ifdef CONFIG_X86
+	return boot_cpu_has(X86_FEATURE_HYPERVISOR);
+#else
+	return false;
+#endif
+}
 
 /*
  * A count that moves on every interrupt this CPU takes, whatever its
@@ -98,6 +123,14 @@ static int __init pi_init(void)
 		pr_err("residency_us=%u: must be 1 to 100000\n", pi_residency_us);
 		return -EINVAL;
 	}
+	if (pi_force_bare_metal && pi_virtual()) {
+		pr_err("force_bare_metal=1: this is a virtual machine, nothing to force\n");
+		return -EINVAL;
+	}
+	if (!pi_virtual() && !pi_force_bare_metal) {
+		pr_err("refused: not a virtual machine, where every idle CPU would spin with no C-state (a test aid; force_bare_metal=1 loads it all the same)\n");
+		return -EPERM;
+	}
 	cpuidle_poll_state_init(&pi_driver);
 	s = &pi_driver.states[1];
 	strscpy(s->name, "POLLTIF", sizeof(s->name));
@@ -113,6 +146,11 @@ static int __init pi_init(void)
 		pr_err("cpuidle_register failed (%d): another cpuidle driver owns the CPUs?\n",
 		       ret);
 		return ret;
+	}
+	if (pi_force_bare_metal) {
+		/* A user's choice to run a test aid on a real machine. */
+		add_taint(TAINT_USER, LOCKDEP_STILL_OK);
+		pr_warn("force_bare_metal=1: loaded on a machine that is not a virtual one: idle CPUs spin, no C-states (kernel tainted)\n");
 	}
 	pr_info("registered: idle CPUs now poll with TIF_POLLING_NRFLAG set and the tick stopped (test aid)\n");
 	return 0;

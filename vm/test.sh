@@ -65,6 +65,8 @@
 #   sigenforce  2 vCPUs, module.sig_enforce=1: the suite's unsigned build
 #               is refused, and the loaders say how to sign it
 #   lockdown    2 vCPUs, lockdown=integrity: the same, refused with EPERM
+#   metal       2 vCPUs, CPUID without the hypervisor bit, as a server:
+#               the polling test aid refuses to load unless forced
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +80,7 @@ published|-c 18 -s 2|
 big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20||6.12
 sigenforce|-c 2 -a module.sig_enforce=1|sign_*
 lockdown|-c 2 -a lockdown=integrity|sign_*
+metal|-c 2 -x -hypervisor|
 "
 
 slots=$(nproc 2>/dev/null || echo 1)

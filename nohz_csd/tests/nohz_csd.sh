@@ -442,6 +442,49 @@ test_nohz_csd_interrupt() {
 	interrupted nohz_csd nohz_csd_load load_cpus="$(cpu 0)" duration=60
 }
 
+# pi_insmod PARAMS...: insmod the polling aid with PARAMS; its error, if
+# any, in $pi_err and its own kernel-log lines since in $pi_log, each once
+# (busybox's insmod runs a failed init again through init_module), without
+# the kernel's lines on the first out-of-tree module of a boot.
+pi_insmod() {
+	_mark=$(dmesg_mark)
+	_rc=0
+	pi_err=$(insmod "$MODDIR/nohz_csd/polling_idle.ko" "$@" 2>&1) || _rc=$?
+	pi_log=$(dmesg_since "$_mark" | sed -n 's/^\[[^]]*\] polling_idle: //p' |
+		grep -v 'taints kernel\|tainting kernel' | awk '!seen[$0]++')
+	return "$_rc"
+}
+
+# The polling aid refuses a machine that is not a virtual one (CPUID
+# without the hypervisor bit: the test bed's metal boot, vm/boot.sh -x
+# -hypervisor): EPERM, one log line naming force_bare_metal, no driver;
+# forced, it registers, says so and taints the kernel (TAINT_USER, bit 6).
+# On a virtual machine force_bare_metal=1 has nothing to force: EINVAL.
+test_nohz_csd_polling_aid_bare_metal() {
+	need_cpus 2
+	cmdline_has idle=poll && skip "booted with idle=poll: cpuidle is bypassed"
+	[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) owns the CPUs"
+	if grep -qw hypervisor /proc/cpuinfo; then
+		! pi_insmod force_bare_metal=1 || fail "force_bare_metal=1 loaded on a virtual machine"
+		case $pi_err in *"nvalid argument"*) ;; *) fail "force_bare_metal=1 on a virtual machine: $pi_err" ;; esac
+		case $pi_log in *force_bare_metal=1*) ;; *) fail "no log line naming force_bare_metal: $pi_log" ;; esac
+		note "a virtual machine: $pi_log"
+		return 0
+	fi
+	! pi_insmod || fail "the polling aid loaded on a machine that is not a virtual one"
+	case $pi_err in *"not permitted"*) ;; *) fail "refused, but not with EPERM: $pi_err" ;; esac
+	check "$(echo "$pi_log" | wc -l) == 1" "$(echo "$pi_log" | wc -l) log lines for a refusal"
+	case $pi_log in *force_bare_metal=1*) ;; *) fail "the refusal does not name force_bare_metal: $pi_log" ;; esac
+	[ "$(cpuidle_driver)" = none ] || fail "cpuidle driver $(cpuidle_driver) after the refusal"
+	note "refused: $pi_log"
+	check "int($(cat /proc/sys/kernel/tainted) / 64) % 2 == 0" "the kernel is tainted by the user before the test"
+	pi_insmod force_bare_metal=1 || fail "force_bare_metal=1 did not load: $pi_err"
+	[ "$(cpuidle_driver)" = polling_idle ] || fail "forced, the polling aid is not the cpuidle driver"
+	check "int($(cat /proc/sys/kernel/tainted) / 64) % 2 == 1" "forced, the kernel is not tainted (TAINT_USER)"
+	note "forced: $(echo "$pi_log" | head -n 1)"
+	rmmod polling_idle || fail "rmmod polling_idle failed"
+}
+
 # With the polling aid, idle CPUs poll with TIF_POLLING_NRFLAG set and the
 # tick stopped, like MWAIT on a server: kicks must arrive through the
 # polling path and, on kernels with both fixes, be acted on and wake no

@@ -95,11 +95,13 @@ most_at_once() {
 # === 6.12/sigenforce
 # === 6.1/lockdown
 # === 6.12/lockdown
+# === 6.1/metal
+# === 6.12/metal
 # === DKMS" ]
-	# 13 boots of 2 results (1 skipped; big on 6.12 only), bats 1 of 3
+	# 15 boots of 2 results (1 skipped; big on 6.12 only), bats 1 of 3
 	# failed and 1 skipped, the tap step 2, good 1, wide skipped, the
 	# demo's two shapes 1 each, DKMS 2
-	[ "$total" = "total: 21 passed, 1 failed, 15 skipped" ]
+	[ "$total" = "total: 23 passed, 1 failed, 17 skipped" ]
 	grep -qx "start good -b -o $T/build/good-test 6.1 6.12" "$LOG"
 	grep -qx "start wide -o $T/build/wide-test" "$LOG"
 	# the bats step takes every tests/ folder holding bats files
@@ -149,7 +151,8 @@ icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_
 published|-c 18 -s 2|ipistorm_published_exact|
 big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|idle_reentry_all_cpus ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 nohz_csd_all_cpus|6.12
 sigenforce|-c 2 -a module.sig_enforce=1|sign_*|
-lockdown|-c 2 -a lockdown=integrity|sign_*|" ] || { echo "$output"; false; }
+lockdown|-c 2 -a lockdown=integrity|sign_*|
+metal|-c 2 -x -hypervisor|nohz_csd_polling_aid_bare_metal|" ] || { echo "$output"; false; }
 	# test.sh and bench.sh name no module's test but in comments
 	run grep -E '^[^#]*(ipistorm_|idle_reentry_|nohz_csd_)' "$R/vm/test.sh" "$R/vm/bench.sh"
 	[ "$status" -eq 1 ] || { echo "$output"; false; }
@@ -171,7 +174,7 @@ lockdown|-c 2 -a lockdown=integrity|sign_*|" ] || { echo "$output"; false; }
 	: >"$LOG"
 	run "$t/vm/test.sh" -l
 	[ "$status" -eq 1 ]
-	[[ $output == *"ipistorm/bench.conf: testbed= names boot 'polll', which the test bed has not (its boots: poll icount published big sigenforce lockdown bench)"* ]]
+	[[ $output == *"ipistorm/bench.conf: testbed= names boot 'polll', which the test bed has not (its boots: poll icount published big sigenforce lockdown metal bench)"* ]]
 	run "$t/vm/test.sh" -S "$T/steps" 6.1
 	[ "$status" -eq 1 ]
 	[ ! -s "$LOG" ]
@@ -238,6 +241,8 @@ demo 6.1-rt 6.12-rt poll" ]
 # === 6.12-rt/sigenforce
 # === 6.1-rt/lockdown
 # === 6.12-rt/lockdown
+# === 6.1-rt/metal
+# === 6.12-rt/metal
 # === DKMS" ]
 	grep -qx 'start dkms 6.1-rt' "$LOG"
 	grep -qx 'start dkms 6.12-rt' "$LOG"
