@@ -206,6 +206,11 @@ struct wk_sender {
 	u64 sent;
 	u64 woken;
 	u64 unclassified;
+	/*
+	 * Timed from the sender's clock to the wakee's CPU's, which read
+	 * earlier: the two CPUs' clocks apart by more than the latency.
+	 */
+	u64 backwards;
 	u64 hits;
 	u64 sign[5];		/* per tracepoint: its IPI missed (wk_sign()) */
 	u64 start_ns;
@@ -522,6 +527,11 @@ static __always_inline enum wk_scope wk_path(const struct wk_counts *w,
 static __always_inline void wk_account(struct wk_sender *s,
 				       enum wk_scope path, u64 dt)
 {
+	/* Counted, never a wrapped latency in the last bucket. */
+	if (unlikely((s64)dt < 0)) {
+		s->backwards++;
+		return;
+	}
 	if (path == NR_WK_SCOPES) {
 		s->unclassified++;
 		return;
@@ -782,8 +792,11 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 		/* Woken elsewhere, its CPU gone: busy; the run ends. */
 		if (unlikely(raw_smp_processor_id() != cpu)) {
 			if (timed) {
-				s->count[WK_CALL_OTHER]++;
-				ips_hist_add(&s->hist[WK_CALL_OTHER], t1 - t0);
+				/* Two CPUs' clocks: wk_account() counts a backwards one. */
+				if ((s64)(t1 - t0) >= 0) {
+					s->count[WK_CALL_OTHER]++;
+					ips_hist_add(&s->hist[WK_CALL_OTHER], t1 - t0);
+				}
 				wk_account(s, WK_BUSY, t1 - t0);
 			}
 			ret = -ENXIO;
@@ -833,7 +846,8 @@ static int wk_sender_thread(void *arg)
 		for (p = WK_FIRST_PATH; p <= WK_LAST_PATH; p++)
 			ips_hist_merge(&s->hist[WK_TOTAL], &s->hist[p]);
 	}
-	s->count[WK_TOTAL] = s->woken;
+	/* The timed ones: a backwards latency is no latency. */
+	s->count[WK_TOTAL] = s->woken - s->backwards;
 	/* Acquire: pairs with the cap's release, capped is seen with stop. */
 	stopped = smp_load_acquire(&run.stop);
 	s->capped = !s->error && wk_numwake && s->sent < wk_numwake && stopped &&
@@ -954,7 +968,7 @@ static void wk_free_senders(void)
 }
 
 struct wk_totals {
-	u64 sent, woken, unclassified, errors, capped, hits, runtime;
+	u64 sent, woken, unclassified, backwards, errors, capped, hits, runtime;
 	u64 count[NR_WK_SCOPES];
 };
 
@@ -970,6 +984,7 @@ static void wk_totals(struct wk_totals *t)
 		t->sent += s->sent;
 		t->woken += s->woken;
 		t->unclassified += s->unclassified;
+		t->backwards += s->backwards;
 		t->errors += !!s->error;
 		t->capped += s->capped;
 		t->hits += s->hits;
@@ -1026,6 +1041,7 @@ static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
 	if (!wk_timing)
 		return;
 	seq_buf_printf(sb, "%sunclassified=%llu\n", pfx, s->unclassified);
+	seq_buf_printf(sb, "%sclock_backwards=%llu\n", pfx, s->backwards);
 	for (p = WK_FIRST_PATH; p <= wk_last_scope(); p++)
 		seq_buf_printf(sb, "%s%s.wakeups=%llu\n", pfx, wk_scope_names[p],
 			       s->count[p]);
@@ -1084,7 +1100,7 @@ static const char *wk_status(const struct wk_totals *t, bool interrupted,
 		return "errors";
 	if (t->woken != t->sent || (wk_timing && t->unclassified))
 		return "invalid";
-	if (unproven)
+	if (unproven || (wk_timing && t->backwards))
 		return "unproven";
 	if (t->capped)
 		return "capped";
@@ -1144,6 +1160,7 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 		return;
 	}
 	seq_buf_printf(sb, "total.unclassified=%llu\n", t.unclassified);
+	seq_buf_printf(sb, "total.clock_backwards=%llu\n", t.backwards);
 	ips_result_ratio(sb, "total.", "probe_hits_per_wakeup", t.hits, t.woken);
 	ips_result_ratio(sb, "total.", "probe_cost_ns",
 			 t.woken ? div64_u64(t.hits * run.hit_ps, t.woken) : 0,

@@ -30,6 +30,8 @@ check_wake() {
 		_sum=$((_sum + _sent))
 		if [ "$(val wakeup timing)" = 1 ]; then
 			check "$(val wakeup "$_p.unclassified") == 0" "$_p: unclassified wake-ups"
+			# One clock (the test bed's single TSC): none backwards.
+			check "$(val wakeup "$_p.clock_backwards") == 0" "$_p: wake-ups timed backwards"
 			_ps=0
 			for _q in $WK_PATHS; do
 				_ps=$((_ps + $(val wakeup "$_p.$_q.wakeups")))
@@ -43,6 +45,7 @@ check_wake() {
 	check "$(val wakeup total.woken) == $(val wakeup total.sent)" "total: woken != sent"
 	[ "$(val wakeup timing)" = 1 ] || return 0
 	check "$(val wakeup total.unclassified) == 0" "unclassified wake-ups"
+	check "$(val wakeup total.clock_backwards) == 0" "wake-ups timed backwards"
 	_t=$(val wakeup total.wakeups)
 	check "$_t == $(val wakeup total.woken)" "total.wakeups is not total.woken"
 	_ps=0 _sh=0

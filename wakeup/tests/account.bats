@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# wakeup.ko's accounting of one wake-up, wk_account(), on the host: taken
+# out of wakeup_main.c as it is and compiled in userspace with a shim of
+# its types and of the histogram. A latency is the wakee's CPU's clock
+# less the sender's: on a server whose sockets' TSCs are apart it can come
+# out below 0, which the test bed's single TSC never shows.
+
+setup() {
+	F=$BATS_TEST_DIRNAME/../wakeup_main.c
+	T=$BATS_TEST_TMPDIR
+}
+
+# build: account, which accounts the latencies (signed, ns) read from
+# stdin to the path "0" and prints the path's count, its histogram's
+# count, sum and maximum, and the backwards count.
+build() {
+	awk '$0 ~ /[ *]wk_account\(/ && !/;$/ { on = 1 }
+		on { print } on && /^}/ { exit }' "$F" >"$T/account.inc"
+	[ -s "$T/account.inc" ] || { echo "no wk_account in $F"; return 1; }
+	cat >"$T/account.c" <<-'EOF'
+	#include <inttypes.h>
+	#include <stdio.h>
+
+	typedef uint64_t u64;
+	typedef int64_t s64;
+	#define unlikely(x)	(x)
+	enum wk_scope { WK_PATH0, NR_WK_SCOPES };
+	struct ips_hist { u64 n, sum, max; };
+	static void ips_hist_add(struct ips_hist *h, u64 v)
+	{
+		h->n++;
+		h->sum += v;
+		if (v > h->max)
+			h->max = v;
+	}
+	struct wk_sender {
+		u64 unclassified, backwards;
+		u64 count[NR_WK_SCOPES];
+		struct ips_hist *hist;
+	};
+	#include "account.inc"
+
+	int main(void)
+	{
+		struct ips_hist h[NR_WK_SCOPES] = { 0 };
+		struct wk_sender s = { .hist = h };
+		long long dt;
+
+		while (scanf("%lld", &dt) == 1)
+			wk_account(&s, WK_PATH0, (u64)dt);
+		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		       s.count[0], h[0].n, h[0].sum, h[0].max, s.backwards);
+		return 0;
+	}
+	EOF
+	gcc -O2 -Wall -Werror -o "$T/account" "$T/account.c"
+}
+
+@test "wakeup: a latency timed backwards (two CPUs' clocks apart) is counted, in no histogram" {
+	build
+	run "$T/account" <<<"1200 -35 800 -1 0"
+	[ "$status" -eq 0 ]
+	# 3 timed (2000 ns, at most 1200), 2 backwards; before, -35 and -1
+	# wrapped to 2^64 - 35 and 2^64 - 1 in the histogram's maximum
+	[ "$output" = "3 3 2000 1200 2" ]
+}
