@@ -9,7 +9,7 @@
 # (run.sh's -v param_NAME=VALUE), mode= and ipc= are the command's, and
 # a banner of other groups, loops or mode is a failure=; hackbench's
 # "Signal N caught" (it then prints a Time: of the run cut short) is an
-# interrupted=.
+# interrupted=; a Time: below 10 ms (it prints ms) is a failure=.
 /^Signal [0-9]+ caught/ { sig = $2 }
 /^Running in [a-z]+ mode with [0-9]+ groups using [0-9]+ file descriptors each/ {
 	mode = $3
@@ -30,6 +30,10 @@ END {
 		print "failure=hackbench ran in " mode " mode, the command asked " param_mode
 	else if (param_groups != "" && (groups != param_groups || loops != param_loops))
 		print "failure=hackbench ran " groups " groups of " loops " loops, the command asked " param_groups " of " param_loops
+	# Time: is in ms (three decimals): below 10 ms its resolution is
+	# above 10 % of the time, at 0 there is no rate at all
+	else if (t < 0.010)
+		print "failure=hackbench's Time: " t " s is below 10 ms, where its 1 ms resolution is above 10 %: give it more loops= or groups="
 	print "mode=" (param_mode != "" ? param_mode : m)
 	if (param_ipc != "") print "ipc=" param_ipc
 	print "groups=" groups
