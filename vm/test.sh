@@ -207,7 +207,7 @@ step_tap() {
 # Every tests/ folder holding bats files (docs/testbed.md#the-tests-folders).
 step_bats() {
 	local d dirs=()
-	for d in "$TOP"/*/tests; do
+	for d in "$TOP"/*/tests "$TOP"/*/tests/host; do
 		! compgen -G "$d/*.bats" >/dev/null || dirs+=("$d")
 	done
 	step_tap "$1" "scripts and kselftest wrapper (bats)" bats --tap "${dirs[@]}"

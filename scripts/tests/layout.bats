@@ -12,6 +12,7 @@ setup() {
 contract() {
 	case $2 in
 	*/tests/live) echo ktap ;;
+	*/tests/host) echo bats ;;
 	*/tests/testbed) echo testbed ;;
 	*/tests/fixtures | */tests/fixtures/*) echo fixtures ;;
 	lkp/lib/tests) echo lkp-lib ;;

@@ -6,7 +6,7 @@
 # out below 0, which the test bed's single TSC never shows.
 
 setup() {
-	F=$BATS_TEST_DIRNAME/../wakeup_main.c
+	F=$BATS_TEST_DIRNAME/../../wakeup_main.c
 	T=$BATS_TEST_TMPDIR
 }
 
