@@ -29,7 +29,9 @@ build() {
 	extract "$C/hook.h" ips_hook_find >"$T/find.inc"
 	extract "$C/hook.c" ips_hook_resolve >"$T/resolve.inc"
 	extract "$C/hook.c" ips_hook_name_is >"$T/name.inc"
-	for f in find resolve name; do
+	awk '/^struct ips_hook_site {/ { on = 1 } on { print } on && /^};/ { exit }' \
+		"$C/hook.h" >"$T/site.inc"
+	for f in find resolve name site; do
 		[ -s "$T/$f.inc" ] || { echo "no $f in $C/hook.[ch]"; return 1; }
 	done
 	cat >"$T/map.c" <<-'EOF'
@@ -60,14 +62,13 @@ build() {
 		return (unsigned int)((v * GOLDEN_RATIO_64) >> (64 - bits));
 	}
 
+	/* Of hook.h's hook, what the map's functions use. */
 	struct ips_hook {
 		const char *hooked;
 		unsigned long ips[IPS_HOOK_IPS];
 	};
-	struct ips_hook_site {
-		unsigned long ip;
-		struct ips_hook *hook;
-	};
+	#include "site.inc"
+	/* Of hook.h's set, what the map's functions use. */
 	struct ips_hook_set {
 		struct ips_hook *hooks;
 		unsigned int n;
