@@ -215,18 +215,40 @@ for n in $tests; do
 		case $n in $p) selected="$selected $n"; break ;; esac
 	done
 done
+# The patterns that select no test: a test asked for that does not run
+# fails, or a misspelt name in a boot's list would pass as "1..0".
+unmatched=""
+for p in "$@"; do
+	_hit=0
+	for n in $tests; do
+		# shellcheck disable=SC2254 # the patterns are meant to match
+		case $n in $p) _hit=1; break ;; esac
+	done
+	[ "$_hit" = 1 ] || unmatched="$unmatched $p"
+done
 
 if [ "$list" = 1 ]; then
 	for n in $selected; do echo "$n"; done
+	set -f
+	for p in $unmatched; do echo "selftest.sh: no test is named $p" >&2; done
+	[ -z "$unmatched" ] || exit 1
 	exit 0
 fi
 
-total=$(echo "$selected" | wc -w)
+total=$(($(echo "$selected" | wc -w) + $(echo "$unmatched" | wc -w)))
 echo "KTAP version 1"
 echo "1..$total"
 echo "# kernel $(uname -r), $(ncpus) CPUs, cmdline: $(cat /proc/cmdline)"
 
 i=0 pass=0 failed=0 skipped=0 splatted=0 left=""
+set -f
+for p in $unmatched; do
+	i=$((i + 1))
+	echo "# no test is named $p"
+	echo "not ok $i $p"
+	failed=$((failed + 1))
+done
+set +f
 for n in $selected; do
 	if [ "$splatted" = 1 ]; then
 		left="$left $n"

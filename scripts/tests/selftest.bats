@@ -1,13 +1,21 @@
 #!/usr/bin/env bats
-# selftest.sh's KTAP frame, without loading anything: a pattern that
-# selects no test.
+# selftest.sh's KTAP frame, without loading anything: patterns that
+# select no test.
 
-@test "selftest: KTAP header and kselftest's Totals line, under busybox sh" {
-	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" no_such_test
-	[ "$status" -eq 0 ]
+@test "selftest: KTAP header and kselftest's Totals line, under busybox sh; a pattern of no test fails" {
+	# a pattern that matches no test is a result, failed: a misspelt
+	# name in a boot's list must not pass as 1..0
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" no_such_test 'no_such_*'
+	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = "KTAP version 1" ]
-	[ "${lines[1]}" = "1..0" ]
-	[ "${lines[${#lines[@]} - 1]}" = "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:0" ]
+	[ "${lines[1]}" = "1..2" ]
+	[[ $output == *$'\n'"# no test is named no_such_test"$'\n'"not ok 1 no_such_test"$'\n'* ]]
+	[[ $output == *$'\n'"not ok 2 no_such_*"$'\n'* ]]
+	[ "${lines[${#lines[@]} - 1]}" = "# Totals: pass:0 fail:2 xfail:0 xpass:0 skip:0 error:0" ]
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" -l 'ipistorm_pair*' no_such_test
+	[ "$status" -eq 1 ]
+	[[ $output == *ipistorm_pairs* ]]
+	[[ $output == *"selftest.sh: no test is named no_such_test"* ]]
 }
 
 @test "selftest: -l lists the tests of every module" {
