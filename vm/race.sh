@@ -1,12 +1,11 @@
 #!/bin/bash
 # race.sh [-c N] [-n ROUNDS] [KERNEL...]: the races of the modules' state
 # on the test bed: N vCPUs (default 8) under multi-threaded TCG (vm/boot.sh
-# -M), so that several really run at once, for each kernel (default: all),
-# running the tests that race CPUs on one another's state: the first hits
-# of the hook modules' call sites (*_concurrent_resolve) and every
-# module's runs on every CPU (*_all_cpus), ROUNDS boots each (default 1).
-# Default kernels: 6.12 and 7.3 (6.1 loops on a stale int3, below, in
-# most such boots). Prints each
+# -M), so that several really run at once, for each kernel (default: 6.12
+# and 7.3; 6.1 loops on a stale int3, below, in most such boots), running
+# the tests that race CPUs on one another's state: the first hits of the
+# hook modules' call sites (*_concurrent_resolve) and every module's runs
+# on every CPU (*_all_cpus), ROUNDS boots each (default 1). Prints each
 # boot's results; exit 0 when every boot passed, 1 when a test failed, 2
 # when a boot splatted or never reported.
 #
