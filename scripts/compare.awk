@@ -224,11 +224,6 @@ BEGIN {
 	nf = 0
 	ninst = split(instrument, il, " ")
 	for (i = 1; i <= ninst; i++) { instk[i] = il[i]; instr[il[i]] = i }
-	# JSON escapes of the control characters (a label is any string)
-	for (i = 1; i < 32; i++) JESC[sprintf("%c", i)] = sprintf("\\u%04x", i)
-	JESC[sprintf("%c", 127)] = "\\u007f"
-	JESC["\t"] = "\\t"; JESC["\n"] = "\\n"; JESC["\r"] = "\\r"
-	JESC["\\"] = "\\\\"; JESC["\""] = "\\\""
 }
 src == "idle" { idle_line(); next }
 FNR == 1 { nf++; fd[nf] = d; fn[nf] = FILENAME; nfiles[d]++ }
@@ -598,15 +593,6 @@ function csv(    d, i, m, f, j, o, mn, mx) {
 	idle_csv()
 }
 
-# js(s): s as a JSON string. Character by character: gsub's treatment of
-# backslashes in the replacement differs between awks.
-function js(s,    o, i, c) {
-	for (i = 1; i <= length(s); i++) {
-		c = substr(s, i, 1)
-		o = o ((c in JESC) ? JESC[c] : c)
-	}
-	return "\"" o "\""
-}
 # jdiffs(n, dd, dk, db, dv): n differences as JSON objects.
 function jdiffs(n, dd, dk, db, dv,    i) {
 	for (i = 1; i <= n; i++)

@@ -430,7 +430,7 @@ if [ "$decompose" = 1 ]; then
 		done <"$tmp/dirs"
 	fi
 	CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
-		awk -v fmt="$fmt" -v alpha="$alpha" -v bench="$bench" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/shift_share.awk" "$@" >"$out" || rc=$?
+		awk -v fmt="$fmt" -v alpha="$alpha" -v bench="$bench" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/json.awk" -f "$(dirname "$0")/shift_share.awk" "$@" >"$out" || rc=$?
 	[ "$rc" -ne 0 ] || cat "$out"
 	exit "$rc"
 fi
@@ -453,7 +453,7 @@ CMP_LABELS=$(cat "$tmp/labels") CMP_DIRS=$(cat "$tmp/dirs") \
 	CMP_BENCH=$bench CMP_PARAMS=$(meta "$base" params) CMP_DIFFS=$tmp/diffs CMP_KDIFFS=$tmp/kdiffs \
 	awk -v metrics="$metrics" -v primary="$primary" -v title="$title" -v fmt="$fmt" -v alpha="$alpha" \
 	-v thresh="$thresh" -v rule="$rule" -v strict="$strict" -v sdfactor="$sdfactor" -v meansonly="$meansonly" \
-	-v instrument="$instrument" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/compare.awk" \
+	-v instrument="$instrument" -f "$(dirname "$0")/stats.awk" -f "$(dirname "$0")/json.awk" -f "$(dirname "$0")/compare.awk" \
 	-f "$(dirname "$0")/compare-idle.awk" "$@" >"$out" || rc=$?
 # Output only when the input was good; 3 is a strict failure on a
 # difference of the machine state, with its report.

@@ -1,5 +1,6 @@
 # pivot.awk: the statistics and output of pivot.sh (which see), loaded
-# after scripts/stats.awk (awk -f stats.awk -f pivot.awk).
+# after scripts/stats.awk and scripts/json.awk (awk -f stats.awk -f json.awk
+# -f pivot.awk).
 # Input: iteration files, each group preceded by the assignments s=SWEEP
 # c=CELL (0-based; sweep 0 the baseline); pivot.sh passes every file name
 # as a path (absolute or ./-prefixed): a cell directory named
@@ -221,14 +222,6 @@ function csv(    i, j) {
 			e(gm[i], "%.4f"), e(gr[i], "%.6f"), e(gg[i], "%.4f")
 }
 
-# js(x): x as a JSON string (pivot.sh lets no control character through).
-function js(x,    o, k, ch) {
-	for (k = 1; k <= length(x); k++) {
-		ch = substr(x, k, 1)
-		o = o (ch == "\"" || ch == "\\" ? "\\" : "") ch
-	}
-	return "\"" o "\""
-}
 function jn(x, f) { return x == "" ? "null" : sprintf(f, x) }
 function json(    i, j) {
 	printf "{\n  \"format\": \"ipistorm-pivot/1\",\n  \"bench\": %s,\n  \"params\": %s,\n", js(ENVIRON["PIV_BENCH"]), js(ENVIRON["PIV_FIXED"])

@@ -233,6 +233,6 @@ PIV_LABELS=$(cat "$tmp/labels") PIV_DIRS=$(cat "$tmp/dirs") PIV_CELLS=$(cut -d '
 	PIV_PARAMS=$(cat "$tmp/params") PIV_BENCH=$bench PIV_FIXED=$(index "$base" params) \
 	awk -v metric="$metric" -v direction="$(bench_direction "$TOP" "$bench" "$metric")" \
 	-v unit="$(bench_unit "$TOP" "$bench" "$metric")" -v fmt="$fmt" -v alpha="$alpha" -v thresh="$thresh" \
-	-f "$HERE/stats.awk" -f "$HERE/pivot.awk" "$@" >"$tmp/out" || rc=$?
+	-f "$HERE/stats.awk" -f "$HERE/json.awk" -f "$HERE/pivot.awk" "$@" >"$tmp/out" || rc=$?
 [ "$rc" -eq 2 ] || cat "$tmp/out"
 exit "$rc"

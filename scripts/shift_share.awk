@@ -60,14 +60,6 @@ function num(x) { return x == "" ? "" : sprintf("%.6f", x) }
 function pnum(x) { return x == "" ? "" : sprintf("%.4g", x) }
 function na(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
 function jnum(x) { return x == "" ? "null" : x }
-function jstr(s,    o, i, c) {
-	o = ""
-	for (i = 1; i <= length(s); i++) {
-		c = substr(s, i, 1)
-		o = o ((c in JESC) ? JESC[c] : c)
-	}
-	return "\"" o "\""
-}
 function csvq(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 
 BEGIN {
@@ -77,9 +69,6 @@ BEGIN {
 	nd = split(ENVIRON["CMP_LABELS"], dl0, "\n")
 	split(ENVIRON["CMP_DIRS"], dd0, "\n")
 	for (i = 1; i <= nd; i++) { dlabel[i - 1] = dl0[i]; ddir[i - 1] = dd0[i] }
-	for (i = 1; i < 32; i++) JESC[sprintf("%c", i)] = sprintf("\\u%04x", i)
-	JESC["\t"] = "\\t"; JESC["\n"] = "\\n"; JESC["\r"] = "\\r"
-	JESC["\\"] = "\\\\"; JESC["\""] = "\\\""
 	for (p = 1; p <= NP; p++) {
 		want["total.lat_" PATH[p] "_n"] = p
 		wmean["total.lat_" PATH[p] "_mean_ns"] = p
@@ -291,14 +280,14 @@ function jphases(e,    q, o) {
 
 function json(    e, p) {
 	printf "{\"format\": \"%s\", \"bench\": %s, \"alpha\": %s, \"baseline\": {\"label\": %s, \"dir\": %s, \"runs\": %d, \"calls\": %d, \"mean_ns\": %s, \"paths\": [",
-		FORMAT, jstr(bench), alpha, jstr(dlabel[0]), jstr(ddir[0]), runs[0], N[0], num(M[0])
+		FORMAT, js(bench), alpha, js(dlabel[0]), js(ddir[0]), runs[0], N[0], num(M[0])
 	for (p = 1; p <= NP; p++)
 		printf "%s{\"path\": \"%s\", \"calls\": %d, \"share\": %s, \"mean_ns\": %s}", (p > 1 ? ", " : ""),
 			PATH[p], n[0, p], num(s[0, p]), jnum(num(m[0, p]))
 	printf "], \"phases\": %s}, \"comparisons\": [", jphases(0)
 	for (e = 1; e < nd; e++) {
 		printf "%s{\"label\": %s, \"dir\": %s, \"runs\": %d, \"calls\": %d, \"mean_ns\": %s, \"change_ns\": %s, \"shift_ns\": %s, \"cost_ns\": %s, \"paths\": [",
-			(e > 1 ? ", " : ""), jstr(dlabel[e]), jstr(ddir[e]), runs[e], N[e], num(M[e]), num(M[e] - M[0]),
+			(e > 1 ? ", " : ""), js(dlabel[e]), js(ddir[e]), runs[e], N[e], num(M[e]), num(M[e] - M[0]),
 			num(shift[e]), num(cost[e])
 		for (p = 1; p <= NP; p++) {
 			pvals(e, p)

@@ -1,5 +1,5 @@
 # stats.awk: the statistics compare.awk and shift_share.awk share, loaded
-# before either (awk -f stats.awk -f compare.awk). Functions only; the
+# before either (awk -f stats.awk -f json.awk -f compare.awk). Functions only; the
 # caller sets MWU_EXACT (the most runs in all for an exact Mann-Whitney p).
 
 # Square root, exp and log in awk's arithmetic alone: busybox awk built
