@@ -29,6 +29,19 @@
 #   key KEY FILE          the value of the first KEY=value line of FILE
 #   first_line FILE [DEF] FILE's first line, or DEF when FILE is unreadable
 #                         or empty
+#   rd FILE               FILE's first line in $v, "" when unreadable or
+#                         empty (the read builtin: no process)
+#   get FILE              FILE's first line, or "unknown"
+#   firsts FILES...       the first non-empty line of each readable FILE
+#   uniq_lines FILES...   their distinct first lines, ";"-separated
+#   join_lines SEP        the lines of stdin joined by SEP
+#   kernel_config OUT PROC BOOT RELEASE  the kernel's configuration into
+#                         OUT: PROC/config.gz, else BOOT/config-RELEASE,
+#                         else empty
+#   module_hooks TOP MODULE  the kernel functions MODULE hooks through
+#                         ftrace (the quoted names of its IPS_HOOK_NAMES()
+#                         lists and of its kprobes' symbol_name, its own
+#                         calibration functions left out), one a line
 #   suite_benches TOP     the benchmark folders of TOP, one a line: every
 #                         folder holding a bench.conf, a module's or a
 #                         program's (kind=), in byte order
@@ -227,6 +240,49 @@ first_line() {
 	else
 		echo "${2:-}"
 	fi
+}
+
+rd() {
+	v=""
+	IFS= read -r v 2>/dev/null <"$1" || :
+}
+get() {
+	rd "$1"
+	echo "${v:-unknown}"
+}
+# (one grep for every file: 512 CPUs have thousands of them)
+firsts() { grep -s -h -m 1 . "$@" || :; }
+uniq_lines() { firsts "$@" | sort -u | join_lines ';'; }
+join_lines() { awk -v s="$1" '{ o = o (NR > 1 ? s : "") $0 } END { print o }'; }
+
+kernel_config() {
+	if [ -r "$2/config.gz" ]; then
+		gzip -dc "$2/config.gz" >"$1" 2>/dev/null || : >"$1"
+	elif [ -r "$3/config-$4" ]; then
+		cat "$3/config-$4" >"$1"
+	else
+		: >"$1"
+	fi
+}
+
+# The hooks are named where they are declared, in the module's C (a list
+# may span lines); a name with _cal_fn_ is one of the module's own
+# functions, hooked to calibrate.
+module_hooks() {
+	cat "$1/$2"/*.c 2>/dev/null | awk '
+		{ s = s " " $0 }
+		END {
+			gsub(/symbol_name[ \t]*=[ \t]*"[^"]*"/, "IPS_HOOK_NAMES(&)", s)
+			while (match(s, /IPS_HOOK_NAMES\([^)]*\)/)) {
+				l = substr(s, RSTART + 15, RLENGTH - 16)
+				s = substr(s, RSTART + RLENGTH)
+				# the quoted names (the storm module witness=1 hook,
+				# named by a macro, is an option of its own)
+				n = split(l, w, /"/)
+				for (i = 2; i <= n; i += 2)
+					if (w[i] !~ /_cal_fn_/ && !(w[i] in seen)) { seen[w[i]] = 1; print w[i] }
+			}
+		}'
 }
 
 # check_params PARAM=VALUE...: each is one line of text, PARAM a name, and
