@@ -264,7 +264,7 @@ differences() {
 			"boost_policies|pstate_status|epp|cpuidle_driver|cpuidle_governor|cpuidle\\.state[0-9]+|" \
 			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|sockets|numa_nodes|node[0-9]+\\.cpulist|llc|" \
 			"bios|irqbalance|vuln\\..*|preempt|hz|no_hz|nohz_full|sched_features|clocksource|" \
-			"package\\..*|program\\.[^.]+\\.sha256)$"
+			"package\\..*|program\\.[^.]+\\.sha256|preflight\\.[a-z0-9_]+)$"
 		load(ENVIRON["A"], a); load(ENVIRON["B"], b)
 		for (i = 1; i <= n; i++) {
 			k = order[i]

@@ -471,20 +471,6 @@ knobs() {
 	fi
 }
 
-# rd FILE: FILE's first line in $v, "" when it is unreadable or empty
-# (the read builtin: no process, as 512 CPUs have thousands of files).
-rd() {
-	v=""
-	IFS= read -r v 2>/dev/null <"$1" || :
-}
-# get FILE: its first line, or "unknown".
-get() {
-	rd "$1"
-	echo "${v:-unknown}"
-}
-# firsts FILES...: the first non-empty line of each readable FILE, in one
-# pass.
-firsts() { grep -s -h -m 1 . "$@" || :; }
 # in_dir DIR PATTERNS...: FILE:VALUE lines of the first non-empty line of
 # each readable FILE the PATTERNS match in DIR (FILE relative to DIR), in
 # one pass. Quote the patterns: they are globbed in DIR.
@@ -685,9 +671,6 @@ cpuinfo() {
 }
 # count FILES...: number of distinct first lines of the readable FILES.
 count() { firsts "$@" | sort -u | grep -c . || :; }
-# uniq_lines FILES...: distinct first lines, separated by ";".
-uniq_lines() { firsts "$@" | sort -u | join_lines ';'; }
-join_lines() { awk -v s="$1" '{ o = o (NR > 1 ? s : "") $0 } END { print o }'; }
 # ndirs PATHS...: how many of the arguments are directories.
 ndirs() {
 	_n=0
@@ -752,13 +735,7 @@ machine_state() {
 
 	# The kernel's configuration, when it exposes it.
 	config=$TMP/config
-	if [ -r "$PROC/config.gz" ]; then
-		gzip -dc "$PROC/config.gz" >"$config" 2>/dev/null || : >"$config"
-	elif [ -r "$BOOT/config-$release" ]; then
-		cat "$BOOT/config-$release" >"$config"
-	else
-		: >"$config"
-	fi
+	kernel_config "$config" "$PROC" "$BOOT" "$release"
 	config_hash=unknown
 	[ ! -s "$config" ] || config_hash=sha256:$(sha256sum <"$config" | cut -d ' ' -f 1)
 	hz=$(kconf HZ)
@@ -795,6 +772,14 @@ machine_state() {
 	boost_policies=$(in_dir "$CPU/cpufreq" 'policy[0-9]*/boost' | sed 's|/boost:|=|' | join_lines ';')
 	irqbalance="not running"
 	! grep -s -q -x irqbalance "$PROC"/[0-9]*/comm || irqbalance=running
+	# what the preflight said of this run's benchmarks, in the state it
+	# runs in (after -p): preflight.BENCH= lines (its exit is the verdict)
+	# shellcheck disable=SC2086 # one word, or none
+	sh "$HERE/preflight.sh" -m "$moddir" "$bench" ${storm:+$stormmod} >"$TMP/preflight" 2>&1 || :
+	awk -v fmt=ipistorm-preflight/1 '
+		NR == 1 && $0 != "format=" fmt { print "preflight.error=" $0; exit }
+		/^[a-z0-9_]+: (valid|degraded|invalid)$/ { b = substr($1, 1, length($1) - 1); print "preflight." b "=" $2 }
+		/^  - / && b != "" { print "preflight." b ".reason=" substr($0, 5) }' "$TMP/preflight" >"$TMP/preflight.meta"
 }
 
 # write_meta PARAMS...: meta.txt's lines.
@@ -870,6 +855,7 @@ write_meta() {
 	cstates $measured
 	echo "irqbalance=$irqbalance"
 	irq_affinity
+	cat "$TMP/preflight.meta"
 	[ ! -s "$TMP/notes" ] || sed 's/^/warning=/' "$TMP/notes"
 	[ ! -s "$TMP/unwritten" ] || sed 's/^/write_failed=/' "$TMP/unwritten"
 }

@@ -214,7 +214,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	done
 }
 
-@test "compare: -x covers topology, llc, bios, irqbalance, nohz_full, sched_features" {
+@test "compare: -x covers topology, llc, bios, irqbalance, nohz_full, sched_features, the preflight's verdict" {
 	while IFS='|' read -r key base value; do
 		for d in a b; do
 			mkrun "$T/$d" "k$d" 100 101 102
@@ -240,6 +240,7 @@ close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 	irqbalance|not running|running
 	nohz_full|(null)|1-119
 	sched_features|TTWU_QUEUE|NO_TTWU_QUEUE
+	preflight.ipistorm|valid|degraded
 	EOF
 }
 

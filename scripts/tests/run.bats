@@ -391,6 +391,29 @@ $msr" ] || { cat "$R/calls"; false; }
 	grep -q "^warning=no idle=poll and no polling idle state" "$T/out/meta.txt"
 }
 
+@test "run: meta.txt holds the preflight's verdicts, of the state the run had" {
+	for m in ipistorm idle_reentry; do
+		printf 'vermagic=6.12.0-test SMP mod_unload \0' >"$T/mods/$m/$m.ko"
+	done
+	echo "debugfs /sys/kernel/debug debugfs rw 0 0" >"$R/proc/mounts"
+	run busybox sh "$S/run.sh" -n 1 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
+	[ "$status" -eq 0 ]
+	m=$T/out/meta.txt
+	grep -qx preflight.ipistorm=degraded "$m"
+	grep -q '^preflight.ipistorm.reason=degraded: idle states deeper than C1 enabled (C1E C6)' "$m"
+	grep -q '^preflight.ipistorm.reason=degraded: cpufreq governor powersave, not performance' "$m"
+	grep -q '^preflight.ipistorm.reason=degraded: irqbalance runs' "$m"
+	run ! grep -q '^preflight\.[a-z_]*=invalid' "$m"
+	# prepared, the machine loses those two reasons; a storm's module is judged too
+	run busybox sh "$S/run.sh" -p -n 1 -o "$T/out2" -m "$T/mods" -s "pairs=0:1 numipi=10" idle_reentry cpulist=1
+	[ "$status" -eq 0 ]
+	m=$T/out2/meta.txt
+	grep -qx preflight.idle_reentry=degraded "$m"
+	grep -qx preflight.ipistorm=degraded "$m"
+	run ! grep -q 'deeper than C1\|governor powersave' "$m"
+	grep -q '^preflight.idle_reentry.reason=degraded: irqbalance runs' "$m"
+}
+
 @test "run: -p disables deep C-states and sets performance, then restores" {
 	run busybox sh "$S/run.sh" -p -n 2 -o "$T/out" -m "$T/mods" ipistorm numipi=10 cpulist=0
 	[ "$status" -eq 0 ]
