@@ -1,7 +1,8 @@
 #!/bin/bash
 # mkinitramfs.sh NAME: pack busybox, the suite's runner, scripts and tests
 # and the modules built for matrix kernel NAME (build/NAME) into
-# build/NAME/initramfs.gz, laid out as in the source tree under /suite, plus
+# build/NAME/initramfs.gz, laid out as in the source tree under /suite
+# (each module's .ko beside its C sources), plus
 # the host's bash and trace-cmd with their libraries when installed (for
 # trace.sh), vm/core-cookie.c, built, and the benchmarks that are programs
 # (kind=program: their parsers and tests, and the host's programs they
@@ -68,6 +69,8 @@ for ko in "$out"/*/*.ko; do
 	mod=$(basename "$(dirname "$ko")")
 	mkdir -p "$root/suite/$mod"
 	cp "$ko" "$root/suite/$mod/"
+	# its C, where the suite's scripts read what it hooks
+	cp "$TOP/$mod"/*.c "$root/suite/$mod/"
 	[ -d "$TOP/$mod/tests" ] && cp -r "$TOP/$mod/tests" "$root/suite/$mod/"
 done
 # Renamed into place: a guest booting the old image meanwhile keeps it.
