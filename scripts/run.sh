@@ -995,6 +995,28 @@ msr_read() {
 # keep_result RESULT FILE: a module's debugfs RESULT copied to FILE; what
 # failed said: the result not there (debugfs), or FILE not written (the
 # disk or directory).
+# hook_users WHEN FILE: while the measuring module holds its hooks (with
+# -s: after its insmod, WHEN start, and after the storm, WHEN end), the
+# ftrace users of each kernel function it hooks (enabled_functions'
+# count; a function it did not hook here is not listed) as WHEN.FUNC=N
+# lines of FILE (ipistorm-hooks/1). A function with another user is not
+# reached the way its hook's cost was calibrated: the iteration fails.
+hook_users() {
+	[ -n "$hooked" ] && [ -r "$tracing/enabled_functions" ] || return 0
+	[ -s "$2" ] || echo format=ipistorm-hooks/1 >"$2"
+	# the record lines (not the "direct-->" ones below them) of the hooked
+	# functions, a suffix (.isra.0) taken off
+	printf '%s\n' "$hooked" | awk -v when="$1" '
+		NR == FNR { h[$0] = 1; next }
+		/^[^ \t]/ && $2 ~ /^\([0-9]+\)$/ {
+			f = $1; sub(/\.[a-z]+\.[0-9]+$/, "", f)
+			if (f in h) { n = $2; gsub(/[()]/, "", n); print when "." f "=" n }
+		}' - "$tracing/enabled_functions" >>"$2"
+	_shared=$(awk -F = -v w="$1." 'index($1, w) == 1 && $2 > 1 {
+		printf "%s%s (%d users)", (n++ ? ", " : ""), substr($1, length(w) + 1), $2 }' "$2")
+	[ -z "$_shared" ] ||
+		failed "at its $1, $bench shares $_shared with another ftrace user (a tracer, a BPF program, a module): those hooks are not reached the way their cost was calibrated, so its times cannot be corrected (${2##*/}; scripts/preflight.sh names the users)"
+}
 keep_result() {
 	cat "$1" >"$TMP/result" 2>/dev/null || failed "no $1 (is debugfs mounted?)"
 	# (a subshell: the shell's own word on a redirection that failed)
@@ -1011,6 +1033,11 @@ run_iterations() {
 	ssummary=""
 	[ -z "$storm" ] || ssummary=$(bench_get "$TOP" "$stormmod" summary | sed 's/\./\\./g; s/ /|/g')
 	idle_setup
+	# the functions the measuring module hooks, and where ftrace lists them
+	hooked=""
+	[ "$kind" != module ] || hooked=$(module_hooks "$TOP" "$bench")
+	tracing=$SYS/kernel/tracing
+	[ -r "$tracing/enabled_functions" ] || tracing=$SYS/kernel/debug/tracing
 	i=$((1 - warmup))
 	while [ "$i" -le "$n" ]; do
 		if [ "$i" -le 0 ]; then
@@ -1030,6 +1057,7 @@ run_iterations() {
 		elif [ -n "$storm" ]; then
 			load "$bench" "$@" || failed "insmod $bench $* failed (root? see dmesg)"
 			module_info "$bench"
+			hook_users start "$out/hooks-${f##*/}"
 			step "$it"
 			set -f
 			# shellcheck disable=SC2086 # the storm is a list of parameters
@@ -1040,6 +1068,7 @@ run_iterations() {
 			sf=$out/storm-${f##*/}
 			keep_result "$dbg/$stormmod/result" "$sf"
 			unload "$stormmod" || failed "rmmod $stormmod failed"
+			hook_users end "$out/hooks-${f##*/}"
 			echo stop >"$dbg/$bench/control" ||
 				failed "cannot stop $bench through $dbg/$bench/control"
 		else

@@ -68,6 +68,12 @@ setup() {
 	settings >"$R/during.all"
 	cp "$R/run/ipistorm/saved" "$R/saved.during" 2>/dev/null || :
 	mkdir -p "$R/sys/kernel/debug/$m" "$R/sys/module/$m/parameters"
+	# where tracefs is: idle_reentry's direct calls, HOOK_USERS ftrace
+	# users on do_idle (default 1, its own)
+	if [ "$m" = idle_reentry ] && [ -d "$R/sys/kernel/tracing" ]; then
+		printf 'do_idle (%s) R   D   M \tops\n\tdirect-->ips_hook_tramp [idle_reentry]\nschedule_idle.isra.0 (1) R   D   M \tops\n\tdirect-->ips_hook_tramp [idle_reentry]\nir_cal_fn_tick [idle_reentry] (1) R   D   M \tops\n' \
+			"${HOOK_USERS:-1}" >"$R/sys/kernel/tracing/enabled_functions"
+	fi
 	echo ABCDEF0123 >"$R/sys/module/$m/srcversion"
 	echo 1.0 >"$R/sys/module/$m/version"
 	case $m in
@@ -96,6 +102,8 @@ setup() {
 	[ ! -f "$c" ] || echo "control: $(cat "$c")" >>"$R/calls"
 	echo "rmmod $*" >>"$R/calls"
 	rm -rf "$R/sys/kernel/debug/$1"
+	[ "$1" != idle_reentry ] || [ ! -f "$R/sys/kernel/tracing/enabled_functions" ] ||
+		: >"$R/sys/kernel/tracing/enabled_functions"
 	SH
 	chmod +x "$T/bin/insmod" "$T/bin/rmmod" "$T/bin/settings"
 	PATH=$T/bin:$PATH
@@ -950,6 +958,23 @@ rmmod idle_reentry" ]
 	run busybox sh "$S/run.sh" -n 1 -w 0 -o "$T/out2" -m "$T/mods" idle_reentry cpulist=1 duration=2
 	[ "$status" -eq 0 ]
 	[ "$(cd "$T/out2" && echo storm-*)" = "storm-*" ]
+}
+
+@test "run: with a storm, the hooked functions' ftrace users at start and end; another user fails the iteration" {
+	mkdir -p "$R/sys/kernel/tracing"
+	: >"$R/sys/kernel/tracing/enabled_functions"
+	run busybox sh "$S/run.sh" -n 2 -w 0 -o "$T/out" -m "$T/mods" -s "pairs=0:1 numipi=10" idle_reentry cpulist=1
+	[ "$status" -eq 0 ]
+	[ "$(cat "$T/out/hooks-iter-002.txt")" = "$(printf '%s\n' format=ipistorm-hooks/1 start.do_idle=1 start.schedule_idle=1 end.do_idle=1 end.schedule_idle=1)" ]
+	HOOK_USERS=2 run busybox sh "$S/run.sh" -n 2 -w 0 -o "$T/out2" -m "$T/mods" -s "pairs=0:1 numipi=10" idle_reentry cpulist=1
+	[ "$status" -eq 1 ]
+	[[ $output == *"iteration 1: at its start, idle_reentry shares do_idle (2 users) with another ftrace user"* ]]
+	grep -qx status=failed "$T/out2/meta.txt"
+	grep -q "^failure=iteration 1: at its start, idle_reentry shares do_idle (2 users)" "$T/out2/meta.txt"
+	grep -qx start.do_idle=2 "$T/out2/hooks-iter-001.txt"
+	[ ! -e "$T/out2/iter-001.txt" ]
+	# the modules went
+	[ "$(grep -c '^rmmod idle_reentry' "$R/calls")" -ge 3 ]
 }
 
 @test "run: a storm result that is not complete fails the run, and both modules go" {
