@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Tests of idle_reentry.ko, sourced by scripts/selftest.sh. Uses cpu(),
-# storm() and check_lat-style helpers from ipistorm/tests/ipistorm.sh.
+# Tests of idle_reentry.ko, sourced by scripts/selftest.sh (whose helpers,
+# cpu() and storm() among them, they use).
 
 IR_CTL=/sys/kernel/debug/idle_reentry/control
 IR_RESULT=/sys/kernel/debug/idle_reentry/result

@@ -1,7 +1,6 @@
 # shellcheck shell=sh
 # Benchmarks of ipistorm.ko, run by `scripts/selftest.sh -b` (vm/bench.sh
 # runs them under instruction counting, where a run repeats to ~0.1 %).
-# Uses cpu() and storm() from ipistorm.sh.
 
 # bare N A B: runtime in ns of a bare loop of N waited calls from A to B.
 bare() {
@@ -12,8 +11,6 @@ bare() {
 	dmesg_since "$mark" | sed -n 's/.*ipistorm_bare: runtime_ns=\([0-9]*\) .*/\1/p' |
 		tail -n 1 | grep . || fail "ipistorm_bare printed no runtime"
 }
-
-median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 # ipistorm's runtime against a bare smp_call_function_single() loop: with
 # per-call timing and the sender-side witness (the defaults), with timing

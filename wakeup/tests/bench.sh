@@ -1,8 +1,7 @@
 # shellcheck shell=sh
 # Benchmarks of wakeup.ko, run by `scripts/selftest.sh -b` (vm/bench.sh
 # runs them under instruction counting, where a run repeats to ~0.1 %).
-# Uses cpu() from ipistorm/tests/ipistorm.sh, wake() and median3() from
-# wakeup/tests/wakeup.sh and ipistorm/tests/bench.sh.
+# Uses wake() from wakeup/tests/wakeup.sh, and selftest.sh's helpers.
 
 # wk_bare N A B: runtime in ns of the bare wake loop, N wake-ups of a task
 # on B from A.

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Tests of wakeup.ko, sourced by scripts/selftest.sh. Uses cpu() and
-# uptime_cs() from ipistorm/tests/ipistorm.sh.
+# Tests of wakeup.ko, sourced by scripts/selftest.sh (whose helpers,
+# cpu() and uptime_cs() among them, they use).
 
 WK_CTL=/sys/kernel/debug/wakeup/control
 WK_RESULT=/sys/kernel/debug/wakeup/result
