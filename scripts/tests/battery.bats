@@ -16,6 +16,9 @@ bats_require_minimum_version 1.5.0
 # with the real hackbench when it is installed.
 
 setup() {
+	# shellcheck source=fixtures/sysfs.bash
+	. "$BATS_TEST_DIRNAME/fixtures/sysfs.bash"
+	sysfs_fixtures
 	S=$BATS_TEST_DIRNAME/..
 	TOP=$S/..
 	F=$BATS_TEST_DIRNAME/fixtures
@@ -23,7 +26,7 @@ setup() {
 	R=$T/root
 	# shellcheck source=../lib.sh
 	. "$S/lib.sh"
-	cp -r "$F/sysfs-2s16" "$R"
+	cp -r "$SYSFS/sysfs-2s16" "$R"
 	mkdir -p "$T/bin"
 	export R IPISTORM_SYSROOT=$R
 }

@@ -4,11 +4,14 @@ bats_require_minimum_version 1.5.0
 # /proc, and fake insmod/rmmod that log their calls and publish a result.
 
 setup() {
+	# shellcheck source=fixtures/sysfs.bash
+	. "$BATS_TEST_DIRNAME/fixtures/sysfs.bash"
+	sysfs_fixtures
 	S=$BATS_TEST_DIRNAME/..
 	F=$BATS_TEST_DIRNAME/fixtures
 	T=$BATS_TEST_TMPDIR
 	R=$T/root
-	cp -r "$F/sysfs-2s16" "$R"
+	cp -r "$SYSFS/sysfs-2s16" "$R"
 	# shellcheck source=../lib.sh
 	. "$S/lib.sh"
 	for m in $(suite_benches "$S/.."); do
@@ -116,7 +119,7 @@ setup() {
 # policy per CPU, 64 IRQs, 2000 processes.
 big_sysfs() {
 	local r=$1 n=512
-	cp -r "$F/sysfs-2s16/." "$r"
+	cp -r "$SYSFS/sysfs-2s16/." "$r"
 	rm -rf "$r"/sys/devices/system/cpu/cpu[0-9]* "$r"/sys/devices/system/cpu/cpufreq/policy* "$r"/sys/devices/system/node/node*
 	set -- -v r="$r" -v n="$n" '
 	function put(f, v) {
@@ -166,7 +169,7 @@ big_sysfs() {
 	seq 0 $((n - 1)) | sed "s|^|$r/dev/cpu/|" | xargs mkdir -p
 	local -a msrs
 	mapfile -t msrs < <(seq 0 $((n - 1)) | sed "s|^\(.*\)$|$r/dev/cpu/\1/msr|")
-	tee "${msrs[@]}" <"$F/sysfs-2s16/dev/cpu/0/msr" >/dev/null
+	tee "${msrs[@]}" <"$SYSFS/sysfs-2s16/dev/cpu/0/msr" >/dev/null
 }
 
 teardown() {
@@ -303,7 +306,7 @@ idle_want() {
 	aperf1=${aperf//cpu0/cpu1}
 	for sh in "busybox sh" dash; do
 		rm -rf "$T/out" "$R"
-		cp -r "$F/sysfs-2s16" "$R"
+		cp -r "$SYSFS/sysfs-2s16" "$R"
 		# shellcheck disable=SC2086 # a shell and its argument
 		run $sh "$S/run.sh" -n 2 -w 1 -o "$T/out" -m "$T/mods" ipistorm numipi=20000 single=1 cpulist=0 offset=1 wait=1
 		[ "$status" -eq 0 ]
@@ -696,7 +699,7 @@ signal_lane() {
 				echo "$sh SIG$sig at $step:$why" >>"$d/failed"
 				# the next case starts from the machine's own state
 				rm -rf "$R"
-				cp -r "$F/sysfs-2s16" "$R"
+				cp -r "$SYSFS/sysfs-2s16" "$R"
 				rm -r "${R:?}/dev"
 			fi
 		done
@@ -729,7 +732,7 @@ signal_lane() {
 	for sh in dash "busybox sh" bash; do
 		d=$T/lane-${sh%% *}
 		mkdir "$d"
-		cp -r "$F/sysfs-2s16" "$d/root"
+		cp -r "$SYSFS/sysfs-2s16" "$d/root"
 		rm -r "$d/root/dev"
 		signal_lane "$sh" "$d" &
 	done

@@ -6,11 +6,14 @@ bats_require_minimum_version 1.5.0
 # directory; one test runs the real run.sh with fake insmod and rmmod.
 
 setup() {
+	# shellcheck source=fixtures/sysfs.bash
+	. "$BATS_TEST_DIRNAME/fixtures/sysfs.bash"
+	sysfs_fixtures
 	S=$BATS_TEST_DIRNAME/..
 	F=$BATS_TEST_DIRNAME/fixtures
 	T=$BATS_TEST_TMPDIR
 	R=$T/root
-	cp -r "$F/sysfs-2s16" "$R"
+	cp -r "$SYSFS/sysfs-2s16" "$R"
 	mkdir -p "$T/mods/ipistorm" "$T/mods/idle_reentry" "$T/bin"
 	# stand-in modules: ipistorm's carries a srcversion, as modpost writes it
 	printf 'ELF\0srcversion=0123456789ABCDEF0123456\0depends=\0' >"$T/mods/ipistorm/ipistorm.ko"

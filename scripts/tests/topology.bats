@@ -2,12 +2,15 @@
 # topology.sh on fake sysfs trees (tests/fixtures/sysfs-*, see make-fixtures.sh).
 
 setup() {
+	# shellcheck source=fixtures/sysfs.bash
+	. "$BATS_TEST_DIRNAME/fixtures/sysfs.bash"
+	sysfs_fixtures
 	S=$BATS_TEST_DIRNAME/..
 	F=$BATS_TEST_DIRNAME/fixtures
 }
 
 @test "topology: first pair of each class on 2 sockets, 2 LLCs each, SMT2" {
-	run "$S/topology.sh" -r "$F/sysfs-2s16"
+	run "$S/topology.sh" -r "$SYSFS/sysfs-2s16"
 	[ "$status" -eq 0 ]
 	[ "$output" = "class=smt pair=0:8
 class=llc pair=0:1
@@ -23,7 +26,7 @@ class=cross-socket pair=0:4" ]
 	while IFS='|' read -r tree class want; do
 		for sh in dash "busybox sh"; do
 			# shellcheck disable=SC2086 # the shell and its argument
-			run $sh "$S/topology.sh" -a -r "$F/$tree" -c "$class"
+			run $sh "$S/topology.sh" -a -r "$SYSFS/$tree" -c "$class"
 			[ "$output" = "${want:-topology.sh: no $class pair on this machine}" ] ||
 				{ echo "$sh $tree $class: '$output', want '$want'"; false; }
 			[ "$status" -eq "$([ -n "$want" ] && echo 0 || echo 1)" ]
@@ -52,18 +55,18 @@ class=cross-socket pair=0:4" ]
 }
 
 @test "topology: -c prints S:T for pairs=, under busybox sh too" {
-	run busybox sh "$S/topology.sh" -r "$F/sysfs-2s16" -c cross-socket
+	run busybox sh "$S/topology.sh" -r "$SYSFS/sysfs-2s16" -c cross-socket
 	[ "$status" -eq 0 ]
 	[ "$output" = "0:4" ]
-	run "$S/topology.sh" -r "$F/sysfs-2s16" -c smt -a
+	run "$S/topology.sh" -r "$SYSFS/sysfs-2s16" -c smt -a
 	[ "$output" = "0:8,1:9,2:10,3:11,4:12,5:13,6:14,7:15" ]
 	# the old name of cross-llc
-	run "$S/topology.sh" -r "$F/sysfs-epyc-nps4" -c node
+	run "$S/topology.sh" -r "$SYSFS/sysfs-epyc-nps4" -c node
 	[ "$output" = "0:2" ]
 }
 
 @test "topology: -n leaves CPU0 out" {
-	run "$S/topology.sh" -n -r "$F/sysfs-epyc-nps4"
+	run "$S/topology.sh" -n -r "$SYSFS/sysfs-epyc-nps4"
 	[ "$status" -eq 0 ]
 	[ "$output" = "class=smt pair=1:33
 class=llc pair=1:32
@@ -71,21 +74,21 @@ class=cross-llc pair=1:2
 class=cross-node pair=1:4
 class=cross-die pair=none
 class=cross-socket pair=1:16" ]
-	run "$S/topology.sh" -n -a -r "$F/sysfs-xeon-snc" -c smt
+	run "$S/topology.sh" -n -a -r "$SYSFS/sysfs-xeon-snc" -c smt
 	[ "$output" = "1:9,2:10,3:11,4:12,5:13,6:14,7:15" ]
 }
 
 @test "topology: a single CPU has no pair" {
-	run "$S/topology.sh" -r "$F/sysfs-1cpu"
+	run "$S/topology.sh" -r "$SYSFS/sysfs-1cpu"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'pair=none$' <<<"$output")" -eq 6 ]
-	run "$S/topology.sh" -r "$F/sysfs-1cpu" -c smt
+	run "$S/topology.sh" -r "$SYSFS/sysfs-1cpu" -c smt
 	[ "$status" -eq 1 ]
 	[[ $output == *"no smt pair"* ]]
 }
 
 @test "topology: offline CPUs are left out" {
-	cp -r "$F/sysfs-2s16" "$BATS_TEST_TMPDIR/m"
+	cp -r "$SYSFS/sysfs-2s16" "$BATS_TEST_TMPDIR/m"
 	echo 0 >"$BATS_TEST_TMPDIR/m/sys/devices/system/cpu/cpu8/online"
 	run "$S/topology.sh" -r "$BATS_TEST_TMPDIR/m" -c smt
 	[ "$output" = "1:9" ]

@@ -7,12 +7,15 @@ bats_require_minimum_version 1.5.0
 # servers listen in the fake /proc/net/tcp.
 
 setup() {
+	# shellcheck source=fixtures/sysfs.bash
+	. "$BATS_TEST_DIRNAME/fixtures/sysfs.bash"
+	sysfs_fixtures
 	S=$BATS_TEST_DIRNAME/..
 	TOP=$S/..
 	F=$BATS_TEST_DIRNAME/fixtures
 	T=$BATS_TEST_TMPDIR
 	R=$T/root
-	cp -r "$F/sysfs-2s16" "$R"
+	cp -r "$SYSFS/sysfs-2s16" "$R"
 	mkdir -p "$T/bin" "$T/mods"
 	# shellcheck source=../lib.sh
 	. "$S/lib.sh"
