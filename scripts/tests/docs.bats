@@ -115,6 +115,16 @@ heading_anchors() {
 	[ "$(doc_paths "$TOP/README.md" | wc -l)" -ge 10 ]
 }
 
+# The README is the first screen and a map; the details are the pages'.
+@test "docs: README.md within 250 lines, every page of docs/ linked from it or a page it links" {
+	[ "$(wc -l <"$TOP/README.md")" -le 250 ]
+	for f in "$TOP"/docs/*.md; do
+		n=docs/${f##*/}
+		doc_links "$TOP/README.md" | grep -qx "$n" && continue
+		grep -l "](${f##*/}" "$TOP"/docs/*.md | grep -q . || { echo "$n: linked from nowhere"; false; }
+	done
+}
+
 @test "docs: a broken link, anchor or path is reported" {
 	local t=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$t/docs" "$t/scripts"
