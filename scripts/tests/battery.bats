@@ -21,7 +21,6 @@ setup() {
 	sysfs_fixtures
 	S=$BATS_TEST_DIRNAME/..
 	TOP=$S/..
-	F=$BATS_TEST_DIRNAME/fixtures
 	T=$BATS_TEST_TMPDIR
 	R=$T/root
 	# shellcheck source=../lib.sh

@@ -6,7 +6,6 @@ setup() {
 	. "$BATS_TEST_DIRNAME/fixtures/sysfs.bash"
 	sysfs_fixtures
 	S=$BATS_TEST_DIRNAME/..
-	F=$BATS_TEST_DIRNAME/fixtures
 }
 
 @test "topology: first pair of each class on 2 sockets, 2 LLCs each, SMT2" {
