@@ -88,7 +88,7 @@ LOCK=$STATE/lock
 # ---- one run at a time, signals, and the end of every run -------------------
 
 TMP=""
-_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0 server_pid="" prog_pid="" dog_pid=""
+_rc=0 loaded="" locked=0 saved_mine=0 meta="" status="" failure="" sig="" in_cleanup=0 server_pid="" guard_pid="" prog_pid="" dog_pid=""
 
 # A signal ends the run: it is recorded, and the EXIT trap unloads the
 # modules, restores the machine and records the end. During that cleanup a
@@ -1131,6 +1131,11 @@ run_program() {
 	_raw=$out/out-${f##*/}
 	_prc=0
 	rm -f "$TMP/timedout"
+	if [ -n "$server_pid" ] && ! kill -0 "$server_pid" 2>/dev/null; then
+		_prc=""
+		program_result failed "the server ${pserver%% *} died before the iteration, its last output: $(tail -n 3 "$out/server.txt" 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')"
+		return 0
+	fi
 	set -f
 	# shellcheck disable=SC2086 # the declared command's words
 	if command -v setsid >/dev/null 2>&1; then
@@ -1140,6 +1145,8 @@ run_program() {
 	fi
 	prog_pid=$!
 	set +f
+	# the server's guard ends this group should the server end
+	echo "$prog_pid" >"$TMP/prog.pgid"
 	watchdog "$prog_pid" "$timeout" </dev/null >/dev/null 2>&1 &
 	dog_pid=$!
 	while :; do
@@ -1148,6 +1155,7 @@ run_program() {
 		kill -0 "$prog_pid" 2>/dev/null || break
 	done
 	# what it left running in its group does not outlive the iteration
+	rm -f "$TMP/prog.pgid"
 	kill -KILL "-$prog_pid" 2>/dev/null || :
 	prog_pid=""
 	kill "$dog_pid" 2>/dev/null || :
@@ -1283,9 +1291,26 @@ start_server() {
 	! listening "$pport" || port_taken
 	set -f
 	# shellcheck disable=SC2086 # the declared server's words
-	$pserver >"$out/server.txt" 2>&1 </dev/null &
-	server_pid=$!
+	# The server runs under a guard that waits for it (nothing is woken
+	# meanwhile): should it end during an iteration, the guard ends the
+	# program's process group at once, where a client of a dead server
+	# would wait for its own timeout.
+	(
+		$pserver >"$out/server.txt" 2>&1 </dev/null &
+		echo "$!" >"$TMP/server.pid"
+		wait "$!" || :
+		[ -e "$TMP/server.stopping" ] || [ ! -s "$TMP/prog.pgid" ] ||
+			kill -TERM "-$(cat "$TMP/prog.pgid")" 2>/dev/null || :
+	) &
+	guard_pid=$!
 	set +f
+	_sw=0
+	until [ -s "$TMP/server.pid" ]; do
+		_sw=$((_sw + 1))
+		[ "$_sw" -le 100 ] || run_failed "the server ${pserver%% *} did not start"
+		sleep 0.1
+	done
+	server_pid=$(cat "$TMP/server.pid")
 	_sw=0
 	until listening "$pport"; do
 		kill -0 "$server_pid" 2>/dev/null || run_failed "the server ${pserver%% *} ended, see $out/server.txt"
@@ -1296,10 +1321,11 @@ start_server() {
 }
 # stop_server: stop the server run.sh started, if any.
 stop_server() {
-	[ -n "$server_pid" ] || return 0
-	kill "$server_pid" 2>/dev/null || :
-	wait "$server_pid" 2>/dev/null || :
-	server_pid=""
+	[ -n "$guard_pid" ] || return 0
+	: >"$TMP/server.stopping"
+	[ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || :
+	wait "$guard_pid" 2>/dev/null || :
+	server_pid="" guard_pid=""
 }
 
 # main: each step a function, called where set -e holds (never on the

@@ -555,6 +555,30 @@ SIGNALS=HUP,INT,QUIT,TERM,PIPE,USR1,USR2,ALRM
 	grep -qx 'failure=the server netserver died during the iteration, its last output: netserver: starting netserver: out of memory' "$T/out/iter-001.txt"
 }
 
+# A client of a dead server waits for its own timeout (tbench's 60 s and
+# more): the server's guard ends the iteration's program at once.
+@test "battery: a server that dies ends the iteration's program at once" {
+	printf '#!/bin/sh\nsleep 30\ncat "%s"\n' "$TOP/netperf/tests/fixtures/TCP_RR.txt" >"$T/bin/netperf"
+	cat >"$T/bin/netserver" <<-'SH'
+	#!/bin/sh
+	mkdir -p "$R/proc/net"
+	printf '  sl  local_address rem_address   st\n   0: 0100007F:3241 00000000:0000 0A\n' >"$R/proc/net/tcp"
+	echo "netserver: starting"
+	sleep 1
+	echo "netserver: killed"
+	exit 1
+	SH
+	chmod +x "$T/bin/netperf" "$T/bin/netserver"
+	t0=$(date +%s)
+	PATH=$T/bin:$PATH run busybox sh "$S/run.sh" -n 2 -w 0 -o "$T/out" netperf duration=1
+	t=$(($(date +%s) - t0))
+	echo "# a dead server's iteration ended after $t s (the client would have taken 30 s)" >&3
+	[ "$status" -eq 1 ]
+	[ "$t" -lt 15 ]
+	grep -qx 'failure=the server netserver died during the iteration, its last output: netserver: starting netserver: killed' "$T/out/iter-001.txt"
+	run ! pgrep -f "$T/bin/netperf"
+}
+
 # Two runs are the same when the same command ran: defaults typed or
 # not, parameters in any order. Another version or binary of the program
 # is a difference of the machine's state: shown, fatal with -x.
