@@ -81,14 +81,14 @@ MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8
 
 /* Neighbours by default; an offset reaches the other core, die or node. */
 static int ipistorm_offset = 1;
-static bool offset_given;
+static bool ipistorm_offset_given;
 
 /* No value stands for "unset": offset=-2147483648 is refused as any other. */
 static int ipistorm_set_offset(const char *val, const struct kernel_param *kp)
 {
 	int ret = param_set_int(val, kp);
 
-	offset_given |= !ret;
+	ipistorm_offset_given |= !ret;
 	return ret;
 }
 
@@ -231,7 +231,7 @@ static struct ips_result result;
  */
 static bool clock_tsc;
 
-static void __init clock_init(void)
+static void __init ipistorm_clock_init(void)
 {
 #ifdef CONFIG_X86
 	clock_tsc = boot_cpu_has(X86_FEATURE_TSC) &&
@@ -240,7 +240,7 @@ static void __init clock_init(void)
 #endif
 }
 
-static __always_inline u64 clock_read(bool tsc)
+static __always_inline u64 ipistorm_clock_read(bool tsc)
 {
 #ifdef CONFIG_X86
 	if (tsc)
@@ -250,7 +250,7 @@ static __always_inline u64 clock_read(bool tsc)
 }
 
 /* Clock units to nanoseconds: ns = units * mul / div. */
-static void clock_scale(u32 *mul, u32 *div)
+static void ipistorm_clock_scale(u32 *mul, u32 *div)
 {
 	*mul = 1;
 	*div = 1;
@@ -546,13 +546,13 @@ static __always_inline int ipistorm_loop(struct sender *s,
 		if (wit)
 			WRITE_ONCE(s->in_call, true);
 		if (timed)
-			t0 = clock_read(tsc);
+			t0 = ipistorm_clock_read(tsc);
 		if (many)
 			ret = ipistorm_fire(target, ipistorm_cb, s, w, true);
 		else
 			ret = smp_call_function_single(target, ipistorm_cb, s, w);
 		if (timed)
-			dt = clock_read(tsc) - t0;
+			dt = ipistorm_clock_read(tsc) - t0;
 		if (wit)
 			WRITE_ONCE(s->in_call, false);
 		if (timed) {
@@ -784,7 +784,7 @@ static void ipistorm_totals(struct totals *t)
 	t->w.valid = !t->witness_invalid;
 }
 
-static u64 delivered(const struct delivery *d)
+static u64 ipistorm_delivered(const struct delivery *d)
 {
 	return d->poll + d->irq + d->other;
 }
@@ -797,11 +797,11 @@ static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 {
 	seq_buf_printf(sb, "%ssent=%llu\n", pfx, sent);
 	seq_buf_printf(sb, "%sexpected_callbacks=%llu\n", pfx, expected);
-	seq_buf_printf(sb, "%scallbacks=%llu\n", pfx, delivered(d));
+	seq_buf_printf(sb, "%scallbacks=%llu\n", pfx, ipistorm_delivered(d));
 	seq_buf_printf(sb, "%scb_poll=%llu\n", pfx, d->poll);
 	seq_buf_printf(sb, "%scb_irq=%llu\n", pfx, d->irq);
 	seq_buf_printf(sb, "%scb_other=%llu\n", pfx, d->other);
-	ips_result_pct(sb, pfx, "poll_pct", d->poll, delivered(d));
+	ips_result_pct(sb, pfx, "poll_pct", d->poll, ipistorm_delivered(d));
 	if (!ipistorm_witness)
 		return;
 	if (!w->valid) {
@@ -943,7 +943,7 @@ static void ipistorm_emit(struct seq_buf *sb, bool interrupted)
 	unsigned int i;
 	u32 mul, div;
 
-	clock_scale(&mul, &div);
+	ipistorm_clock_scale(&mul, &div);
 	ipistorm_emit_run(sb);
 	for (i = 0; i < nr_senders; i++)
 		ipistorm_emit_sender(sb, i, mul, div);
@@ -967,9 +967,9 @@ static void __init ipistorm_warn(void)
 	struct totals t;
 
 	ipistorm_totals(&t);
-	if (ipistorm_single && t.dlv.poll * 2 < delivered(&t.dlv))
+	if (ipistorm_single && t.dlv.poll * 2 < ipistorm_delivered(&t.dlv))
 		pr_info("only %llu of %llu callbacks ran from a polling idle task: the TIF_POLLING/SM_IDLE path was hardly exercised (idle=poll, or an idle state that polls, makes it)\n",
-			t.dlv.poll, delivered(&t.dlv));
+			t.dlv.poll, ipistorm_delivered(&t.dlv));
 }
 
 /* ---- checks and init --------------------------------------------------- */
@@ -1020,7 +1020,7 @@ static int __init ipistorm_add_sender(int cpu, int target)
 	return 0;
 }
 
-static bool __init cpu_usable(long cpu)
+static bool __init ipistorm_cpu_usable(long cpu)
 {
 	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
 }
@@ -1038,7 +1038,7 @@ static int __init ipistorm_offset_target(int cpu, int *target)
 		pr_err("offset=0: every sender would target itself\n");
 		return -EINVAL;
 	}
-	if (!cpu_usable(t)) {
+	if (!ipistorm_cpu_usable(t)) {
 		pr_err("offset=%d: target %ld of sender CPU %d is not an online CPU\n",
 		       ipistorm_offset, t, cpu);
 		return -EINVAL;
@@ -1089,7 +1089,7 @@ static int __init ipistorm_parse_pair(char *tok, unsigned int n,
 		       n, tok, colon + 1);
 		return -EINVAL;
 	}
-	if (!cpu_usable(*s) || !cpu_usable(*t)) {
+	if (!ipistorm_cpu_usable(*s) || !ipistorm_cpu_usable(*t)) {
 		pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
 		       n, *s, *t);
 		return -EINVAL;
@@ -1143,7 +1143,7 @@ static int __init ipistorm_check_effect(void)
 		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
 		return -EINVAL;
 	}
-	if (offset_given && (ipistorm_pairs.val || !ipistorm_single)) {
+	if (ipistorm_offset_given && (ipistorm_pairs.val || !ipistorm_single)) {
 		pr_err("offset=%d: has no effect with %s\n", ipistorm_offset,
 		       ipistorm_pairs.val ? "pairs=" : "single=0");
 		return -EINVAL;
@@ -1226,7 +1226,7 @@ static int __init ipistorm_init(void)
 {
 	int ret;
 
-	clock_init();
+	ipistorm_clock_init();
 	ret = ipistorm_check_params();
 	if (ret)
 		return ret;

@@ -1245,7 +1245,7 @@ static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 	return 0;
 }
 
-static bool __init cpu_usable(long cpu)
+static bool __init wk_cpu_usable(long cpu)
 {
 	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
 }
@@ -1263,7 +1263,7 @@ static int __init wk_parse_cpulist(struct cpumask *used)
 	for_each_cpu(cpu, mask) {
 		long t = (long)cpu + wk_offset;
 
-		if (!wk_offset || !cpu_usable(t)) {
+		if (!wk_offset || !wk_cpu_usable(t)) {
 			pr_err("offset=%d: target %ld of sender CPU %d is not another online CPU\n",
 			       wk_offset, t, cpu);
 			ret = -EINVAL;
@@ -1294,7 +1294,7 @@ static int __init wk_parse_pair(char *tok, unsigned int n, unsigned int *s,
 		       n, tok, colon + 1);
 		return -EINVAL;
 	}
-	if (!cpu_usable(*s) || !cpu_usable(*t) || *s == *t) {
+	if (!wk_cpu_usable(*s) || !wk_cpu_usable(*t) || *s == *t) {
 		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
 		       *s == *t ? "wakes its own CPU" :
 		       "names a CPU that is not online");
