@@ -48,7 +48,8 @@ test_preflight_loading() {
 
 # What the preflight says of polling is what a storm then meets: with no
 # polling idle state, (nearly) no callback runs from a polling idle task;
-# with one, some do.
+# with one, some do. And the storm times with the clock it said (the TSC,
+# or sched_clock() where the TSC is not constant and stable).
 test_preflight_polling_claim() {
 	need_cpus 2
 	preflight_of ipistorm
@@ -62,6 +63,11 @@ test_preflight_polling_claim() {
 		note "a polling idle state or idle=poll; polled: $pct %"
 		check "$pct > 0" "the preflight said the target polls, and no callback was polled"
 	fi
+	_want=tsc
+	! pf_has ipistorm "ipistorm times with sched_clock" || _want=sched_clock
+	_clock=$(val ipistorm clock)
+	note "clock: $_clock (the preflight: $_want)"
+	[ "$_clock" = "$_want" ] || fail "ipistorm timed with $_clock, the preflight said $_want"
 }
 
 # A second ftrace user on do_idle (the function tracer, filtered to it) is
@@ -92,11 +98,13 @@ test_preflight_second_ftrace_user() {
 # The functions the preflight takes each module to hook (lib.sh's
 # module_hooks, read from its C) are the ones its hooks sit on: every
 # kernel function enabled_functions shows with a direct call into the
-# module, while it measures.
+# module, while it measures; and the module times with the clock the
+# preflight said.
 test_preflight_hook_list() {
 	t=/sys/kernel/tracing
 	[ -r "$t/enabled_functions" ] || skip "no tracefs"
 	[ -z "$(cat "$t/enabled_functions")" ] || skip "another ftrace user is here"
+	preflight_of idle_reentry nohz_csd >/dev/null
 	for m in idle_reentry nohz_csd; do
 		unload "$m"
 		case $m in
@@ -109,7 +117,11 @@ test_preflight_hook_list() {
 			index($0, "direct-->") && index($0, m) && f !~ /^[a-z_]+_cal_fn_/ { print f }' \
 			"$t/enabled_functions" | sed 's/\.[a-z]*\.[0-9]*$//' >"$TMP/sites"
 		echo stop >"/sys/kernel/debug/$m/control" 2>/dev/null || :
+		cat "/sys/kernel/debug/$m/result" >"$TMP/$m" 2>/dev/null || fail "no result of $m"
 		unload "$m"
+		_want=tsc
+		! pf_has "$m" "the hooks time with sched_clock" || _want=sched_clock
+		[ "$(val "$m" clock)" = "$_want" ] || fail "$m timed with $(val "$m" clock), the preflight said $_want"
 		note "$m: direct calls on $(tr '\n' ' ' <"$TMP/sites")"
 		[ -s "$TMP/sites" ] || fail "$m: no direct call seen"
 		module_hooks "$SUITE" "$m" >"$TMP/listed"
