@@ -992,9 +992,6 @@ msr_read() {
 		}'
 }
 
-# keep_result RESULT FILE: a module's debugfs RESULT copied to FILE; what
-# failed said: the result not there (debugfs), or FILE not written (the
-# disk or directory).
 # hook_users WHEN FILE: while the measuring module holds its hooks (with
 # -s: after its insmod, WHEN start, and after the storm, WHEN end), the
 # ftrace users of each kernel function it hooks (enabled_functions'
@@ -1017,6 +1014,9 @@ hook_users() {
 	[ -z "$_shared" ] ||
 		failed "at its $1, $bench shares $_shared with another ftrace user (a tracer, a BPF program, a module): those hooks are not reached the way their cost was calibrated, so its times cannot be corrected (${2##*/}; scripts/preflight.sh names the users)"
 }
+# keep_result RESULT FILE: a module's debugfs RESULT copied to FILE; what
+# failed said: the result not there (debugfs), or FILE not written (the
+# disk or directory).
 keep_result() {
 	cat "$1" >"$TMP/result" 2>/dev/null || failed "no $1 (is debugfs mounted?)"
 	# (a subshell: the shell's own word on a redirection that failed)
