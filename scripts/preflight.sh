@@ -143,6 +143,11 @@ for m in $mods; do
 	h=$(module_hooks "$TOP" "$m")
 	[ -z "$h" ] || hooked="$hooked $m"
 	eval "hooks_$m=\$h"
+	# a module that links the hooks, whose C is not here to name them
+	if [ -z "$h" ] && ! ls "$TOP/$m"/*.c >/dev/null 2>&1 && [ -f "$moddir/$m/$m.ko" ] &&
+		grep -q ips_hook_resolve "$moddir/$m/$m.ko"; then
+		found "$m" degraded "which kernel functions it hooks is unknown here (no C in $TOP/$m, where they are named): another ftrace user on them is not looked for"
+	fi
 done
 if [ -n "$hooked" ]; then
 	direct=ftrace_ops

@@ -234,3 +234,25 @@ for b in d["benchmarks"]:
 	[ "$status" -eq 0 ]
 	[[ ${lines[0]} == "usage: preflight.sh [-j] [-m MODDIR] [BENCH...]" ]]
 }
+
+# Installed without its C (a tree of scripts and declarations only), a
+# module that links the hooks cannot say what it hooks: said, not passed.
+@test "preflight: a hooking module whose C is not here is degraded, not judged blind" {
+	server epyc
+	disable 2
+	mkdir "$T/tree"
+	cp -r "$S" "$T/tree/scripts"
+	for b in $(suite_benches "$S/.."); do
+		mkdir "$T/tree/$b"
+		cp "$S/../$b/bench.conf" "$T/tree/$b/"
+		[ ! -f "$S/../$b/parse.awk" ] || cp "$S/../$b/parse.awk" "$T/tree/$b/"
+	done
+	printf 'ips_hook_resolve\0' >>"$T/mods/idle_reentry/idle_reentry.ko"
+	run --separate-stderr "$T/tree/scripts/preflight.sh" -m "$T/mods" idle_reentry wakeup
+	[ "$status" -eq 3 ]
+	reasons idle_reentry | grep -q "^  - degraded: which kernel functions it hooks is unknown here (no C in $T/tree/scripts/../idle_reentry"
+	[ "$(verdict wakeup)" = valid ]
+	# with its C, the hooks are named and looked for
+	pf idle_reentry
+	[ "$status" -eq 0 ]
+}
