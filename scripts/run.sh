@@ -1136,6 +1136,20 @@ run_program() {
 		program_result failed "the server ${pserver%% *} died before the iteration, its last output: $(tail -n 3 "$out/server.txt" 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')"
 		return 0
 	fi
+	# The watchdog first, and the program once its TERM trap is set: a
+	# TERM that reaches a subshell before it has reset its parent's traps
+	# is lost (dash drops it), and a watchdog that missed run.sh's TERM at
+	# the end of a quick program slept on to its timeout, holding run.sh
+	# in its wait and then calling the iteration timed out.
+	rm -f "$TMP/dog.ready" "$TMP/prog.pgid"
+	watchdog "$timeout" </dev/null >/dev/null 2>&1 &
+	dog_pid=$!
+	_w=0
+	until [ -e "$TMP/dog.ready" ]; do
+		_w=$((_w + 1))
+		[ "$_w" -le 100 ] || run_failed "the iteration's watchdog did not start"
+		sleep 0.01
+	done
 	set -f
 	# shellcheck disable=SC2086 # the declared command's words
 	if command -v setsid >/dev/null 2>&1; then
@@ -1145,10 +1159,8 @@ run_program() {
 	fi
 	prog_pid=$!
 	set +f
-	# the server's guard ends this group should the server end
+	# for the watchdog, and the server's guard: the group to end
 	echo "$prog_pid" >"$TMP/prog.pgid"
-	watchdog "$prog_pid" "$timeout" </dev/null >/dev/null 2>&1 &
-	dog_pid=$!
 	while :; do
 		_prc=0
 		wait "$prog_pid" || _prc=$?
@@ -1209,19 +1221,23 @@ program_result() {
 		[ -z "$2" ] || echo "failure=$2"
 	} >"$f"
 }
-# watchdog PID SECONDS: after SECONDS, TERM to PID's process group (PID
-# alone without one), KILL a second later; $TMP/timedout says it fired.
-# One sleep, nothing woken while the program runs; a TERM to the
-# watchdog ends its sleep too.
+# watchdog SECONDS: after SECONDS, TERM to the process group of the
+# program $TMP/prog.pgid names (the pid alone without one), KILL a
+# second later; $TMP/timedout says it fired. Its TERM trap is set before
+# $TMP/dog.ready says it started. One sleep, nothing woken while the
+# program runs; a TERM to the watchdog ends its sleep too.
 watchdog() {
-	sleep "$2" &
+	_wd=""
+	trap 'kill $_wd 2>/dev/null; exit 0' TERM
+	sleep "$1" &
 	_wd=$!
-	trap 'kill "$_wd" 2>/dev/null; exit 0' TERM
+	: >"$TMP/dog.ready"
 	wait "$_wd" || exit 0
+	_pg=$(cat "$TMP/prog.pgid" 2>/dev/null) && [ -n "$_pg" ] || exit 0
 	: >"$TMP/timedout"
-	kill -TERM "-$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null || :
+	kill -TERM "-$_pg" 2>/dev/null || kill -TERM "$_pg" 2>/dev/null || :
 	sleep 1
-	kill -KILL "-$1" 2>/dev/null || kill -KILL "$1" 2>/dev/null || :
+	kill -KILL "-$_pg" 2>/dev/null || kill -KILL "$_pg" 2>/dev/null || :
 }
 # stop_program: end the program's process group (TERM, then KILL after a
 # second), the watchdog too.

@@ -555,6 +555,28 @@ SIGNALS=HUP,INT,QUIT,TERM,PIPE,USR1,USR2,ALRM
 	grep -qx 'failure=the server netserver died during the iteration, its last output: netserver: starting netserver: out of memory' "$T/out/iter-001.txt"
 }
 
+# A program that ends at once used to race its watchdog's start: the
+# watchdog missed run.sh's TERM (a subshell drops a signal that reaches it
+# before it resets its parent's traps), slept to the timeout with run.sh
+# waiting for it, then called the iteration timed out (seen in CI as
+# "cyclictest ran past the iteration's 64 s"; 600 s for hackbench). The
+# race needs load: many instant iterations under two busy loops.
+@test "battery: instant programs never wait for their watchdog" {
+	fake hackbench hackbench process.txt
+	timeout 120 sh -c 'while :; do :; done' &
+	b1=$!
+	timeout 120 sh -c 'while :; do :; done' &
+	b2=$!
+	t0=$(date +%s)
+	PATH=$T/bin:$PATH run busybox sh "$S/run.sh" -n 60 -w 0 -T 90 -o "$T/out" hackbench
+	t=$(($(date +%s) - t0))
+	kill "$b1" "$b2" 2>/dev/null || :
+	echo "# 60 instant iterations beside two busy loops: $t s" >&3
+	[ "$status" -eq 0 ] || { echo "$output" | tail -n 3; false; }
+	[ "$t" -lt 90 ]
+	run ! grep -l '^status=timeout' "$T"/out/iter-*.txt
+}
+
 # A client of a dead server waits for its own timeout (tbench's 60 s and
 # more): the server's guard ends the iteration's program at once.
 @test "battery: a server that dies ends the iteration's program at once" {
