@@ -253,6 +253,18 @@ get() {
 # (one grep for every file: 512 CPUs have thousands of them)
 firsts() { grep -s -h -m 1 . "$@" || :; }
 uniq_lines() { firsts "$@" | sort -u | join_lines ';'; }
+# count FILES...: number of distinct first lines of the readable FILES.
+count() { firsts "$@" | sort -u | grep -c . || :; }
+# await_file FILE TRIES STEP: wait until FILE is there and not empty,
+# checking TRIES times STEP seconds apart; fails when it never is.
+await_file() {
+	_aw=0
+	until [ -s "$1" ]; do
+		_aw=$((_aw + 1))
+		[ "$_aw" -le "$2" ] || return 1
+		sleep "$3"
+	done
+}
 join_lines() { awk -v s="$1" '{ o = o (NR > 1 ? s : "") $0 } END { print o }'; }
 
 kernel_config() {

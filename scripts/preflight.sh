@@ -79,7 +79,7 @@ if [ -n "$ROOT" ]; then
 else
 	dmesg >"$TMP/log" 2>/dev/null || : >"$TMP/log"
 fi
-sockets=$(firsts "$CPU"/cpu[0-9]*/topology/physical_package_id | sort -u | grep -c . || :)
+sockets=$(count "$CPU"/cpu[0-9]*/topology/physical_package_id)
 check kernel "$release ($(get "$PROC/sys/kernel/version"))"
 check cpus "$(get "$CPU/online") online, $sockets sockets"
 

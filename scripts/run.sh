@@ -669,8 +669,6 @@ cpuinfo() {
 	_c=$(sed -n "s/^$1[[:space:]]*: *//p" "$PROC/cpuinfo" 2>/dev/null | head -n 1)
 	echo "${_c:-unknown}"
 }
-# count FILES...: number of distinct first lines of the readable FILES.
-count() { firsts "$@" | sort -u | grep -c . || :; }
 # ndirs PATHS...: how many of the arguments are directories.
 ndirs() {
 	_n=0
@@ -1144,12 +1142,7 @@ run_program() {
 	rm -f "$TMP/dog.ready" "$TMP/prog.pgid"
 	watchdog "$timeout" </dev/null >/dev/null 2>&1 &
 	dog_pid=$!
-	_w=0
-	until [ -e "$TMP/dog.ready" ]; do
-		_w=$((_w + 1))
-		[ "$_w" -le 100 ] || run_failed "the iteration's watchdog did not start"
-		sleep 0.01
-	done
+	await_file "$TMP/dog.ready" 100 0.01 || run_failed "the iteration's watchdog did not start"
 	set -f
 	# shellcheck disable=SC2086 # the declared command's words
 	if command -v setsid >/dev/null 2>&1; then
@@ -1231,7 +1224,7 @@ watchdog() {
 	trap 'kill $_wd 2>/dev/null; exit 0' TERM
 	sleep "$1" &
 	_wd=$!
-	: >"$TMP/dog.ready"
+	echo ready >"$TMP/dog.ready"
 	wait "$_wd" || exit 0
 	_pg=$(cat "$TMP/prog.pgid" 2>/dev/null) && [ -n "$_pg" ] || exit 0
 	: >"$TMP/timedout"
@@ -1320,12 +1313,7 @@ start_server() {
 	) &
 	guard_pid=$!
 	set +f
-	_sw=0
-	until [ -s "$TMP/server.pid" ]; do
-		_sw=$((_sw + 1))
-		[ "$_sw" -le 100 ] || run_failed "the server ${pserver%% *} did not start"
-		sleep 0.1
-	done
+	await_file "$TMP/server.pid" 100 0.1 || run_failed "the server ${pserver%% *} did not start"
 	server_pid=$(cat "$TMP/server.pid")
 	_sw=0
 	until listening "$pport"; do
