@@ -202,17 +202,18 @@ static void ips_result_param_add(struct ips_result_line *l,
  */
 void ips_result_log_params(const char *lead)
 {
+	/*
+	 * static: the line cannot be lost to a failed allocation; @val a
+	 * page, as a parameter's get() may sysfs_emit() into it
+	 */
+	static char val[PAGE_SIZE] __aligned(PAGE_SIZE);
+	static char word[IPS_RESULT_LOG_LINE];
 	const struct module *mod = THIS_MODULE;
 	struct ips_result_line l = { .lead = lead };
 	const struct kernel_param *kp, *next;
 	const char * const *name;
-	char *val, *word;
 	unsigned int i;
 
-	val = (char *)__get_free_page(GFP_KERNEL);
-	word = kmalloc(IPS_RESULT_LOG_LINE, GFP_KERNEL);
-	if (!val || !word)
-		goto out;
 	kernel_param_lock(THIS_MODULE);
 	for (name = ips_params_order; *name; name++) {
 		kp = ips_result_param(mod, *name);
@@ -236,9 +237,6 @@ void ips_result_log_params(const char *lead)
 	}
 	kernel_param_unlock(THIS_MODULE);
 	ips_result_line_flush(&l);
-out:
-	kfree(word);
-	free_page((unsigned long)val);
 }
 
 static ssize_t ips_result_read(struct file *file, char __user *ubuf, size_t count,
@@ -278,7 +276,8 @@ void ips_result_publish(struct ips_result *r, const char *dir,
  * Build the result with @emit, histogram buckets included, then print its
  * summary to the kernel log (ips_result_log()) and, unless the run was
  * @interrupted, publish it in debugfs in the folder @dir. @size must hold
- * the text.
+ * the text; without the memory for it, the one line says the result is
+ * lost, and -ENOMEM.
  */
 int ips_result_report(struct ips_result *r, const char *dir,
 		      size_t size,
@@ -288,9 +287,9 @@ int ips_result_report(struct ips_result *r, const char *dir,
 	struct seq_buf sb;
 	char *buf;
 
-	buf = vmalloc(size);
+	buf = __vmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 	if (!buf)
-		return -ENOMEM;
+		goto lost;
 	seq_buf_init(&sb, buf, size);
 	emit(&sb, interrupted);
 	if (seq_buf_has_overflowed(&sb))
@@ -302,6 +301,11 @@ int ips_result_report(struct ips_result *r, const char *dir,
 	}
 	ips_result_publish(r, dir, buf, seq_buf_used(&sb));
 	return 0;
+lost:
+	/* The allocator said nothing (__GFP_NOWARN): this is the one line. */
+	pr_err("no memory for the result (%zu bytes): this run's result is lost\n",
+	       size);
+	return -ENOMEM;
 }
 
 static ssize_t ips_result_control_write(struct file *file,

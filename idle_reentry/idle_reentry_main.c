@@ -47,7 +47,6 @@
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
-#include <linux/vmalloc.h>
 
 #include "../common/clock.h"
 #include "../common/hist.h"
@@ -1491,7 +1490,8 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 {
 	enum ips_hook_proof proofs[IR_NR_HOOKS];
 	u64 raw_ns[IR_NR_HIST] = {}, cost_ps = 0, kernel_ns = 0;
-	struct ips_hist *all;
+	/* static: merging cannot fail after the run; one report a load */
+	static struct ips_hist all[IR_NR_HIST];
 	struct ir_count tot;
 	unsigned int s;
 	char pfx[24];
@@ -1524,8 +1524,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	}
 
 	/* The histograms summed over the CPUs, without their buckets. */
-	all = vmalloc(sizeof(*all) * IR_NR_HIST);
-	for (s = 0; all && s < IR_NR_HIST; s++)
+	for (s = 0; s < IR_NR_HIST; s++)
 		ips_hist_init(&all[s]);
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
@@ -1542,14 +1541,11 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 		kernel_ns += cpu_kernel;
 		for (s = 0; s < IR_NR_HIST; s++) {
 			raw_ns[s] += cpu_raw[s];
-			if (all)
-				ips_hist_merge(&all[s], &c->hist[s]);
+			ips_hist_merge(&all[s], &c->hist[s]);
 		}
 	}
 	ir_emit_count(sb, "total.", &tot, cost_ps);
-	if (all)
-		ir_emit_spans(sb, "total.", &tot, raw_ns, all, kernel_ns, false);
-	vfree(all);
+	ir_emit_spans(sb, "total.", &tot, raw_ns, all, kernel_ns, false);
 }
 
 static size_t ir_result_size(void)

@@ -37,7 +37,6 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
-#include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/tsc.h>
 #endif
@@ -900,8 +899,9 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 				u32 mul, u32 div)
 {
+	/* static: merging cannot fail after the run; one report a load */
+	static struct ips_hist lat[1 + NR_PATHS];
 	struct totals t;
-	struct ips_hist *lat;
 	unsigned int i;
 	enum ipistorm_path p;
 
@@ -919,9 +919,6 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	ips_result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
 	if (!ipistorm_timing)
 		return;
-	lat = vmalloc(sizeof(*lat) * (1 + NR_PATHS));
-	if (!lat)
-		return;
 	for (p = 0; p <= NR_PATHS; p++)
 		ips_hist_init(&lat[p]);
 	for (i = 0; i < nr_senders; i++) {
@@ -935,7 +932,6 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	ipistorm_emit_paths(sb, "total.",
 			    ipistorm_witness && ipistorm_timing ? &lat[1] : NULL,
 			    mul, div);
-	vfree(lat);
 }
 
 static void ipistorm_emit(struct seq_buf *sb, bool interrupted)

@@ -51,7 +51,6 @@
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
-#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <asm/local.h>
 
@@ -1392,8 +1391,10 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	u64 measured = nc_session.stop_ns - nc_session.start_ns;
 	enum ips_hook_proof proofs[NR_HK];
 	unsigned int i, ncpus = 0;
+	/* static: summing cannot fail after the run; one report a load */
+	static struct nc_cpu tot;
+	struct nc_cpu *all = &tot;
 	const char *why;
-	struct nc_cpu *all;
 	char pfx[24];
 	int cpu;
 
@@ -1425,9 +1426,8 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	}
 	nc_emit_spread(sb, "calib_span_ns", offsetof(struct nc_calib, span_ps));
 
-	all = vzalloc(sizeof(*all));
-	if (all)
-		ips_hist_init(&all->delay);
+	memset(all, 0, sizeof(*all));
+	ips_hist_init(&all->delay);
 	for_each_cpu(cpu, nc_mask) {
 		const struct nc_cpu *c = nc_state[cpu];
 
@@ -1435,8 +1435,6 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		nc_emit_calib(sb, pfx, &c->cal);
 		nc_emit_cpu(sb, pfx, c, true, measured);
 		ncpus++;
-		if (!all)
-			continue;
 		for (i = 0; i < NR_NC; i++)
 			all->n[i] += c->n[i];
 		for (i = 0; i < NR_KIND; i++)
@@ -1447,13 +1445,10 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		all->delay_hits += c->delay_hits;
 		cond_resched();
 	}
-	if (all) {
-		nc_emit_cpu(sb, "total.", all, false, measured * ncpus);
-		why = nc_reason(all, !!nc_hooks[HK_TICK_STOP].hooked);
-		if (why)
-			seq_buf_printf(sb, "reason=%s\n", why);
-	}
-	vfree(all);
+	nc_emit_cpu(sb, "total.", all, false, measured * ncpus);
+	why = nc_reason(all, !!nc_hooks[HK_TICK_STOP].hooked);
+	if (why)
+		seq_buf_printf(sb, "reason=%s\n", why);
 }
 
 static size_t nc_result_size(void)

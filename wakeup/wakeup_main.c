@@ -55,7 +55,6 @@
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
-#include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/hardirq.h>
 #include <asm/tsc.h>
@@ -1110,8 +1109,10 @@ static const char *wk_status(const struct wk_totals *t, bool interrupted,
 
 static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 {
+	/* static: merging cannot fail after the run; one report a load */
+	static struct ips_hist merged;
+	struct ips_hist *h = &merged;
 	struct wk_totals t;
-	struct ips_hist *h = NULL;
 	unsigned int i, p, call = 0, res = 0;
 	bool unproven = false;
 	u32 mul, div;
@@ -1166,17 +1167,13 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 			 t.woken ? div64_u64(t.hits * run.hit_ps, t.woken) : 0,
 			 1000);
 	seq_buf_printf(sb, "total.lat_includes_probes=1\n");
-	h = vmalloc(sizeof(*h));
 	for (p = 0; p <= wk_last_scope(); p++) {
-		if (h) {
-			ips_hist_init(h);
-			for (i = 0; i < nr_senders; i++)
-				ips_hist_merge(h, &senders[i]->hist[p]);
-		}
+		ips_hist_init(h);
+		for (i = 0; i < nr_senders; i++)
+			ips_hist_merge(h, &senders[i]->hist[p]);
 		wk_emit_scope(sb, "", p, t.count[p],
 			      p >= WK_CALL_POLL ? t.sent : t.woken, h, mul, div);
 	}
-	vfree(h);
 }
 
 static size_t wk_result_size(void)
