@@ -243,6 +243,16 @@ int ips_hooks_try(struct ips_hook_set *set, bool direct)
 				continue;
 			}
 		}
+		if (h->own) {
+			ret = ftrace_set_filter_ip(&set->ops, h->own, 0, 0);
+			if (ret) {
+				pr_err("cannot hook %s: %d\n", h->names[0], ret);
+				goto err;
+			}
+			h->hooked = h->names[0];
+			found++;
+			continue;
+		}
 		for (name = h->names; *name; name++) {
 			unsigned char buf[64];
 
@@ -252,10 +262,16 @@ int ips_hooks_try(struct ips_hook_set *set, bool direct)
 			}
 			/* The filter parser may write into its buffer. */
 			strscpy(buf, *name, sizeof(buf));
-			if (!ftrace_set_filter(&set->ops, buf, strlen(buf), 0)) {
+			ret = ftrace_set_filter(&set->ops, buf, strlen(buf), 0);
+			if (!ret) {
 				h->hooked = *name;
 				found++;
 				break;
+			}
+			/* -EINVAL: no such traceable function; else a failure */
+			if (ret != -EINVAL) {
+				pr_err("cannot hook %s: %d\n", *name, ret);
+				goto err;
 			}
 		}
 		if (!h->hooked && h->required) {

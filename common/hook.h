@@ -60,6 +60,13 @@ struct ips_hook {
 	bool skip;			/* not hooked in this run */
 	bool quiet;			/* the instrument's own: not listed */
 	bool unused;			/* not asked for in this run: not listed */
+	/*
+	 * The module's own function to hook, by its address (names[0] its
+	 * name): an allocation failure then fails the load, where a name's
+	 * filter can lose it in silence (6.12's ftrace_set_hash() ignores
+	 * ftrace_match_records()'s -ENOMEM).
+	 */
+	unsigned long own;
 	const char *hooked;		/* the candidate that matched */
 	unsigned long ips[IPS_HOOK_IPS];	/* its call sites, as they are hit */
 };

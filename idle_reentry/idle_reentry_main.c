@@ -769,31 +769,37 @@ static struct ips_hook ir_hooks[] = {
 	},
 	[IR_HOOK_CAL_TICK] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_tick"),
+		.own = (unsigned long)ir_cal_fn_tick,
 		.required = true,
 		.quiet = true,
 	},
 	[IR_HOOK_CAL_FLUSH] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_flush"),
+		.own = (unsigned long)ir_cal_fn_flush,
 		.required = true,
 		.quiet = true,
 	},
 	[IR_HOOK_CAL_WAKE] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_wake"),
+		.own = (unsigned long)ir_cal_fn_wake,
 		.required = true,
 		.quiet = true,
 	},
 	[IR_HOOK_CAL_SCHED] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_sched"),
+		.own = (unsigned long)ir_cal_fn_sched,
 		.required = true,
 		.quiet = true,
 	},
 	[IR_HOOK_CAL_PICK] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_pick"),
+		.own = (unsigned long)ir_cal_fn_pick,
 		.required = true,
 		.quiet = true,
 	},
 	[IR_HOOK_CAL_DO_IDLE] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_do_idle"),
+		.own = (unsigned long)ir_cal_fn_do_idle,
 		.required = true,
 		.quiet = true,
 	},

@@ -801,12 +801,14 @@ static struct ips_hook nc_hooks[] = {
 	},
 	[HK_CAL_IDLE] = {
 		.names = IPS_HOOK_NAMES("nc_cal_fn_idle"),
+		.own = (unsigned long)nc_cal_fn_idle,
 		.func = nc_cal_idle,
 		.required = true,
 		.quiet = true,
 	},
 	[HK_CAL_BALANCE] = {
 		.names = IPS_HOOK_NAMES("nc_cal_fn_balance"),
+		.own = (unsigned long)nc_cal_fn_balance,
 		.func = nc_cal_balance,
 		.required = true,
 		.quiet = true,
