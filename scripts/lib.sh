@@ -446,6 +446,20 @@ SPLAT='WARNING:|BUG:|Oops|Call Trace|Kernel panic|soft lockup|hard LOCKUP|rcu: I
 # shellcheck disable=SC2034 # used by the scripts that source this
 SPLAT_BENIGN='WARNING: polling idle and HT enabled, performance may degrade'
 
+# unexcused: the kernel log on stdin as it is, but for the one backtrace
+# that the kernel may dump after a failure the fault injection forced
+# (FAULT_INJECTION's line, verbose=1: vmalloc's, percpu's allocation
+# failure reports), whose "Call Trace" becomes "Call-Trace (injected)";
+# any other report in between (WARNING:, BUG: ...) ends the excuse.
+unexcused() {
+	awk -v splat="$SPLAT" '
+		/FAULT_INJECTION: forcing a failure/ { excuse = 1; print; next }
+		excuse && /Call Trace/ { sub(/Call Trace/, "Call-Trace (injected)"); print; next }
+		excuse && /<\/TASK>/ { excuse = 0 }
+		$0 ~ splat { excuse = 0 }
+		{ print }'
+}
+
 # old_knob OLD NEW VALUE_OF_OLD VALUE_OF_NEW: NEW's value, else OLD's, with
 # a warning (once a shell) that OLD is deprecated.
 old_knob() {

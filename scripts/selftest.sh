@@ -301,6 +301,117 @@ stop_mid_storm() {
 # median3 A B C: the middle one.
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
+# Kernel memory leaks (kmemleak, on a debug kernel: vm/debug-kernel.sh).
+# leaks: after a scan, how many objects kmemleak holds unreferenced and
+# not cleared (empty without kmemleak). An object is reported once it is
+# 5 s old: wait that long after the code under test allocated.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+leaks() {
+	[ -w "$KMEMLEAK" ] || return 0
+	echo scan >"$KMEMLEAK" 2>/dev/null || return 0
+	grep -c '^unreferenced object' "$KMEMLEAK" || true
+}
+
+# hooks_state: a checksum of the kernel's ftrace hooks, kprobes and
+# cpuidle driver.
+hooks_state() {
+	cat /sys/kernel/tracing/enabled_functions /sys/kernel/debug/kprobes/list \
+		/sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null | sort | md5sum
+}
+
+# alloc_failures MODULE PARAMS...: the load of MODULE with PARAMS, the Nth
+# fault-injection point it reaches failed (slab and page allocations of
+# every order and gfp; vm/fail-nth.c, /proc/thread-self/fail-nth), for
+# N = 1, 2, ... until a load reaches no Nth point. The points are the
+# allocations with module code on their stack (above the kernel's image:
+# the module's own, and the kernel's on its behalf), not the loader's
+# (some 430 for ipistorm.ko on 6.12, each a second; IPISTORM_FAIL_LOADER=1
+# counts them too). A refused load must
+# give an errno and leave nothing behind: no module, debugfs directory,
+# thread, ftrace hook, kprobe or cpuidle driver, at most one log line of
+# the module; a load the failure did not stop is unloaded; no object
+# leaks (kmemleak). Then a load with nothing failed must work. Sets
+# af_points (the points reached), af_refused, af_absorbed.
+alloc_failures() {
+	_af_m=$1
+	shift
+	command -v fail-nth >/dev/null || skip "no fail-nth (vm/fail-nth.c, the test bed's aid)"
+	[ -w /proc/self/fail-nth ] || skip "no fault injection in this kernel (vm/debug-kernel.sh builds one)"
+	_af_d=/sys/kernel/debug
+	for _af_k in failslab fail_page_alloc; do
+		[ -d "$_af_d/$_af_k" ] || skip "no $_af_d/$_af_k"
+		echo N >"$_af_d/$_af_k/ignore-gfp-wait"
+		# one line per injected failure, each one (a failure's dump of
+		# the kernel's allocator is then excused by the splat check)
+		echo 1 >"$_af_d/$_af_k/verbose"
+		echo 0 >"$_af_d/$_af_k/verbose_ratelimit_interval_ms"
+	done
+	echo N >"$_af_d/fail_page_alloc/ignore-gfp-highmem"
+	echo 0 >"$_af_d/fail_page_alloc/min-order"
+	# hexadecimal: busybox's arithmetic is signed
+	_af_from=0 _af_to=0xffffffffffffffff
+	if [ "${IPISTORM_FAIL_LOADER:-0}" != 1 ]; then
+		_af_end=$(sed -n 's/^\([0-9a-f]*\) . _end$/\1/p' /proc/kallsyms)
+		case $_af_end in
+		'' | 0000000000000000) skip "no address of _end in /proc/kallsyms (kptr_restrict)" ;;
+		esac
+		_af_from=0x$_af_end
+	fi
+	for _af_k in failslab fail_page_alloc; do
+		[ -e "$_af_d/$_af_k/require-start" ] ||
+			skip "no stack trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
+		echo "$_af_from" >"$_af_d/$_af_k/require-start"
+		echo "$_af_to" >"$_af_d/$_af_k/require-end"
+	done
+	_af_ko=$(ko "$_af_m")
+	[ -f "$_af_ko" ] || _af_ko=$(find "$MODDIR" -name "$_af_m.ko" | head -n 1)
+	[ -f "$_af_ko" ] || fail "no $_af_m.ko under $MODDIR"
+	_af_before=$(hooks_state) _af_leaks=$(leaks)
+	af_points=0 af_refused=0 af_absorbed=0
+	_af_n=1
+	while :; do
+		[ "$_af_n" -le 10000 ] || fail "$_af_m $*: still failing at point $_af_n"
+		_af_mark=$(dmesg_mark)
+		_af_r=$(fail-nth "$_af_n" "$_af_ko" "$@") || fail "fail-nth: $_af_r"
+		case $_af_r in
+		"loaded=1 errno=0 injected=0")
+			unload "$_af_m"
+			break
+			;;
+		"loaded=1 errno=0 injected=1")
+			af_absorbed=$((af_absorbed + 1))
+			unload "$_af_m"
+			;;
+		"loaded=0 errno="*" injected=1")
+			af_refused=$((af_refused + 1))
+			_af_at="$_af_m $*, point $_af_n failed (${_af_r#* })"
+			! loaded "$_af_m" || fail "$_af_at: the module is in"
+			[ ! -e "$_af_d/$_af_m" ] || fail "$_af_at: $_af_d/$_af_m left"
+			no_threads "$_af_m"
+			[ "$(hooks_state)" = "$_af_before" ] ||
+				fail "$_af_at: a hook, kprobe or cpuidle driver left"
+			_af_l=$(dmesg_since "$_af_mark" | grep "] $_af_m: " |
+				grep -vc 'taints kernel\|tainting kernel' || true)
+			[ "$_af_l" -le 1 ] || fail "$_af_at: $_af_l log lines"
+			;;
+		*) fail "$_af_m $*, point $_af_n: $_af_r" ;;
+		esac
+		_af_n=$((_af_n + 1))
+	done
+	af_points=$((_af_n - 1))
+	insmod "$_af_ko" "$@" || fail "$_af_m $*: no load after the failed ones"
+	unload "$_af_m"
+	if [ -n "$_af_leaks" ]; then
+		sleep 6
+		_af_l=$(leaks)
+		if [ "$_af_l" -gt "$_af_leaks" ]; then
+			sed 's/^/# /' "$KMEMLEAK" | head -n 40
+			fail "$_af_m $*: $((_af_l - _af_leaks)) objects leaked (kmemleak)"
+		fi
+	fi
+	note "$_af_m $*: $af_points injection points; $af_refused loads refused, $af_absorbed went on"
+}
+
 # ---- the runner ------------------------------------------------------------
 
 tests=""
@@ -342,7 +453,14 @@ if [ "$list" = 1 ]; then
 	exit 0
 fi
 
-total=$(($(echo "$selected" | wc -w) + $(echo "$unmatched" | wc -w)))
+# On a kernel with kmemleak (a debug kernel), the objects leaked while the
+# tests ran are one more result, the last: the boot's own are cleared first.
+leakcheck=0
+if [ "$kind" = test ] && [ -n "$(leaks)" ]; then
+	echo clear >"$KMEMLEAK"
+	leakcheck=1
+fi
+total=$(($(echo "$selected" | wc -w) + $(echo "$unmatched" | wc -w) + leakcheck))
 echo "KTAP version 1"
 echo "1..$total"
 echo "# kernel $(uname -r), $(ncpus) CPUs, cmdline: $(cat /proc/cmdline)"
@@ -369,7 +487,7 @@ for n in $selected; do
 	rc=$?
 	set -e
 	sed 's/^\([^#]\)/# \1/' "$TMP/out"
-	if dmesg_since "$mark" | grep -E "$SPLAT" | grep -v -F "$SPLAT_BENIGN" >"$TMP/splat"; then
+	if dmesg_since "$mark" | unexcused | grep -E "$SPLAT" | grep -v -F "$SPLAT_BENIGN" >"$TMP/splat"; then
 		sed 's/^/# kernel: /' "$TMP/splat"
 		rc=1
 		[ "$keep" = 1 ] || splatted=1
@@ -382,6 +500,18 @@ for n in $selected; do
 	esac
 done
 
+if [ "$leakcheck" = 1 ] && [ "$splatted" = 0 ]; then
+	i=$((i + 1))
+	sleep 6
+	if [ "$(leaks)" = 0 ]; then
+		echo "ok $i kmemleak"
+		pass=$((pass + 1))
+	else
+		sed 's/^/# /' "$KMEMLEAK" | head -n 60
+		echo "not ok $i kmemleak"
+		failed=$((failed + 1))
+	fi
+fi
 [ "$splatted" = 0 ] || echo "# kernel splat in the test above; not run, for a fresh boot:$left"
 echo "# Totals: pass:$pass fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
 [ "$failed" -eq 0 ] || exit 1

@@ -174,7 +174,7 @@ emit() {
 
 # splat LOG: the splat's lines on stderr.
 splat() {
-	grep -E -n "$SPLAT" "$1" | grep -v -F "$SPLAT_BENIGN" >&2 || true
+	unexcused <"$1" | grep -E -n "$SPLAT" | grep -v -F "$SPLAT_BENIGN" >&2 || true
 }
 
 # Boot until the runner's tests are done: a splat before the suite

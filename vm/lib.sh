@@ -46,9 +46,10 @@ SPLAT_STARVED='soft lockup|hard LOCKUP|rcu: INFO|detected stall|blocked for more
 # splat_kind LOG: what the guest's console LOG shows: "none"; "early", a
 # splat before SUITE_START (or without it); "host", after it only reports
 # of SPLAT_STARVED whose backtraces name no module (the guest loads the
-# suite's modules only): the host starved the guest; else "suite".
+# suite's modules only): the host starved the guest; else "suite". A
+# backtrace an injected allocation failure dumps is none (unexcused).
 splat_kind() {
-	awk -v splat="$SPLAT" -v benign="$SPLAT_BENIGN" -v start="$SUITE_START" \
+	unexcused <"$1" | awk -v splat="$SPLAT" -v benign="$SPLAT_BENIGN" -v start="$SUITE_START" \
 		-v starved="$SPLAT_STARVED" '
 		index($0, start) { started = 1; next }
 		$0 ~ splat && !index($0, benign) {
@@ -63,7 +64,7 @@ splat_kind() {
 			else if (other || host && module || trace && !host) print "suite"
 			else if (host) print "host"
 			else print "none"
-		}' "$1"
+		}'
 }
 
 # guest_seconds LOG: the guest's clock, whole seconds, at the last line of

@@ -4,7 +4,7 @@
 # build/NAME/initramfs.gz, laid out as in the source tree under /suite
 # (each module's .ko beside its C sources), plus
 # the host's bash and trace-cmd with their libraries when installed (for
-# trace.sh), vm/core-cookie.c, built, and the benchmarks that are programs
+# trace.sh), vm/core-cookie.c and vm/fail-nth.c, built, and the benchmarks that are programs
 # (kind=program: their parsers and tests, and the host's programs they
 # declare with their libraries and data files, at their paths; a program
 # the host lacks is an error naming its package). Prints the image's path.
@@ -64,6 +64,8 @@ for b in $(suite_benches "$TOP"); do
 done
 # The test bed's core-scheduling aid, static (idle_reentry_core_sched).
 gcc -static -O2 -Wall -Werror -o "$root/bin/core-cookie" "$VM_DIR/core-cookie.c"
+# The fault-injection aid, static (the tests' alloc_failures).
+gcc -static -O2 -Wall -Wextra -Werror -o "$root/bin/fail-nth" "$VM_DIR/fail-nth.c"
 for ko in "$out"/*/*.ko; do
 	[ -f "$ko" ] || die "no modules in $out: run build-modules.sh $name"
 	mod=$(basename "$(dirname "$ko")")
