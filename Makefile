@@ -8,6 +8,9 @@
 # make test-rt      every boot and demo shape on the PREEMPT_RT kernels
 # make test-race    the races of the modules' state, 8 vCPUs in parallel
 #                   (multi-threaded TCG; outside CI: docs/testbed.md)
+# make test-debug   every test on a KASAN, lockdep, kmemleak kernel with
+#                   every allocation of each load failed once (outside CI;
+#                   build it first: vm/debug-kernel.sh, docs/testbed.md)
 # make bench        ipistorm's overhead against a bare call loop (icount)
 # make demo         SM_IDLE reproduced on Debian 6.1 against 6.12 in QEMU;
 #                   IDLE=mwait: the CPUs idle in cpuidle's polling states
@@ -66,6 +69,9 @@ test-rt:
 test-race:
 	vm/race.sh $(KERNELS)
 
+test-debug:
+	vm/test-debug.sh
+
 bench:
 	vm/bench.sh $(KERNELS)
 
@@ -78,4 +84,4 @@ demo-race:
 help:
 	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all modules clean check test test-rt test-race bench demo demo-race help sign
+.PHONY: all modules clean check test test-rt test-race test-debug bench demo demo-race help sign
