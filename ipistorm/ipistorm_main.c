@@ -641,9 +641,10 @@ static int ipistorm_thread(void *arg)
 /* ---- the run ----------------------------------------------------------- */
 
 /*
- * Create the senders bound to their CPUs and start them. Called with the
- * CPU-hotplug lock held since the CPUs were validated, so that no sender
- * CPU can go between its check and its thread's binding.
+ * Create the senders bound to their CPUs and wake them, to wait for
+ * storm.go. Called with the CPU-hotplug lock held since the CPUs were
+ * validated, so that no sender CPU can go between its check and its
+ * thread's binding.
  */
 static int __init ipistorm_start(void)
 {
@@ -678,7 +679,6 @@ static int __init ipistorm_start(void)
 	}
 	for (i = 0; i < nr_senders; i++)
 		wake_up_process(senders[i]->task);
-	complete_all(&storm.go);
 	return 0;
 }
 
@@ -1237,11 +1237,18 @@ static int __init ipistorm_init(void)
 	ret = ipistorm_parse_cpus();
 	if (ret)
 		goto err_unlock;
-	ips_result_log_params("start");
 	ret = ipistorm_start();
 	if (ret)
 		goto err_free;
 	cpus_read_unlock();
+	/*
+	 * After the hotplug lock: the start line takes the parameters' lock,
+	 * which a parameter's store holds while taking the other modules'
+	 * session locks, which are held around cpus_read_lock(). Then the
+	 * bound senders go.
+	 */
+	ips_result_log_params("start");
+	complete_all(&storm.go);
 
 	ret = ipistorm_join();
 	if (ipistorm_witness)
