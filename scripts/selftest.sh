@@ -3,12 +3,16 @@
 # tree after `make` (or from /suite inside the test bed's guest): it loads
 # the modules, checks what they measure and prints KTAP.
 #
-#   selftest.sh [-l] [-k] [-b] [PATTERN...]
+#   selftest.sh [-l] [-k] [-b] [-a TEST | -f TEST] [PATTERN...]
 #     -l  list the tests and exit
 #     -b  run the benchmarks (functions bench_<name>) instead of the tests
 #     -k  keep going after a kernel splat (default: fail the test that
 #         caused it and run no later one: they want a fresh boot, which
 #         the test bed gives them)
+#     -a TEST  only the selected tests after TEST, -f TEST from TEST on:
+#         the test bed's fresh boot after a splat in TEST, and its retry
+#         of a test the host starved (a list of the tests left could
+#         pass the kernel's 32 init arguments)
 #     PATTERN  shell patterns on test names (default: every test)
 #
 # Tests live beside what they test, in <module>/tests/*.sh (and the
@@ -28,19 +32,23 @@ set -eu
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-l] [-k] [-b] [PATTERN...]"
+USAGE="$PROG [-l] [-k] [-b] [-a TEST | -f TEST] [PATTERN...]"
 
 list=0
 keep=0
 kind="test"
-while getopts lkbh opt; do
+after="" from=""
+while getopts lkba:f:h opt; do
 	case $opt in
 	l) list=1 ;;
 	k) keep=1 ;;
 	b) kind=bench ;;
+	a) after=$OPTARG ;;
+	f) from=$OPTARG ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
+[ -z "$after" ] || [ -z "$from" ] || usage_error "-a and -f exclude each other"
 shift $((OPTIND - 1))
 
 SUITE=$(cd "$(dirname "$0")/.." && pwd)
@@ -433,6 +441,22 @@ for n in $tests; do
 		case $n in $p) selected="$selected $n"; break ;; esac
 	done
 done
+# -a, -f: the selected tests after TEST, or from it on; the patterns that
+# select no test were reported by the boot that ran TEST.
+if [ -n "$after$from" ]; then
+	_skip=1 _rest=""
+	for n in $selected; do
+		[ "$n" != "$from" ] || _skip=0
+		[ "$_skip" = 1 ] || _rest="$_rest $n"
+		[ "$n" != "$after" ] || _skip=0
+	done
+	case " $selected " in
+	*" $after$from "*) ;;
+	*) usage_error "-a/-f: $after$from is not among the selected tests" ;;
+	esac
+	selected=$_rest
+	set --
+fi
 # The patterns that select no test: a test asked for that does not run
 # fails, or a misspelt name in a boot's list would pass as "1..0".
 unmatched=""

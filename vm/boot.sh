@@ -216,8 +216,9 @@ while :; do
 	0hoststop*)
 		emit "$o" "$(grep -c -E '^(not )?ok [0-9]+ ' "$o")" 1 >>"$report"
 		note="# boot $((n + 1)): retried from $failed: the host starved the guest (lockups or stalls outside the suite's code; console $log)"
-		read -r -a args <<<"${left#stop}"
-		args=("${opts[@]}" "$failed" "${args[@]}")
+		# the same selection from the test on (selftest.sh -f): a list
+		# of the tests left could pass the kernel's 32 init arguments
+		args=("${opts[@]}" -f "$failed" "${tests[@]}")
 		retried=1
 		continue
 		;;
@@ -232,8 +233,7 @@ while :; do
 	*stop?*)
 		emit "$o" 0 1 >>"$report"
 		note="# boot $((n + 1)): restarted after the kernel splat in $failed, for the tests after it (console $log)"
-		read -r -a args <<<"${left#stop}"
-		args=("${opts[@]}" "${args[@]}")
+		args=("${opts[@]}" -a "$failed" "${tests[@]}")
 		continue
 		;;
 	*stop) kind=none ;;

@@ -25,3 +25,24 @@
 	[[ $output == *idle_reentry_* ]]
 	[[ $output == *nohz_csd_* ]]
 }
+
+@test "selftest: -a and -f keep the selection after or from a test, for the test bed's fresh boots" {
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" -l 'ipistorm_p*'
+	[ "$status" -eq 0 ]
+	all=$output
+	first=${lines[0]} second=${lines[1]}
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" -l -f "$first" 'ipistorm_p*'
+	[ "$output" = "$all" ]
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" -l -a "$first" 'ipistorm_p*'
+	[ "$output" = "$(sed 1d <<<"$all")" ]
+	[ "${lines[0]}" = "$second" ]
+	# every test after one: the functional boot's restart, no pattern
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" -l -a "$first"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" != "$first" ]
+	[[ $output == *"$second"* ]]
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" -l -a no_such_test 'ipistorm_p*'
+	[ "$status" -eq 2 ]
+	run busybox sh "$BATS_TEST_DIRNAME/../selftest.sh" -l -a "$first" -f "$first"
+	[ "$status" -eq 2 ]
+}

@@ -121,7 +121,7 @@ WARN=('[   40.000000] WARNING: CPU: 1 PID: 300 at ipistorm/ipistorm_main.c:100 s
 	boot a b c d
 	echo "$output"
 	[ "$status" = 1 ]
-	[ "$(sed -n 2p "$FAKE/boots")" = "c d" ]
+	[ "$(sed -n 2p "$FAKE/boots")" = "-a b a b c d" ]
 	[ "$(results)" = "ok 1 a
 not ok 2 b
 ok 3 c
@@ -153,7 +153,7 @@ ok 2 b" ]
 	boot a b c
 	echo "$output"
 	[ "$status" = 0 ]
-	[ "$(sed -n 2p "$FAKE/boots")" = "b c" ]
+	[ "$(sed -n 2p "$FAKE/boots")" = "-f b a b c" ]
 	[ "$(results)" = "ok 1 a
 ok 2 b
 ok 3 c" ]
