@@ -320,6 +320,9 @@ leaks() {
 	grep -c '^unreferenced object' "$KMEMLEAK" || true
 }
 
+# result_keys FILE: the keys of a result, histogram buckets aside, sorted.
+result_keys() { sed -n '/_hist_/d; s/=.*//p' "$1" | sort -u; }
+
 # hooks_state: a checksum of the kernel's ftrace hooks, kprobes and
 # cpuidle driver.
 hooks_state() {
@@ -334,12 +337,16 @@ hooks_state() {
 # allocations with module code on their stack (above the kernel's image:
 # the module's own, and the kernel's on its behalf), not the loader's
 # (some 430 for ipistorm.ko on 6.12, each a second; IPISTORM_FAIL_LOADER=1
-# counts them too). A refused load must
-# give an errno and leave nothing behind: no module, debugfs directory,
-# thread, ftrace hook, kprobe or cpuidle driver, at most one log line of
-# the module; a load the failure did not stop is unloaded; no object
-# leaks (kmemleak). Then a load with nothing failed must work. Sets
-# af_points (the points reached), af_refused, af_absorbed.
+# counts them too). A refused load must give an errno and leave nothing
+# behind: no module, debugfs directory, thread, ftrace hook, kprobe or
+# cpuidle driver, and at most one log line of the module beside its start
+# line (refused after its run, for the result's memory: the run's lines,
+# then the one that says its result is lost). A load the failure
+# did not stop is unloaded; a result it published that reads
+# status=complete must hold every key of the result of a load with
+# nothing failed (histogram buckets aside). No object leaks (kmemleak).
+# Then a load with nothing failed must work. Sets af_points (the points
+# reached), af_refused, af_absorbed.
 alloc_failures() {
 	_af_m=$1
 	shift
@@ -388,6 +395,9 @@ alloc_failures() {
 			;;
 		"loaded=1 errno=0 injected=1")
 			af_absorbed=$((af_absorbed + 1))
+			if grep -qx 'status=complete' "$_af_d/$_af_m/result" 2>/dev/null; then
+				result_keys "$_af_d/$_af_m/result" >"$TMP/af-keys-$_af_n"
+			fi
 			unload "$_af_m"
 			;;
 		"loaded=0 errno="*" injected=1")
@@ -398,9 +408,15 @@ alloc_failures() {
 			no_threads "$_af_m"
 			[ "$(hooks_state)" = "$_af_before" ] ||
 				fail "$_af_at: a hook, kprobe or cpuidle driver left"
-			_af_l=$(dmesg_since "$_af_mark" | grep "] $_af_m: " |
-				grep -vc 'taints kernel\|tainting kernel' || true)
-			[ "$_af_l" -le 1 ] || fail "$_af_at: $_af_l log lines"
+			dmesg_since "$_af_mark" | grep "] $_af_m: " |
+				grep -v 'taints kernel\|tainting kernel' >"$TMP/af-log" || :
+			# the start line aside, one line; refused after its run
+			# (the result's memory, sized by the run), the run's lines
+			# and the one that says its result is lost
+			if ! grep -q "] $_af_m: no memory for the result .* result is lost" "$TMP/af-log"; then
+				_af_l=$(grep -vc "] $_af_m: start " "$TMP/af-log" || :)
+				[ "$_af_l" -le 1 ] || fail "$_af_at: $_af_l log lines"
+			fi
 			;;
 		*) fail "$_af_m $*, point $_af_n: $_af_r" ;;
 		esac
@@ -408,7 +424,15 @@ alloc_failures() {
 	done
 	af_points=$((_af_n - 1))
 	insmod "$_af_ko" "$@" || fail "$_af_m $*: no load after the failed ones"
+	result_keys "$_af_d/$_af_m/result" >"$TMP/af-keys" 2>/dev/null || :
 	unload "$_af_m"
+	for _af_k in "$TMP"/af-keys-*; do
+		[ -f "$_af_k" ] || continue
+		_af_l=$(grep -vxF -f "$_af_k" "$TMP/af-keys" | head -n 5 | tr '\n' ' ' || :)
+		rm -f "$_af_k"
+		[ -z "$_af_l" ] ||
+			fail "$_af_m $*, point ${_af_k##*-} failed: a result read complete without $_af_l"
+	done
 	if [ -n "$_af_leaks" ]; then
 		sleep 6
 		_af_l=$(leaks)
