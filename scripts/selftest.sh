@@ -323,6 +323,19 @@ leaks() {
 # result_keys FILE: the keys of a result, histogram buckets aside, sorted.
 result_keys() { sed -n '/_hist_/d; s/=.*//p' "$1" | sort -u; }
 
+# alloc_failures_each MODULE SHAPE...: alloc_failures MODULE with each
+# SHAPE's parameters (words of one argument); af_each, the points of each.
+alloc_failures_each() {
+	_ae_m=$1
+	shift
+	af_each=""
+	for _ae_s in "$@"; do
+		# shellcheck disable=SC2086 # the shape's parameters are words
+		alloc_failures "$_ae_m" $_ae_s
+		af_each="$af_each $af_points"
+	done
+}
+
 # hooks_state: a checksum of the kernel's ftrace hooks, kprobes and
 # cpuidle driver.
 hooks_state() {

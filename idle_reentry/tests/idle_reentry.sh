@@ -235,19 +235,14 @@ test_idle_reentry_core_sched() {
 # Every allocation of a load failed once, in each shape that allocates
 # differently (alloc_failures: a debug kernel's fail-nth; skipped without):
 # one CPU, every CPU, the phases' hooks, until stopped.
-# shellcheck disable=SC2154 # alloc_failures sets af_points
+# shellcheck disable=SC2154 # alloc_failures_each sets af_each
 test_idle_reentry_alloc_failures() {
 	need_cpus 2
 	unload idle_reentry
-	pts=""
-	for shape in "cpulist=$(cpu 1) duration=1" \
+	alloc_failures_each idle_reentry "cpulist=$(cpu 1) duration=1" \
 		"cpulist=$(cat /sys/devices/system/cpu/online) duration=1" \
-		"cpulist=$(cpu 1) duration=1 phases=1" "cpulist=$(cpu 1)"; do
-		# shellcheck disable=SC2086 # the shape's parameters are words
-		alloc_failures idle_reentry $shape
-		pts="$pts $af_points"
-	done
-	note "injection points per shape:$pts"
+		"cpulist=$(cpu 1) duration=1 phases=1" "cpulist=$(cpu 1)"
+	note "injection points per shape:$af_each"
 }
 
 # Passive: whatever an idle machine does for 2 s, with sane counts.

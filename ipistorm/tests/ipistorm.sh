@@ -631,21 +631,16 @@ stack_kb() {
 # Every allocation of a load failed once, in each shape that allocates
 # differently (alloc_failures: a debug kernel's fail-nth; skipped without):
 # one pair timed, pairs untimed, every CPU, the witness, the bare module.
-# shellcheck disable=SC2154 # alloc_failures sets af_points
+# shellcheck disable=SC2154 # alloc_failures_each sets af_each
 test_ipistorm_alloc_failures() {
 	need_cpus 4
 	unload ipistorm
-	pts=""
-	for shape in "numipi=50 single=1 cpulist=$(cpu 1)" \
+	alloc_failures_each ipistorm "numipi=50 single=1 cpulist=$(cpu 1)" \
 		"numipi=50 single=1 pairs=$(cpu 0):$(cpu 1),$(cpu 2):$(cpu 3) timing=0" \
 		"numipi=20 single=0 cpulist=$(cat /sys/devices/system/cpu/online)" \
-		"numipi=50 single=1 cpulist=$(cpu 1) witness=1"; do
-		# shellcheck disable=SC2086 # the shape's parameters are words
-		alloc_failures ipistorm $shape
-		pts="$pts $af_points"
-	done
+		"numipi=50 single=1 cpulist=$(cpu 1) witness=1"
 	alloc_failures ipistorm_bare numipi=50 cpu="$(cpu 0)" target="$(cpu 1)"
-	note "injection points per shape:$pts; ipistorm_bare $af_points"
+	note "injection points per shape:$af_each; ipistorm_bare $af_points"
 }
 
 test_ipistorm_no_leak() {

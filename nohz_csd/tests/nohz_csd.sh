@@ -7,19 +7,14 @@
 # differently (alloc_failures: a debug kernel's fail-nth; skipped without):
 # watching every CPU, one CPU beside load threads, until stopped; and the
 # polling aid, whose driver needs halting idle (so here, first).
-# shellcheck disable=SC2154 # alloc_failures sets af_points
+# shellcheck disable=SC2154 # alloc_failures_each sets af_each
 test_nohz_csd_alloc_failures() {
 	need_cpus 2
 	unload nohz_csd
-	pts=""
-	for shape in "duration=1" \
+	alloc_failures_each nohz_csd "duration=1" \
 		"cpulist=$(cpu 1) load_cpus=$(cpu 0) load_threads=2 duration=1" \
-		"cpulist=$(cpu 1)"; do
-		# shellcheck disable=SC2086 # the shape's parameters are words
-		alloc_failures nohz_csd $shape
-		pts="$pts $af_points"
-	done
-	note "injection points per shape:$pts"
+		"cpulist=$(cpu 1)"
+	note "injection points per shape:$af_each"
 	if cmdline_has idle=poll || [ "$(cpuidle_driver)" != none ]; then
 		note "the polling aid not tried: idle=poll or cpuidle driver $(cpuidle_driver)"
 		return 0

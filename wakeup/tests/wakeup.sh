@@ -348,20 +348,15 @@ test_wakeup_offline_sender_rpc() { wk_offline sender rpc=1; }
 # Every allocation of a load failed once, in each shape that allocates
 # differently (alloc_failures: a debug kernel's fail-nth; skipped without):
 # one pair timed, two pairs untimed, rpc, the bare module.
-# shellcheck disable=SC2154 # alloc_failures sets af_points
+# shellcheck disable=SC2154 # alloc_failures_each sets af_each
 test_wakeup_alloc_failures() {
 	need_cpus 4
 	unload wakeup
-	pts=""
-	for shape in "numwake=50 cpulist=$(cpu 0)" \
+	alloc_failures_each wakeup "numwake=50 cpulist=$(cpu 0)" \
 		"numwake=50 pairs=$(cpu 0):$(cpu 1),$(cpu 2):$(cpu 3) timing=0" \
-		"numwake=50 cpulist=$(cpu 0) rpc=1"; do
-		# shellcheck disable=SC2086 # the shape's parameters are words
-		alloc_failures wakeup $shape
-		pts="$pts $af_points"
-	done
+		"numwake=50 cpulist=$(cpu 0) rpc=1"
 	alloc_failures wakeup_bare numwake=50 cpu="$(cpu 0)" target="$(cpu 1)"
-	note "injection points per shape:$pts; wakeup_bare $af_points"
+	note "injection points per shape:$af_each; wakeup_bare $af_points"
 }
 
 # Every CPU in a pair, summary log bounded whatever the number of CPUs.
