@@ -385,11 +385,10 @@ static int __init witness_start(void)
 	ret = witness_check_ipi_fn();
 	if (ret)
 		return ret;
+	/* On failure its one line names the function and why. */
 	ret = ips_hooks_register(&witness_set);
-	if (ret) {
-		pr_err("witness=1: the kernel's IPI send cannot be hooked (witness=0 runs without)\n");
+	if (ret)
 		return ret;
-	}
 	ret = tracepoint_probe_register(witness_tp, witness_no_ipi, NULL);
 	if (ret) {
 		pr_err("witness=1: cannot probe sched_wake_idle_without_ipi: %d\n",
