@@ -322,6 +322,18 @@ leaks() {
 
 # result_keys FILE: the keys of a result, histogram buckets aside, sorted.
 result_keys() { sed -n '/_hist_/d; s/=.*//p' "$1" | sort -u; }
+# missing_keys RESULT KEYS: the keys of the file KEYS that RESULT lacks,
+# but the summary of a histogram RESULT holds no value in (NAME_n=0: its
+# min, mean, quantiles and max are left out, ips_hist_emit_summary()).
+missing_keys() {
+	awk -F= 'NR == FNR { v[$1] = $2; next }
+		!($1 in v) {
+			b = $1
+			if (sub(/_(min|mean|max|p[0-9]+)_ns$/, "", b) && v[b "_n"] == "0")
+				next
+			print $1
+		}' "$1" "$2"
+}
 
 # alloc_failures_each MODULE SHAPE...: alloc_failures MODULE with each
 # SHAPE's parameters (words of one argument); af_each, the points of each.
@@ -409,7 +421,7 @@ alloc_failures() {
 		"loaded=1 errno=0 injected=1")
 			af_absorbed=$((af_absorbed + 1))
 			if grep -qx 'status=complete' "$_af_d/$_af_m/result" 2>/dev/null; then
-				result_keys "$_af_d/$_af_m/result" >"$TMP/af-keys-$_af_n"
+				cp "$_af_d/$_af_m/result" "$TMP/af-res-$_af_n"
 			fi
 			unload "$_af_m"
 			;;
@@ -439,9 +451,9 @@ alloc_failures() {
 	insmod "$_af_ko" "$@" || fail "$_af_m $*: no load after the failed ones"
 	result_keys "$_af_d/$_af_m/result" >"$TMP/af-keys" 2>/dev/null || :
 	unload "$_af_m"
-	for _af_k in "$TMP"/af-keys-*; do
+	for _af_k in "$TMP"/af-res-*; do
 		[ -f "$_af_k" ] || continue
-		_af_l=$(grep -vxF -f "$_af_k" "$TMP/af-keys" | head -n 5 | tr '\n' ' ' || :)
+		_af_l=$(missing_keys "$_af_k" "$TMP/af-keys" | head -n 5 | tr '\n' ' ')
 		rm -f "$_af_k"
 		[ -z "$_af_l" ] ||
 			fail "$_af_m $*, point ${_af_k##*-} failed: a result read complete without $_af_l"
