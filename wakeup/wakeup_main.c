@@ -1407,12 +1407,17 @@ static int __init wakeup_init(void)
 		wk_probes_off();
 		return ret;
 	}
+	cpus_read_unlock();
+	/*
+	 * The senders are bound: the session after the hotplug lock, not
+	 * inside it, as its stop unregisters tracepoint probes, which takes
+	 * tracepoints_mutex, under which registering takes the hotplug lock.
+	 */
 	atomic_set(&run.running, nr_senders);
 	ips_session_lock(&wk_session);
 	wk_release();
 	ips_session_start(&wk_session, wk_duration);
 	ips_session_unlock(&wk_session);
-	cpus_read_unlock();
 	ips_result_log_params("start");
 
 	ips_session_control(&wk_session);
