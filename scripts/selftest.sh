@@ -323,16 +323,12 @@ leaks() {
 # result_keys FILE: the keys of a result, histogram buckets aside, sorted.
 result_keys() { sed -n '/_hist_/d; s/=.*//p' "$1" | sort -u; }
 # missing_keys RESULT KEYS: the keys of the file KEYS that RESULT lacks,
-# but the summary of a histogram RESULT holds no value in (NAME_n=0: its
-# min, mean, quantiles and max are left out, ips_hist_emit_summary()).
+# but a histogram's summary (min, mean, quantiles, max), which a histogram
+# without values leaves out (ips_hist_emit_summary()): a lost histogram
+# shows by its count (NAME_n), a lost block by its other keys.
 missing_keys() {
 	awk -F= 'NR == FNR { v[$1] = $2; next }
-		!($1 in v) {
-			b = $1
-			if (sub(/_(min|mean|max|p[0-9]+)_ns$/, "", b) && v[b "_n"] == "0")
-				next
-			print $1
-		}' "$1" "$2"
+		!($1 in v) && $1 !~ /_(min|mean|max|p[0-9]+)_ns$/ { print $1 }' "$1" "$2"
 }
 
 # alloc_failures_each MODULE SHAPE...: alloc_failures MODULE with each
