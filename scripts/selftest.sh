@@ -365,7 +365,8 @@ hooks_state() {
 # then the one that says its result is lost). A load the failure
 # did not stop is unloaded; a result it published that reads
 # status=complete must hold every key of the result of a load with
-# nothing failed (a histogram's buckets and summary aside). No object leaks (kmemleak).
+# nothing failed (a histogram's buckets and summary aside). No object
+# leaks (kmemleak).
 # Then a load with nothing failed must work. Sets af_points (the points
 # reached), af_refused, af_absorbed.
 alloc_failures() {
