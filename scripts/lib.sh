@@ -316,7 +316,9 @@ check_params() {
 # program_params TOP BENCH PARAM=VALUE...: a program's parameters are
 # those its declaration lists (params=NAME=DEFAULT...), each value of
 # letters, digits and _.,:+- (a word of its command line, never read by a
-# shell); else a usage error naming the parameter, exit 2.
+# shell), and a decimal integer where the default is one (a program reads
+# "x" or "-3" as it likes: hackbench's -l x runs no loop); else a usage
+# error naming the parameter, exit 2.
 program_params() {
 	_pp_top=$1 _pp_bench=$2
 	shift 2
@@ -328,6 +330,13 @@ program_params() {
 		esac
 		case ${_pp#*=} in
 		'' | *[!A-Za-z0-9_.,:+-]*) usage_error "parameter '$_pp': a value of $_pp_bench's is letters, digits and _.,:+-" ;;
+		esac
+		# the default: the word after " PARAM="
+		_pp_def=" $_pp_decl "
+		_pp_def=${_pp_def#*" ${_pp%%=*}="}
+		case ${_pp_def%% *} in
+		'' | *[!0-9]*) ;;
+		*) parse_uint "${_pp%%=*}" "${_pp#*=}" 9223372036854775807 ;;
 		esac
 	done
 }

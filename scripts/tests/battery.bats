@@ -196,6 +196,16 @@ exit=0" ]
 	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/o2" hackbench 'mode=process;reboot'
 	[ "$status" -eq 2 ]
 	[[ $output == *"a value of hackbench's is letters, digits and _.,:+-"* ]]
+	# a number where the default is one: hackbench -l x runs no loop
+	for v in x -3 1.5 010; do
+		PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/o3" hackbench "loops=$v"
+		[ "$status" -eq 2 ]
+		[ "${lines[-1]}" = "run.sh: loops: '$v' is not a decimal integer (digits, no sign, no leading zero)" ] ||
+			[ "${lines[-2]}" = "run.sh: loops: '$v' is not a decimal integer (digits, no sign, no leading zero)" ]
+	done
+	# text where the default is text
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 2 -o "$T/o4" netperf size=x
+	[[ $output != *"is not a decimal integer"* ]]
 	[ ! -e "$R/calls" ]
 }
 

@@ -233,6 +233,8 @@ sw/class=llc,delay=1000" ]
 	-l delay=5 ipistorm numipi=08|numipi: '08' is not a decimal integer (digits, no sign, no leading zero)
 	-l groups=1,2 hackbench nosuch=1|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode ipc)
 	-l nosuch=1,2 hackbench|hackbench has no parameter 'nosuch' (its parameters: groups fds loops datasize mode ipc)
+	-l loops=16,-3 hackbench|loops: '-3' is not a decimal integer (digits, no sign, no leading zero)
+	-l loops=x hackbench|loops: 'x' is not a decimal integer (digits, no sign, no leading zero)
 	EOF
 	# the benchmarks the tree declares, whichever they are
 	run sweep -o sw -t smt fakebench
