@@ -7,7 +7,7 @@
 # given a baseline validate directory, one report: compare.sh per step,
 # one verdict and exit status (busybox sh).
 #
-#   validate.sh [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-p | -P WHAT]
+#   validate.sh [-n N] [-w N] [-o DIR | -S SERIES] [-m MODDIR] [-g DESCRIBE] [-p | -P WHAT]
 #               [-c SENDER:TARGET] [-i NUMIPI] [-L LOW,HIGH] [-d SECONDS] [-l LOOPS]
 #               [-b BASELINE]
 #   validate.sh -r DIR BASELINE
@@ -15,6 +15,10 @@
 #     -o DIR     the validate directory (default results/validate-<kernel
 #                release>-<date>); an existing one of the same plan is
 #                resumed: the steps whose run completed are kept
+#     -S SERIES  one validation a boot, over several boots: this boot's
+#                is SERIES/boot-K (SERIES/series.txt, format
+#                ipistorm-validate-series/1, lists the boots); a report
+#                of two series takes each boot's mean as one sample
 #     -m, -g, -p, -P  run.sh's, for every step (one preparation a step:
 #                the same state each time, restored after each)
 #     -c S:T     the storm's sender and target CPUs (default 8:16 when
@@ -30,7 +34,8 @@
 #     -l LOOPS   hackbench's loops (default 100)
 #     -b BASELINE  after the runs, the report against BASELINE, a validate
 #                directory of the same plan (its kernel the baseline)
-#     -r         the report alone, of DIR against BASELINE
+#     -r         the report alone, of DIR against BASELINE (two validate
+#                directories, or two series)
 #
 # DIR/validate.txt (format ipistorm-validate/2, docs/validate.md) is the
 # plan: its options and one "step=NAME|BENCH|PARAMS|STORM|EXERCISED" line
@@ -52,14 +57,15 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 HERE=$(dirname "$0")
 TOP=$HERE/..
-USAGE="$PROG [-n N] [-w N] [-o DIR] [-m MODDIR] [-g DESCRIBE] [-p | -P WHAT] [-c SENDER:TARGET] [-i NUMIPI] [-L LOW,HIGH] [-d SECONDS] [-l LOOPS] [-b BASELINE] | $PROG -r DIR BASELINE"
+USAGE="$PROG [-n N] [-w N] [-o DIR | -S SERIES] [-m MODDIR] [-g DESCRIBE] [-p | -P WHAT] [-c SENDER:TARGET] [-i NUMIPI] [-L LOW,HIGH] [-d SECONDS] [-l LOOPS] [-b BASELINE] | $PROG -r DIR BASELINE"
 
-n=5 warmup=1 out="" moddir="" describe="" prep="" what="" pair="" numipi=100000 levels="" dur=5 loops=100 base="" report=0
-while getopts n:w:o:m:g:pP:c:i:L:d:l:b:rh opt; do
+n=5 warmup=1 out="" series="" moddir="" describe="" prep="" what="" pair="" numipi=100000 levels="" dur=5 loops=100 base="" report=0
+while getopts n:w:o:S:m:g:pP:c:i:L:d:l:b:rh opt; do
 	case $opt in
 	n) n=$OPTARG ;;
 	w) warmup=$OPTARG ;;
 	o) out=$OPTARG ;;
+	S) series=$OPTARG ;;
 	m) moddir=$OPTARG ;;
 	g) describe=$OPTARG ;;
 	p) prep=-p ;;
@@ -139,6 +145,105 @@ exercised() {
 		}'
 }
 
+# ---- series -----------------------------------------------------------------
+
+# series_boots SERIES: its boots' validate directories, in boot order.
+series_boots() {
+	sed -n 's/^boot=\([0-9]*\)|.*/\1/p' "$1/series.txt" | sort -n | sed "s|^|$1/boot-|"
+}
+
+# members DIR: the validate directories DIR stands for, a line each:
+# itself, or a series' boots.
+members() {
+	if [ -f "$1/series.txt" ]; then series_boots "$1"; else echo "$1"; fi
+}
+
+# pool SERIES OUT: OUT, a validate directory of SERIES' plan whose step
+# STEP holds a run per boot, iter-K.txt the mean of boot K's runs (of
+# every key each run has, numbers averaged, text the first run's), so
+# that compare.sh's tests take the boot as the unit: the variation
+# between boots is in the sample. A step some boot did not complete is
+# left out (said): not compared.
+pool() {
+	[ "$(first_line "$1/series.txt")" = format=ipistorm-validate-series/1 ] ||
+		bad "$1/series.txt: not of format ipistorm-validate-series/1"
+	_pb=$(series_boots "$1")
+	_pn=$(printf '%s\n' "$_pb" | grep -c . || :)
+	[ "$_pn" -ge 2 ] ||
+		bad "$1: a series of $_pn boot(s): its boot is the unit, 2 at least a side (3 or more to see a change; run validate.sh -S $1 again after a reboot)"
+	_p1=$(printf '%s\n' "$_pb" | head -n 1)
+	mkdir -p "$2"
+	while read -r _b; do
+		[ -f "$_b/validate.txt" ] || bad "$_b: no validate.txt (a boot of the series $1 that did not start)"
+		cmp -s "$_b/validate.txt" "$_p1/validate.txt" || bad "$_b has another plan than $_p1: a series is one plan"
+	done <<-EOF
+	$_pb
+	EOF
+	cp "$_p1/validate.txt" "$2/validate.txt"
+	while IFS='|' read -r _ps _rest; do
+		_j=0
+		mkdir -p "$2/$_ps"
+		while read -r _b; do
+			if [ "$(key status "$_b/$_ps/meta.txt" 2>/dev/null)" != ok ]; then
+				warn "$_b/$_ps: not completed: the step is left out of $1"
+				rm -r "${2:?}/$_ps"
+				break
+			fi
+			_j=$((_j + 1))
+			awk '
+				FNR == 1 { nf++ }
+				{
+					i = index($0, "=")
+					if (!i) next
+					k = substr($0, 1, i - 1)
+					v = substr($0, i + 1)
+					if ((nf, k) in seen) next
+					seen[nf, k] = 1
+					if (!(k in n)) { order[++nk] = k; first[k] = v }
+					n[k]++
+					if (v ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) sum[k] += v
+					else text[k] = 1
+				}
+				END {
+					for (j = 1; j <= nk; j++) {
+						k = order[j]
+						if (n[k] < nf) continue
+						if (k in text) print k "=" first[k]
+						else printf "%s=%.15g\n", k, sum[k] / nf
+					}
+				}' "$_b/$_ps"/iter-[0-9]*.txt >"$2/$_ps/iter-$(printf %03d "$_j").txt"
+		done <<-EOF
+		$_pb
+		EOF
+		[ ! -d "$2/$_ps" ] || sed "s/^iterations=.*/iterations=$_j/" "$_p1/$_ps/meta.txt" >"$2/$_ps/meta.txt"
+	done <<-EOF
+	$(steps "$_p1")
+	EOF
+}
+
+# order DIR BASE: the two series' boots in the order they began, A a
+# boot of DIR, B of BASE ("A B A B": interleaved); exit 2 when a boot is
+# in both.
+order() {
+	{
+		sed -n 's/^boot=[0-9]*|\([^|]*\)|\([0-9]*\)$/\2 \1 A/p' "$1/series.txt"
+		sed -n 's/^boot=[0-9]*|\([^|]*\)|\([0-9]*\)$/\2 \1 B/p' "$2/series.txt"
+	} | sort -n | awk '
+		seen[$2]++ { print "boot " $2 " is in both series"; bad = 1; exit }
+		{ o = o (NR > 1 ? " " : "") $3 }
+		END { if (bad) exit 2; print o }'
+}
+
+# each_exercised DIR STEP RULE: exercised, in every validation DIR stands
+# for (each boot of a series).
+each_exercised() {
+	while read -r _eb; do
+		exercised "$_eb/$2" "$3" || return 1
+	done <<-EOF
+	$(members "$1")
+	EOF
+}
+
 # report DIR BASE: the report of DIR against BASE; its exit status the
 # verdict's. compare.sh reports each step; the verdict is over every
 # test of every step at once (validate.awk: Holm-Bonferroni over the
@@ -146,30 +251,50 @@ exercised() {
 report() {
 	for _d in "$1" "$2"; do
 		[ -d "$_d" ] || bad "$_d: no such directory"
-		[ -f "$_d/validate.txt" ] || bad "$_d: no validate.txt (not a validate directory)"
+		[ -f "$_d/validate.txt" ] || [ -f "$_d/series.txt" ] ||
+			bad "$_d: no validate.txt (not a validate directory) and no series.txt (not a series)"
 	done
-	if [ "$(grep -v '^step=' "$1/validate.txt" | grep -v '^runs=\|^warmup=')" != "$(grep -v '^step=' "$2/validate.txt" | grep -v '^runs=\|^warmup=')" ]; then
-		warn "$1 and $2 have different plans (validate.txt): the steps are compared by name"
-	fi
+	[ "$(cd "$1" && pwd -P)" != "$(cd "$2" && pwd -P)" ] || bad "$1 is the baseline itself: give two validations"
 	_tab=$(mktemp -d)
+	trap 'rm -rf "$_tab"' EXIT
+	_order=""
+	if [ -f "$1/series.txt" ] && [ -f "$2/series.txt" ]; then
+		_order=$(order "$1" "$2") || { bad "$1 and $2: $_order: a boot validates one kernel"; }
+		_o1=$1 _o2=$2
+		pool "$1" "$_tab/a"
+		pool "$2" "$_tab/b"
+		set -- "$_tab/a" "$_tab/b"
+	elif [ -f "$1/series.txt" ] || [ -f "$2/series.txt" ]; then
+		bad "$1 and $2: a series against a single validation: compare a series with a series (the boot the unit) or a validation with a validation"
+	else
+		_o1=$1 _o2=$2
+	fi
+	if [ -n "$_order" ]; then
+		_series="Series: $(members "$_o1" | grep -c .) boots of $_o1 (A) against $(members "$_o2" | grep -c .) of $_o2 (B, the baseline), begun in the order $_order; a sample is a boot's mean of its runs"
+		echo "$_series"
+		echo
+	fi
+	if [ "$(grep -v '^step=' "$1/validate.txt" | grep -v '^runs=\|^warmup=')" != "$(grep -v '^step=' "$2/validate.txt" | grep -v '^runs=\|^warmup=')" ]; then
+		warn "$_o1 and $_o2 have different plans (validate.txt): the steps are compared by name"
+	fi
 	: >"$_tab/rows"
 	_prim="" _k=0
 	while IFS='|' read -r name bench params storm exercise; do
 		echo "== $name: $bench $params${storm:+ (storm: $storm)}"
 		_crc=0
-		if [ ! -f "$2/$name/meta.txt" ]; then
-			echo "(no step $name in $2)"
+		if [ ! -f "$2/$name/meta.txt" ] || [ ! -f "$1/$name/meta.txt" ]; then
+			echo "(no completed step $name in $([ -f "$2/$name/meta.txt" ] && echo "$_o1" || echo "$_o2"))"
 			_crc=2
-		elif ! _why=$(exercised "$1/$name" "$exercise") || ! _why=$(exercised "$2/$name" "$exercise"); then
+		elif ! _why=$(each_exercised "$_o1" "$name" "$exercise") || ! _why=$(each_exercised "$_o2" "$name" "$exercise"); then
 			echo "(not exercised: $_why: not compared)"
 			_crc=3
 		else
-			"$HERE/compare.sh" "$2/$name" "$1/$name" </dev/null || _crc=$?
+			"$HERE/compare.sh" ${_order:+-l "B (baseline),A"} "$2/$name" "$1/$name" </dev/null || _crc=$?
 		fi
 		echo
 		if [ "$_crc" -le 1 ]; then
 			_k=$((_k + 1))
-			"$HERE/compare.sh" -f csv "$2/$name" "$1/$name" >"$_tab/$_k.csv" 2>/dev/null </dev/null || :
+			"$HERE/compare.sh" -f csv ${_order:+-l "B (baseline),A"} "$2/$name" "$1/$name" >"$_tab/$_k.csv" 2>/dev/null </dev/null || :
 			printf '%s\n' "$name" >"$_tab/$_k.step"
 		fi
 		_pm=$(bench_get "$TOP" "$bench" primary)
@@ -188,7 +313,8 @@ report() {
 	shift 2
 	awk -v alpha=0.05 -v primaries="$_prim" -f "$HERE/stats.awk" -f "$HERE/validate.awk" "$@" </dev/null >"$_tab/verdicts"
 	regressed="" uncompared="" unexercised=""
-	echo "Validation of $(key kernel "$_dir/storm/meta.txt" 2>/dev/null || echo "$_dir") against $(key kernel "$_base/storm/meta.txt" 2>/dev/null || echo "$_base")"
+	echo "Validation of $(key kernel "$_dir/storm/meta.txt" 2>/dev/null || echo "$_o1") against $(key kernel "$_base/storm/meta.txt" 2>/dev/null || echo "$_o2")"
+	[ -z "$_order" ] || echo "$_series"
 	printf '%-18s %-12s %-24s %10s %4s  %s\n' step bench "primary metric" "gain %" sig verdict
 	while read -r name bench pm _rr; do
 		g=n/a sg=no
@@ -206,6 +332,7 @@ report() {
 		printf '%-18s %-12s %-24s %10s %4s  %s\n' "$name" "$bench" "$pm" "$g" "$sg" "$v"
 	done <"$_tab/rows"
 	_nt=$(sed -n 's/^tests //p' "$_tab/verdicts")
+	_ns=$(steps "$_dir" | grep -c .)
 	rm -rf "$_tab"
 	echo "gain %: the primary metric's change over the baseline's mean (positive: better); sig: significant at alpha 0.05 after Holm-Bonferroni over the ${_nt:-0} tests of every step (each directed metric's mean, Welch's t-test, and spread, Brown-Forsythe; compare.sh's reports above show each p unadjusted); verdict: REGRESSED when a regression compare.sh found stays significant after the adjustment, better or worse the primary metric's significant change, not exercised a step whose measurement did not happen (never compared)"
 	if [ -n "$regressed" ]; then
@@ -218,7 +345,7 @@ report() {
 		echo "Verdict: not exercised:$unexercised"
 		return 2
 	fi
-	echo "Verdict: no regression in $(steps "$_dir" | grep -c .) steps"
+	echo "Verdict: no regression in $_ns steps"
 }
 
 if [ "$report" = 1 ]; then
@@ -236,7 +363,8 @@ parse_uint -w "$warmup" 99
 parse_uint -i "$numipi" 2147483647 1
 parse_uint -d "$dur" 3600 1
 parse_uint -l "$loops" 1000000 1
-[ -z "$base" ] || [ -f "$base/validate.txt" ] || usage_error "-b: $base is not a validate directory (no validate.txt)"
+[ -z "$base" ] || [ -f "$base/validate.txt" ] || [ -f "$base/series.txt" ] ||
+	usage_error "-b: $base is not a validate directory (no validate.txt) nor a series (no series.txt)"
 if [ -z "$pair" ]; then
 	if online 16 && online 8; then pair=8:16; else pair=0:1; fi
 fi
@@ -256,9 +384,65 @@ parse_uint -L "$lo" 1024 1
 parse_uint -L "$hi" 1024 1
 [ "$hi" -gt "$lo" ] || usage_error "-L: HIGH ($hi) must be above LOW ($lo)"
 check_text -o "$out"
+check_text -S "$series"
+[ -z "$out" ] || [ -z "$series" ] || usage_error "-o and -S: one or the other"
 check_text -g "$describe"
 release=$(cat "${IPISTORM_SYSROOT:-}/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)
 kversion=$(first_line "${IPISTORM_SYSROOT:-}/proc/sys/kernel/version" unknown)
+# this_build D BENCH: the completed step D was run on this kernel build:
+# its release, its version string and its modules' srcversion (where
+# both are known); else exit 2.
+this_build() {
+	[ "$(key kernel "$1/meta.txt")" = "$release" ] ||
+		bad "$1 was run on kernel $(key kernel "$1/meta.txt"), this is $release: one kernel a validate directory"
+	[ "$(key kernel_version "$1/meta.txt")" = "$kversion" ] ||
+		bad "$1 was run on another build of $release: its kernel_version is '$(key kernel_version "$1/meta.txt")', this is '$kversion': one kernel a validate directory"
+	for _m in $2 $(bench_get "$TOP" "$2" storm); do
+		_was=$(key "module.$_m.srcversion" "$1/meta.txt")
+		_ko=${moddir:-$TOP}/$_m/$_m.ko
+		[ -f "$_ko" ] || continue
+		_now=$(ko_srcversion "$_ko")
+		case $_was:$_now in '':* | *:unknown | unknown:*) continue ;; esac
+		[ "$_was" = "$_now" ] ||
+			bad "$1 was run with another $_m module: its srcversion $_was, $_ko's $_now: one build a validate directory"
+	done
+}
+
+# A series: this boot's validation is SERIES/boot-K, K this boot's
+# (resumed) or the next; every boot of the series of this plan and build.
+if [ -n "$series" ]; then
+	bootid=$(first_line "${IPISTORM_SYSROOT:-}/proc/sys/kernel/random/boot_id")
+	[ -n "$bootid" ] || die "no boot id (/proc/sys/kernel/random/boot_id): a series needs to tell its boots apart"
+	if [ ! -f "$series/series.txt" ]; then
+		[ ! -e "$series" ] || [ -z "$(ls -A "$series")" ] ||
+			die "$series exists and is not a series (no series.txt): give a new -S"
+		mkdir -p "$series"
+		echo "format=ipistorm-validate-series/1" >"$series/series.txt"
+	fi
+	[ "$(first_line "$series/series.txt")" = format=ipistorm-validate-series/1 ] ||
+		bad "$series/series.txt: not of format ipistorm-validate-series/1"
+	_pl=$(plan)
+	while read -r _b; do
+		[ -n "$_b" ] || continue
+		[ ! -f "$_b/validate.txt" ] || [ "$(cat "$_b/validate.txt")" = "$_pl" ] ||
+			die "$_b holds another plan (validate.txt): a series is one plan; give a new -S, or the options it was made with"
+		while IFS='|' read -r name bench _rest; do
+			[ "$(key status "$_b/$name/meta.txt" 2>/dev/null)" != ok ] || this_build "$_b/$name" "$bench"
+		done <<-EOF
+		$(printf '%s\n' "$_pl" | sed -n 's/^step=//p')
+		EOF
+	done <<-EOF
+	$(series_boots "$series")
+	EOF
+	k=$(sed -n "s/^boot=\([0-9]*\)|$bootid|.*/\1/p" "$series/series.txt")
+	if [ -z "$k" ]; then
+		k=$(($(sed -n 's/^boot=\([0-9]*\)|.*/\1/p' "$series/series.txt" | sort -n | tail -n 1) + 1))
+		echo "boot=$k|$bootid|$(date +%s)" >>"$series/series.txt"
+		log "$series: boot $k"
+	fi
+	out=$series/boot-$k
+fi
+
 [ -n "$out" ] || out="results/validate-$release-$(date +%Y%m%d-%H%M%S)"
 
 mkdir -p "$out"
@@ -276,21 +460,7 @@ failed=""
 while IFS='|' read -r name bench params storm _exercised; do
 	d=$out/$name
 	if [ "$(key status "$d/meta.txt" 2>/dev/null)" = ok ]; then
-		[ "$(key kernel "$d/meta.txt")" = "$release" ] ||
-			bad "$d was run on kernel $(key kernel "$d/meta.txt"), this is $release: one kernel a validate directory"
-		# and one build of it: its version string, the modules'
-		# srcversion (where both are known)
-		[ "$(key kernel_version "$d/meta.txt")" = "$kversion" ] ||
-			bad "$d was run on another build of $release: its kernel_version is '$(key kernel_version "$d/meta.txt")', this is '$kversion': one kernel a validate directory"
-		for _m in $bench $(bench_get "$TOP" "$bench" storm); do
-			_was=$(key "module.$_m.srcversion" "$d/meta.txt")
-			_ko=${moddir:-$TOP}/$_m/$_m.ko
-			[ -f "$_ko" ] || continue
-			_now=$(ko_srcversion "$_ko")
-			case $_was:$_now in '':* | *:unknown | unknown:*) continue ;; esac
-			[ "$_was" = "$_now" ] ||
-				bad "$d was run with another $_m module: its srcversion $_was, $_ko's $_now: one build a validate directory"
-		done
+		this_build "$d" "$bench"
 		log "$name: done before, kept"
 		continue
 	fi
@@ -318,7 +488,7 @@ echo "$out"
 [ -z "$failed" ] || die "runs failed:$failed (run validate.sh -o $out again to redo them)"
 if [ -n "$base" ]; then
 	rc=0
-	report "$out" "$base" || rc=$?
+	report "${series:-$out}" "$base" || rc=$?
 	exit "$rc"
 fi
 exit 0

@@ -245,6 +245,164 @@ setkey() {
 	grep -qx 'step=reentry|idle_reentry|cpulist=1|pairs=0:1 numipi=20000|total.reentries>=200' "$T/v/validate.txt"
 }
 
+# boot ID: the fake machine's boot is ID from now on.
+boot() {
+	mkdir -p "$R/proc/sys/kernel/random"
+	echo "$1" >"$R/proc/sys/kernel/random/boot_id"
+}
+
+# vseries SERIES [OPTION...]: validate.sh -S with small sizes, loads 1 and 2.
+vseries() {
+	"$S/validate.sh" -n 2 -w 0 -m "$T/mods" -i 20000 -d 2 -l 20 -L 1,2 -S "$@"
+}
+
+# shift_boot DIR ADD: every run of every step of DIR ADD higher in each
+# time, count and rate (a boot's own level), the runs 1 apart.
+shift_boot() {
+	local f
+	for f in "$1"/*/iter-*.txt; do
+		awk -v i="${f##*iter-}" -v a="$2" '/^(runtime_ns|total\.[a-z_]+)=[0-9]+$/ { split($0, kv, "="); $0 = kv[1] "=" kv[2] + a + int(i) } { print }' "$f" >"$f.new"
+		mv "$f.new" "$f"
+	done
+}
+
+# as_series SERIES START BOOT_ID:DIR...: a series of the validations DIR,
+# made by hand (each DIR's boot BOOT_ID, begun at START, START + 10 ...).
+as_series() {
+	local s=$1 t=$2 k=0 b
+	shift 2
+	mkdir -p "$s"
+	echo format=ipistorm-validate-series/1 >"$s/series.txt"
+	for b; do
+		k=$((k + 1))
+		cp -r "${b#*:}" "$s/boot-$k"
+		echo "boot=$k|${b%%:*}|$((t + k * 10))" >>"$s/series.txt"
+	done
+}
+
+@test "validate: a series, one validation a boot, resumed in its boot, one plan and build" {
+	boot aaaa-1
+	run vseries "$T/s"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[-1]}" = "$T/s/boot-1" ]
+	[ "$(head -n 1 "$T/s/series.txt")" = format=ipistorm-validate-series/1 ]
+	grep -q '^boot=1|aaaa-1|[0-9]*$' "$T/s/series.txt"
+	grep -qx status=ok "$T/s/boot-1/netperf-udp_rr/meta.txt"
+	# the same boot again: its validation resumed, no new boot
+	sed -i 's/^status=ok$/status=failed/' "$T/s/boot-1/hackbench-2/meta.txt"
+	: >"$R/calls"
+	run vseries "$T/s"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(grep -c '^boot=' "$T/s/series.txt")" = 1 ]
+	[ "$(grep -c '^hackbench ' "$R/calls")" = 2 ]
+	[ "$(wc -l <"$R/calls")" = 2 ]
+	# another boot: the next validation of the series
+	boot bbbb-2
+	run vseries "$T/s"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[-1]}" = "$T/s/boot-2" ]
+	grep -q '^boot=2|bbbb-2|[0-9]*$' "$T/s/series.txt"
+	# another plan, another build: refused, nothing run
+	boot cccc-3
+	: >"$R/calls"
+	run vseries "$T/s" -i 30000
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "validate.sh: $T/s/boot-1 holds another plan (validate.txt): a series is one plan; give a new -S, or the options it was made with" ]
+	echo '#2 SMP PREEMPT_DYNAMIC Debian 6.12.0-1' >"$R/proc/sys/kernel/version"
+	run vseries "$T/s"
+	[ "$status" -eq 2 ]
+	[ "${lines[-1]}" = "validate.sh: $T/s/boot-1/storm was run on another build of 6.12.0-test: its kernel_version is '#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1', this is '#2 SMP PREEMPT_DYNAMIC Debian 6.12.0-1': one kernel a validate directory" ]
+	[ ! -s "$R/calls" ]
+	[ "$(grep -c '^boot=' "$T/s/series.txt")" = 2 ]
+	# no boot id, a directory that is no series, -o with -S
+	rm "$R/proc/sys/kernel/random/boot_id"
+	run vseries "$T/s2"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == *"no boot id"* ]]
+	boot dddd-4
+	run vseries "$T/s/boot-1"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == *"is not a series (no series.txt)"* ]]
+	run "$S/validate.sh" -o "$T/x" -S "$T/y"
+	[ "$status" -eq 2 ]
+}
+
+# A kernel against itself, where each boot has a level of its own (as in
+# real time under TCG): one boot a side reads a regression the runs of
+# one boot cannot tell from the boot's level; a series, whose sample is
+# the boot, does not. A real change, larger than the boots' levels, is
+# seen by the series.
+@test "validate: a report of two series takes the boot as the unit; an A/A with boot levels passes" {
+	boot aaaa-1
+	vseries "$T/s" >/dev/null
+	mv "$T/s/boot-1" "$T/one"
+	rm -r "$T/s"
+	local b
+	for b in 1:0 2:4000 3:2000 4:6000; do
+		cp -r "$T/one" "$T/b${b%%:*}"
+		shift_boot "$T/b${b%%:*}" "${b#*:}"
+	done
+	# one boot a side: boot 4's level over boot 1's is a regression
+	run "$S/validate.sh" -r "$T/b4" "$T/b1"
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[[ ${lines[-1]} == "Verdict: REGRESSED: "* ]]
+	# boots 1 and 2 against 3 and 4, the same kernel, interleaved: no
+	# regression
+	as_series "$T/base" 1000 "id-1:$T/b1" "id-2:$T/b2"
+	as_series "$T/new" 1005 "id-3:$T/b3" "id-4:$T/b4"
+	run "$S/validate.sh" -r "$T/new" "$T/base"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[0]}" = "Series: 2 boots of $T/new (A) against 2 of $T/base (B, the baseline), begun in the order B A B A; a sample is a boot's mean of its runs" ]
+	grep -q '^storm  *ipistorm  *runtime_ns  .*  no  no regression$' <<<"$output"
+	[ "${lines[-1]}" = "Verdict: no regression in 10 steps" ]
+	# a sample is a boot's mean: the storm's two samples a side, boot 3's
+	# and boot 4's means of their runs, 4000 apart
+	local m3 m4
+	m3=$(cat "$T/b3"/storm/iter-*.txt | awk -F= '$1 == "runtime_ns" { s += $2; n++ } END { printf "%.2f", s / n }')
+	m4=$(cat "$T/b4"/storm/iter-*.txt | awk -F= '$1 == "runtime_ns" { s += $2; n++ } END { printf "%.2f", s / n }')
+	[ "$(awk -v a="$m3" -v b="$m4" 'BEGIN { print b - a }')" = 4000 ]
+	grep -q "^Min  *[0-9.]*  *$m3\$" <<<"$output"
+	grep -q "^Max  *[0-9.]*  *$m4\$" <<<"$output"
+	# a change beyond the boots' levels: the series sees it
+	slower "$T/new/boot-1" storm runtime_ns 30
+	slower "$T/new/boot-2" storm runtime_ns 30
+	run "$S/validate.sh" -r "$T/new" "$T/base"
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[ "${lines[-1]}" = "Verdict: REGRESSED: storm" ]
+	# a step one boot did not complete: left out, said, not compared
+	sed -i 's/^status=ok$/status=failed/' "$T/base/boot-2/tbench-1/meta.txt"
+	run "$S/validate.sh" -r "$T/new" "$T/base"
+	[ "$status" -eq 1 ]
+	[[ $output == *"$T/base/boot-2/tbench-1: not completed: the step is left out of $T/base"* ]]
+	[[ $output == *"(no completed step tbench-1 in $T/base)"* ]]
+	[ "${lines[-1]}" = "Verdict: REGRESSED: storm (not compared: tbench-1)" ]
+}
+
+@test "validate: series the report refuses" {
+	boot aaaa-1
+	vseries "$T/s" >/dev/null
+	cp -r "$T/s/boot-1" "$T/one"
+	as_series "$T/A" 1000 "id-1:$T/one" "id-2:$T/one"
+	as_series "$T/B" 1005 "id-3:$T/one" "id-2:$T/one"
+	run "$S/validate.sh" -r "$T/B" "$T/A"
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate.sh: $T/B and $T/A: boot id-2 is in both series: a boot validates one kernel" ]
+	run "$S/validate.sh" -r "$T/A" "$T/A/"
+	[ "$status" -eq 2 ]
+	[ "$output" = "validate.sh: $T/A is the baseline itself: give two validations" ]
+	run "$S/validate.sh" -r "$T/A" "$T/one"
+	[ "$status" -eq 2 ]
+	[[ $output == *"a series against a single validation"* ]]
+	run "$S/validate.sh" -r "$T/s" "$T/A"
+	[ "$status" -eq 2 ]
+	[[ $output == *"$T/s: a series of 1 boot(s): its boot is the unit, 2 at least a side"* ]]
+	as_series "$T/C" 1000 "id-5:$T/one" "id-6:$T/one"
+	sed -i 's/^runs=2$/runs=3/' "$T/C/boot-2/validate.txt"
+	run "$S/validate.sh" -r "$T/C" "$T/A"
+	[ "$status" -eq 2 ]
+	[[ $output == *"$T/C/boot-2 has another plan than $T/C/boot-1: a series is one plan"* ]]
+}
+
 @test "validate: usage errors" {
 	run "$S/validate.sh" -n 1
 	[ "$status" -eq 2 ]
@@ -264,7 +422,7 @@ setkey() {
 	mkdir "$T/empty"
 	run "$S/validate.sh" -r "$T/v" "$T/empty"
 	[ "$status" -eq 2 ]
-	[ "$output" = "validate.sh: $T/empty: no validate.txt (not a validate directory)" ]
+	[ "$output" = "validate.sh: $T/empty: no validate.txt (not a validate directory) and no series.txt (not a series)" ]
 	run "$S/validate.sh" -b "$T/nothing"
 	[ "$status" -eq 2 ]
 	[ ! -e results ]

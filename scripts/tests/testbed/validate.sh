@@ -1,13 +1,18 @@
 #!/bin/bash
-# tests/testbed/validate.sh [-b] [-o DIR] [BASELINE OTHER]: scripts/validate.sh in
-# the test bed. Per kernel (default 6.1 and 6.12) one boot, 2 vCPUs with
-# idle=poll in real time (under instruction counting each second the
-# battery measures would last a minute), runs
-# validate.sh with the test bed's sizes (-n 3 -w 0 -i 20000 -d 1 -l 20:
-# the storm CPU0 -> CPU1, the battery at 1 and 2) and sends its directory
-# back into DIR/KERNEL; then validate.sh -r DIR/OTHER DIR/BASELINE writes
-# the report, DIR/report.txt, and prints it.
+# tests/testbed/validate.sh [-b] [-B BOOTS] [-n RUNS] [-o DIR] [BASELINE OTHER]:
+# scripts/validate.sh in the test bed, a series a kernel (default 6.1 and
+# 6.12): BOOTS boots of each (default 2), interleaved (BASELINE, OTHER,
+# BASELINE, OTHER ...), each 2 vCPUs with idle=poll in real time (under
+# instruction counting each second the battery measures would last a
+# minute), running validate.sh -S with the test bed's sizes (-n RUNS, default
+# 2, -w 0 -i 20000 -d 1 -l 20: the storm CPU0 -> CPU1, the battery at 1
+# and 2); each boot's validation comes back into its kernel's series,
+# DIR/KERNEL (DIR/KERNEL-a and DIR/KERNEL-b when both are one kernel: an
+# A/A). Then validate.sh -r DIR/OTHER DIR/BASELINE writes the report,
+# DIR/report.txt, and prints it.
 #   -b      reuse the kernels' images of vm/mkinitramfs.sh when built
+#   -B BOOTS  boots a kernel (2 to 20: the boot is the report's unit)
+#   -n RUNS   validate.sh's runs a step and boot (2 to 20)
 #   -o DIR  where everything goes (default build/validate-<date>)
 #
 # Exit: 0 every step of both kernels ran and was compared (the report's
@@ -19,16 +24,20 @@ set -euo pipefail
 . "$(dirname "$0")/../../../vm/lib.sh"
 
 # shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
-USAGE="$PROG [-b] [-o DIR] [BASELINE OTHER]"
-out="" reuse=0
-while getopts bo:h opt; do
+USAGE="$PROG [-b] [-B BOOTS] [-n RUNS] [-o DIR] [BASELINE OTHER]"
+out="" reuse=0 boots=2 runs=2
+while getopts bB:n:o:h opt; do
 	case $opt in
 	b) reuse=1 ;;
+	B) boots=$OPTARG ;;
+	n) runs=$OPTARG ;;
 	o) out=$OPTARG ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
+parse_uint -B "$boots" 20 2
+parse_uint -n "$runs" 20 2
 case $# in
 0) set -- 6.1 6.12 ;;
 2) ;;
@@ -36,31 +45,54 @@ case $# in
 esac
 out=${out:-$BUILD/validate-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
-
+base=$1 other=$2
+if [ "$1" = "$2" ]; then base=$1-a other=$2-b; fi
+for s in "$base" "$other"; do
+	[ ! -e "$out/$s" ] || die "$out/$s exists: give a new -o"
+done
 for k in "$@"; do
-	[ ! -e "$out/$k" ] || die "$out/$k exists: give a new -o"
 	"$VM_DIR/fetch-kernel.sh" "$k" >/dev/null
 	kernel_image "$reuse" "$k"
-	rc=0
-	"$VM_DIR/boot.sh" -c 2 -p -T 900 -a "IPISTORM_SM_IDLE=$(sm_idle "$k")" \
-		-l "$out/console-$k.log" "$k" -- validate -n 3 -w 0 -i 20000 -d 1 -l 20 \
-		>"$out/guest-$k.txt" || rc=$?
-	unpack_block IPISTORM_RESULT_BEGIN IPISTORM_RESULT_END "$out/guest-$k.txt" "$out/$k.tar" 2>"$out/guest-$k.log" ||
-		{ cat "$out/guest-$k.log" >&2; die "$k: no validate directory came back (boot exit $rc)"; }
-	mkdir -p "$out/tmp-$k"
-	tar -C "$out/tmp-$k" -xf "$out/$k.tar"
-	mv "$out/tmp-$k/result" "$out/$k"
-	rmdir "$out/tmp-$k"
-	rm "$out/$k.tar"
-	[ "$rc" = 0 ] || { cat "$out/guest-$k.log" >&2; die "$k: validate.sh failed in the guest (exit $rc)"; }
+done
+
+# add SERIES GUEST: the guest's series GUEST (this boot's, boot 1) added
+# to SERIES as its next boot.
+add() {
+	local n
+	[ -f "$1/series.txt" ] || head -n 1 "$2/series.txt" >"$1/series.txt"
+	n=$(($(grep -c '^boot=' "$1/series.txt" || :) + 1))
+	sed -n "s/^boot=1|/boot=$n|/p" "$2/series.txt" >>"$1/series.txt"
+	mv "$2/boot-1" "$1/boot-$n"
+}
+
+i=1
+while [ "$i" -le "$boots" ]; do
+	for s in "$base" "$other"; do
+		k=$1
+		[ "$s" = "$base" ] || k=$2
+		rc=0
+		"$VM_DIR/boot.sh" -c 2 -p -T 900 -a "IPISTORM_SM_IDLE=$(sm_idle "$k")" \
+			-l "$out/console-$s-$i.log" "$k" -- validate-series -n "$runs" -w 0 -i 20000 -d 1 -l 20 \
+			>"$out/guest-$s-$i.txt" || rc=$?
+		unpack_block IPISTORM_RESULT_BEGIN IPISTORM_RESULT_END "$out/guest-$s-$i.txt" "$out/$s.tar" 2>"$out/guest-$s-$i.log" ||
+			{ cat "$out/guest-$s-$i.log" >&2; die "$k: no validate directory came back (boot $i, exit $rc)"; }
+		mkdir -p "$out/tmp" "$out/$s"
+		tar -C "$out/tmp" -xf "$out/$s.tar"
+		add "$out/$s" "$out/tmp/result"
+		rm -r "$out/tmp" "$out/$s.tar"
+		[ "$rc" = 0 ] || { cat "$out/guest-$s-$i.log" >&2; die "$k: validate.sh failed in the guest (boot $i, exit $rc)"; }
+	done
+	i=$((i + 1))
 done
 
 rc=0
-"$TOP/scripts/validate.sh" -r "$out/$2" "$out/$1" >"$out/report.txt" 2>"$out/report.err" || rc=$?
+"$TOP/scripts/validate.sh" -r "$out/$other" "$out/$base" >"$out/report.txt" 2>"$out/report.err" || rc=$?
 cat "$out/report.txt"
 [ "$rc" -le 1 ] || { cat "$out/report.err" >&2; die "the report compared not every step (exit $rc)"; }
-# a row per step of the plan, each with a verdict
-[ "$(sed -n 's/^step=//p' "$out/$2/validate.txt" | cut -d'|' -f1 | tr '\n' ' ')" = \
+# a row per step of the plan, each with a verdict, over the series
+[ "$(sed -n 's/^step=//p' "$out/$other/boot-1/validate.txt" | cut -d'|' -f1 | tr '\n' ' ')" = \
 	"$(awk '$NF == "regression" || $NF == "better" || $NF == "worse" || $NF == "REGRESSED" { print $1 }' "$out/report.txt" | tr '\n' ' ')" ] ||
 	die "the report's table does not hold every step of the plan"
-echo "# validate: $2 against $1, report $out/report.txt (exit $rc)"
+grep -q "^Series: $boots boots of $out/$other (A) against $boots of $out/$base (B, the baseline), begun in the order B A\( B A\)*;" "$out/report.txt" ||
+	die "the report is not of two interleaved series of $boots boots"
+echo "# validate: $2 against $1, $boots boots each, report $out/report.txt (exit $rc)"
