@@ -469,6 +469,14 @@ unexcused() {
 		{ print }'
 }
 
+# splat_lines [GREP_OPTION...]: of the kernel log on stdin, the lines that
+# report something wrong (SPLAT, but SPLAT_BENIGN and an injected
+# failure's backtrace; -n: with their line numbers); exit 1 when there is
+# none.
+splat_lines() {
+	unexcused | grep -E "$@" -e "$SPLAT" | grep -v -F "$SPLAT_BENIGN"
+}
+
 # old_knob OLD NEW VALUE_OF_OLD VALUE_OF_NEW: NEW's value, else OLD's, with
 # a warning (once a shell) that OLD is deprecated.
 old_knob() {

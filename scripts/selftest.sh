@@ -557,7 +557,8 @@ for n in $selected; do
 	rc=$?
 	set -e
 	sed 's/^\([^#]\)/# \1/' "$TMP/out"
-	if dmesg_since "$mark" | unexcused | grep -E "$SPLAT" | grep -v -F "$SPLAT_BENIGN" >"$TMP/splat"; then
+	# shellcheck disable=SC2119 # no grep option
+	if dmesg_since "$mark" | splat_lines >"$TMP/splat"; then
 		sed 's/^/# kernel: /' "$TMP/splat"
 		rc=1
 		[ "$keep" = 1 ] || splatted=1

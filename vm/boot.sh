@@ -174,7 +174,7 @@ emit() {
 
 # splat LOG: the splat's lines on stderr.
 splat() {
-	unexcused <"$1" | grep -E -n "$SPLAT" | grep -v -F "$SPLAT_BENIGN" >&2 || true
+	splat_lines -n <"$1" >&2 || true
 }
 
 # Boot until the runner's tests are done: a splat before the suite

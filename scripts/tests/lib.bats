@@ -46,22 +46,26 @@ lib() {
 	[ "$status" -eq 0 ]
 }
 
-@test "lib: unexcused takes the one backtrace of an injected allocation failure, no other report" {
+@test "lib: splat_lines: unexcused takes the one backtrace of an injected allocation failure, no other report" {
 	# the allocator's dump after an injected failure: no splat
 	run lib "printf '%s\n' '[ 5.0] FAULT_INJECTION: forcing a failure.' \
 		'[ 5.0] insmod: vmalloc error: size 4096, vm_struct allocation failed' \
 		'[ 5.0] Call Trace:' '[ 5.0]  <TASK>' '[ 5.0]  dump_stack_lvl+0x1/0x2' '[ 5.0]  </TASK>' |
-		unexcused | grep -E \"\$SPLAT\""
+		splat_lines"
 	[ "$status" -eq 1 ]
 	# a report after the injection, the next trace, or a trace alone: splats
 	for log in "'[ 5.0] FAULT_INJECTION: forcing a failure.' '[ 5.0] BUG: KASAN: use-after-free in f+0x1/0x2' '[ 5.0] Call Trace:'" \
 		"'[ 5.0] FAULT_INJECTION: forcing a failure.' '[ 5.0] Call Trace:' '[ 5.0]  </TASK>' '[ 6.0] Call Trace:'" \
 		"'[ 5.0] Call Trace:'"; do
-		run lib "printf '%s\n' $log | unexcused | grep -cE \"\$SPLAT\""
+		run lib "printf '%s\n' $log | splat_lines"
 		[ "$status" -eq 0 ] || { echo "no splat in: $log"; false; }
 	done
-	run lib "printf '%s\n' '[ 5.0] FAULT_INJECTION: forcing a failure.' '[ 5.0] BUG: KASAN: x' '[ 5.0] Call Trace:' | unexcused | grep -cE \"\$SPLAT\""
-	[ "$output" = 2 ]
+	# numbered, the benign line left out
+	run lib "printf '%s\n' '[ 5.0] FAULT_INJECTION: forcing a failure.' '[ 5.0] BUG: KASAN: x' \
+		'[ 5.1] WARNING: polling idle and HT enabled, performance may degrade' '[ 5.0] Call Trace:' | splat_lines -n"
+	[ "$status" -eq 0 ]
+	[ "$output" = "2:[ 5.0] BUG: KASAN: x
+4:[ 5.0] Call Trace:" ]
 }
 
 @test "lib: key reads the first KEY=value line, exactly, from any path" {
