@@ -98,8 +98,10 @@ parse_uint() {
 		usage_error "$1: '${_pu#*|}' is not a decimal integer (digits, no sign, no leading zero)"
 		;;
 	esac
-	# a longer number than MAX is above it, and may not fit the arithmetic
-	if [ "${#2}" -gt "${#_pu_max}" ] || [ "$2" -gt "$_pu_max" ] || [ "$2" -lt "$_pu_min" ]; then
+	# a longer number than MAX is above it, and may not fit the arithmetic;
+	# one of MAX's length above 2^63 - 1 makes test fail (an error, not
+	# false): only a test that holds lets it through
+	if [ "${#2}" -gt "${#_pu_max}" ] || ! { [ "$2" -le "$_pu_max" ] 2>/dev/null && [ "$2" -ge "$_pu_min" ]; }; then
 		usage_error "$1: $2 is out of range, want $_pu_min to $_pu_max"
 	fi
 }

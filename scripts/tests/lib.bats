@@ -255,6 +255,8 @@ usage: t" || { echo "'$v', want: t: -n: $msg"; false; }
 	99999999999999999999999||99999999999999999999999 is out of range, want 0 to 2147483647
 	1000|999 1|1000 is out of range, want 1 to 999
 	0|999 1|0 is out of range, want 1 to 999
+	9999999999999999999|9223372036854775807|9999999999999999999 is out of range, want 0 to 9223372036854775807
+	9223372036854775808|9223372036854775807|9223372036854775808 is out of range, want 0 to 9223372036854775807
 	EOF
 	# a newline is shown escaped: the message is one line
 	in_shells "parse_uint -n \"\$(printf '1\\n2')\"" "2: t: -n: '1\n2' is not a decimal integer (digits, no sign, no leading zero)
