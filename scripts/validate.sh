@@ -49,9 +49,11 @@
 # (release, version string, modules' srcversion). Exit status: 0 the runs
 # completed (with -b, -r: and no step regressed), 1 a run failed or a
 # step regressed, 2 usage, a DIR of another kernel build, a DIR or
-# BASELINE that is no validate directory, or with -b, -r a step that
-# could not be compared (missing, of another plan, compare.sh's exit 2)
-# or was not exercised, and none regressed.
+# BASELINE that is no validate directory nor series, a series that
+# cannot be pooled (under 2 boots, two plans, builds or machine states, a
+# boot in both), or with -b, -r a step that could not be compared
+# (missing, of another plan, compare.sh's exit 2) or was not exercised,
+# and none regressed.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -149,7 +151,9 @@ exercised() {
 
 # series_boots SERIES: its boots' validate directories, in boot order.
 series_boots() {
-	sed -n 's/^boot=\([0-9]*\)|.*/\1/p' "$1/series.txt" | sort -n | sed "s|^|$1/boot-|"
+	sed -n 's/^boot=\([0-9]*\)|.*/\1/p' "$1/series.txt" | sort -n | while read -r _sb; do
+		printf '%s/boot-%s\n' "$1" "$_sb"
+	done
 }
 
 # members DIR: the validate directories DIR stands for, a line each:
@@ -158,12 +162,18 @@ members() {
 	if [ -f "$1/series.txt" ]; then series_boots "$1"; else echo "$1"; fi
 }
 
+# build META: the kernel build a run.sh directory's meta.txt names: its
+# release, version string and modules' srcversion.
+build() { grep -E '^(kernel|kernel_version|module\.[^.]*\.srcversion)=' "$1" | sort; }
+
 # pool SERIES OUT: OUT, a validate directory of SERIES' plan whose step
 # STEP holds a run per boot, iter-K.txt the mean of boot K's runs (of
-# every key each run has, numbers averaged, text the first run's), so
+# every key each run has, numbers averaged, text the first run's, a key
+# of numbers and text in none), so
 # that compare.sh's tests take the boot as the unit: the variation
 # between boots is in the sample. A step some boot did not complete is
-# left out (said): not compared.
+# left out (said): not compared. Each boot's step must be of the first's
+# kernel build and machine state (compare.sh -x), else exit 2.
 pool() {
 	[ "$(first_line "$1/series.txt")" = format=ipistorm-validate-series/1 ] ||
 		bad "$1/series.txt: not of format ipistorm-validate-series/1"
@@ -189,6 +199,12 @@ pool() {
 				rm -r "${2:?}/$_ps"
 				break
 			fi
+			if [ "$_b" != "$_p1" ]; then
+				[ "$(build "$_b/$_ps/meta.txt")" = "$(build "$_p1/$_ps/meta.txt")" ] ||
+					bad "$_b/$_ps was run on another kernel build than $_p1/$_ps ($(build "$_b/$_ps/meta.txt" | join_lines ' ')): a series is one build"
+				"$HERE/compare.sh" -x -f csv "$_p1/$_ps" "$_b/$_ps" >/dev/null 2>"$2/.why" </dev/null ||
+					[ $? = 1 ] || bad "$_b/$_ps is not of $_p1/$_ps's machine and command (compare.sh -x: $(grep -v '^compare.sh: note' "$2/.why" | head -n 1)): a series is one machine state"
+			fi
 			_j=$((_j + 1))
 			awk '
 				FNR == 1 { nf++ }
@@ -201,13 +217,15 @@ pool() {
 					seen[nf, k] = 1
 					if (!(k in n)) { order[++nk] = k; first[k] = v }
 					n[k]++
-					if (v ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) sum[k] += v
+					if (v ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) { sum[k] += v; num[k] = 1 }
 					else text[k] = 1
 				}
 				END {
+					# a key every run has; a number in some, text in
+					# others (a "nan"): none
 					for (j = 1; j <= nk; j++) {
 						k = order[j]
-						if (n[k] < nf) continue
+						if (n[k] < nf || ((k in text) && (k in num))) continue
 						if (k in text) print k "=" first[k]
 						else printf "%s=%.15g\n", k, sum[k] / nf
 					}
@@ -412,10 +430,10 @@ this_build() {
 # (resumed) or the next; every boot of the series of this plan and build.
 if [ -n "$series" ]; then
 	bootid=$(first_line "${IPISTORM_SYSROOT:-}/proc/sys/kernel/random/boot_id")
-	[ -n "$bootid" ] || die "no boot id (/proc/sys/kernel/random/boot_id): a series needs to tell its boots apart"
+	[ -n "$bootid" ] || bad "no boot id (/proc/sys/kernel/random/boot_id): a series needs to tell its boots apart"
 	if [ ! -f "$series/series.txt" ]; then
 		[ ! -e "$series" ] || [ -z "$(ls -A "$series")" ] ||
-			die "$series exists and is not a series (no series.txt): give a new -S"
+			bad "$series exists and is not a series (no series.txt): give a new -S"
 		mkdir -p "$series"
 		echo "format=ipistorm-validate-series/1" >"$series/series.txt"
 	fi
@@ -444,6 +462,8 @@ if [ -n "$series" ]; then
 fi
 
 [ -n "$out" ] || out="results/validate-$release-$(date +%Y%m%d-%H%M%S)"
+[ -n "$series" ] || [ ! -f "$(dirname "$out")/series.txt" ] ||
+	bad "$out is a boot of the series $(dirname "$out"): run -S $(dirname "$out"), in the boot it is of"
 
 mkdir -p "$out"
 plan >"$out/validate.txt.new"
@@ -485,7 +505,8 @@ done <<EOF
 $(steps "$out")
 EOF
 echo "$out"
-[ -z "$failed" ] || die "runs failed:$failed (run validate.sh -o $out again to redo them)"
+[ -z "$failed" ] || [ -n "$series" ] || die "runs failed:$failed (run validate.sh -o $out again to redo them)"
+[ -z "$failed" ] || die "runs failed:$failed (run validate.sh -S $series again in this boot to redo them; after a reboot, remove $out and its line in $series/series.txt to drop this boot)"
 if [ -n "$base" ]; then
 	rc=0
 	report "${series:-$out}" "$base" || rc=$?

@@ -303,6 +303,7 @@ as_series() {
 	[ "${lines[-1]}" = "$T/s/boot-2" ]
 	grep -q '^boot=2|bbbb-2|[0-9]*$' "$T/s/series.txt"
 	# another plan, another build: refused, nothing run
+	cp "$R/proc/sys/kernel/version" "$T/version"
 	boot cccc-3
 	: >"$R/calls"
 	run vseries "$T/s" -i 30000
@@ -314,17 +315,32 @@ as_series() {
 	[ "${lines[-1]}" = "validate.sh: $T/s/boot-1/storm was run on another build of 6.12.0-test: its kernel_version is '#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1', this is '#2 SMP PREEMPT_DYNAMIC Debian 6.12.0-1': one kernel a validate directory" ]
 	[ ! -s "$R/calls" ]
 	[ "$(grep -c '^boot=' "$T/s/series.txt")" = 2 ]
-	# no boot id, a directory that is no series, -o with -S
+	# no boot id, a directory that is no series, -o with -S, -o into a
+	# boot of a series
 	rm "$R/proc/sys/kernel/random/boot_id"
 	run vseries "$T/s2"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ ${lines[-1]} == *"no boot id"* ]]
 	boot dddd-4
 	run vseries "$T/s/boot-1"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ ${lines[-1]} == *"is not a series (no series.txt)"* ]]
 	run "$S/validate.sh" -o "$T/x" -S "$T/y"
 	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "validate.sh: -o and -S: one or the other" ]]
+	cp "$T/version" "$R/proc/sys/kernel/version" 2>/dev/null || :
+	run "$S/validate.sh" -n 2 -w 0 -m "$T/mods" -i 20000 -d 2 -l 20 -L 1,2 -o "$T/s/boot-1"
+	[ "$status" -eq 2 ]
+	[ "${lines[-1]}" = "validate.sh: $T/s/boot-1 is a boot of the series $T/s: run -S $T/s, in the boot it is of" ]
+	# a name with the characters sed takes apart
+	boot eeee-5
+	run vseries "$T/a&b|c"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[-1]}" = "$T/a&b|c/boot-1" ]
+	boot ffff-6
+	run vseries "$T/a&b|c" -i 30000
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "validate.sh: $T/a&b|c/boot-1 holds another plan (validate.txt): a series is one plan; give a new -S, or the options it was made with" ]
 }
 
 # A kernel against itself, where each boot has a level of its own (as in
@@ -355,6 +371,13 @@ as_series() {
 	[ "${lines[0]}" = "Series: 2 boots of $T/new (A) against 2 of $T/base (B, the baseline), begun in the order B A B A; a sample is a boot's mean of its runs" ]
 	grep -q '^storm  *ipistorm  *runtime_ns  .*  no  no regression$' <<<"$output"
 	[ "${lines[-1]}" = "Verdict: no regression in 10 steps" ]
+	# the same bytes under busybox sh and awk, as on the measured machine
+	local want=$output
+	mkdir "$T/bb"
+	ln -s "$(command -v busybox)" "$T/bb/awk"
+	run env PATH="$T/bb:$PATH" busybox sh "$S/validate.sh" -r "$T/new" "$T/base"
+	[ "$status" -eq 0 ]
+	[ "$(sed 's|/tmp[^ ]*/[ab]/|X/|g' <<<"$output")" = "$(sed 's|/tmp[^ ]*/[ab]/|X/|g' <<<"$want")" ]
 	# a sample is a boot's mean: the storm's two samples a side, boot 3's
 	# and boot 4's means of their runs, 4000 apart
 	local m3 m4
@@ -401,6 +424,17 @@ as_series() {
 	run "$S/validate.sh" -r "$T/C" "$T/A"
 	[ "$status" -eq 2 ]
 	[[ $output == *"$T/C/boot-2 has another plan than $T/C/boot-1: a series is one plan"* ]]
+	# a boot of another build, or of another machine state
+	as_series "$T/D" 1000 "id-7:$T/one" "id-8:$T/one"
+	sed -i 's/^kernel_version=.*/kernel_version=#2 other/' "$T/D/boot-2/hackbench-1/meta.txt"
+	run "$S/validate.sh" -r "$T/D" "$T/A"
+	[ "$status" -eq 2 ]
+	[[ $output == *"$T/D/boot-2/hackbench-1 was run on another kernel build than $T/D/boot-1/hackbench-1 ("*"kernel_version=#2 other"*"): a series is one build"* ]]
+	as_series "$T/E" 1000 "id-9:$T/one" "id-10:$T/one"
+	sed -i 's/^governor=.*/governor=performance/' "$T/E/boot-2/storm/meta.txt"
+	run "$S/validate.sh" -r "$T/E" "$T/A"
+	[ "$status" -eq 2 ]
+	[[ $output == *"$T/E/boot-2/storm is not of $T/E/boot-1/storm's machine and command (compare.sh -x: "*"): a series is one machine state"* ]]
 }
 
 @test "validate: usage errors" {

@@ -8,7 +8,8 @@
 # 2, -w 0 -i 20000 -d 1 -l 20: the storm CPU0 -> CPU1, the battery at 1
 # and 2); each boot's validation comes back into its kernel's series,
 # DIR/KERNEL (DIR/KERNEL-a and DIR/KERNEL-b when both are one kernel: an
-# A/A). Then validate.sh -r DIR/OTHER DIR/BASELINE writes the report,
+# A/A); a boot whose validation failed (a run the host's load cut short)
+# is kept aside and booted once more. Then validate.sh -r DIR/OTHER DIR/BASELINE writes the report,
 # DIR/report.txt, and prints it.
 #   -b      reuse the kernels' images of vm/mkinitramfs.sh when built
 #   -B BOOTS  boots a kernel (2 to 20: the boot is the report's unit)
@@ -65,23 +66,39 @@ add() {
 	mv "$2/boot-1" "$1/boot-$n"
 }
 
-i=1
-while [ "$i" -le "$boots" ]; do
-	for s in "$base" "$other"; do
-		k=$1
-		[ "$s" = "$base" ] || k=$2
+# boot SIDE KERNEL I: boot I of SIDE's series; its validation added to the
+# series when it completed, else kept aside as DIR/SIDE.failed-I-TRY
+# (a run the host's load cut short: cyclictest's half-cycles rule) and
+# the boot tried once more; a second failure ends the test.
+boot() {
+	local s=$1 k=$2 i=$3 t rc
+	for t in 1 2; do
 		rc=0
 		"$VM_DIR/boot.sh" -c 2 -p -T 900 -a "IPISTORM_SM_IDLE=$(sm_idle "$k")" \
-			-l "$out/console-$s-$i.log" "$k" -- validate-series -n "$runs" -w 0 -i 20000 -d 1 -l 20 \
-			>"$out/guest-$s-$i.txt" || rc=$?
-		unpack_block IPISTORM_RESULT_BEGIN IPISTORM_RESULT_END "$out/guest-$s-$i.txt" "$out/$s.tar" 2>"$out/guest-$s-$i.log" ||
-			{ cat "$out/guest-$s-$i.log" >&2; die "$k: no validate directory came back (boot $i, exit $rc)"; }
+			-l "$out/console-$s-$i-$t.log" "$k" -- validate-series -n "$runs" -w 0 -i 20000 -d 1 -l 20 \
+			>"$out/guest-$s-$i-$t.txt" || rc=$?
+		unpack_block IPISTORM_RESULT_BEGIN IPISTORM_RESULT_END "$out/guest-$s-$i-$t.txt" "$out/$s.tar" 2>"$out/guest-$s-$i-$t.log" ||
+			{ cat "$out/guest-$s-$i-$t.log" >&2; die "$k: no validate directory came back (boot $i, exit $rc)"; }
 		mkdir -p "$out/tmp" "$out/$s"
 		tar -C "$out/tmp" -xf "$out/$s.tar"
-		add "$out/$s" "$out/tmp/result"
-		rm -r "$out/tmp" "$out/$s.tar"
-		[ "$rc" = 0 ] || { cat "$out/guest-$s-$i.log" >&2; die "$k: validate.sh failed in the guest (boot $i, exit $rc)"; }
+		rm "$out/$s.tar"
+		if [ "$rc" = 0 ]; then
+			add "$out/$s" "$out/tmp/result"
+			rm -r "$out/tmp"
+			return 0
+		fi
+		mv "$out/tmp/result" "$out/$s.failed-$i-$t"
+		rm -r "$out/tmp"
+		cat "$out/guest-$s-$i-$t.log" >&2
+		log "$k: validate.sh failed in the guest (boot $i, try $t, exit $rc): kept as $out/$s.failed-$i-$t"
 	done
+	die "$k: validate.sh failed in the guest twice (boot $i)"
+}
+
+i=1
+while [ "$i" -le "$boots" ]; do
+	boot "$base" "$1" "$i"
+	boot "$other" "$2" "$i"
 	i=$((i + 1))
 done
 
