@@ -114,8 +114,14 @@ dmesg_mark() {
 	echo "$_mark"
 }
 dmesg_since() { dmesg | sed -n "\|$1|,\$p" | tail -n +2; }
+# module_log MARK MODULE: the kernel-log lines MODULE printed since MARK,
+# without their "[time] MODULE: ", the kernel's lines on the first
+# out-of-tree module of a boot ("... taints kernel") aside.
+module_log() {
+	dmesg_since "$1" | sed -n "s/^\[[^]]*\] $2: //p" | grep -v 'taints kernel\|tainting kernel' || :
+}
 # log_lines MARK MODULE: how many kernel-log lines MODULE printed since MARK.
-log_lines() { dmesg_since "$1" | grep -c "] $2: " || true; }
+log_lines() { module_log "$1" "$2" | grep -c . || :; }
 
 # No thread named NAME/... may be left.
 no_threads() {
@@ -430,13 +436,12 @@ alloc_failures() {
 			no_threads "$_af_m"
 			[ "$(hooks_state)" = "$_af_before" ] ||
 				fail "$_af_at: a hook, kprobe or cpuidle driver left"
-			dmesg_since "$_af_mark" | grep "] $_af_m: " |
-				grep -v 'taints kernel\|tainting kernel' >"$TMP/af-log" || :
+			module_log "$_af_mark" "$_af_m" >"$TMP/af-log"
 			# the start line aside, one line; refused after its run
 			# (the result's memory, sized by the run), the run's lines
 			# and the one that says its result is lost
-			if ! grep -q "] $_af_m: no memory for the result .* result is lost" "$TMP/af-log"; then
-				_af_l=$(grep -vc "] $_af_m: start " "$TMP/af-log" || :)
+			if ! grep -q "^no memory for the result .* result is lost" "$TMP/af-log"; then
+				_af_l=$(grep -vc "^start " "$TMP/af-log" || :)
 				[ "$_af_l" -le 1 ] || fail "$_af_at: $_af_l log lines"
 			fi
 			;;

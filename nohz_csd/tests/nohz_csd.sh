@@ -469,8 +469,7 @@ pi_insmod() {
 	_mark=$(dmesg_mark)
 	_rc=0
 	pi_err=$(insmod "$MODDIR/nohz_csd/polling_idle.ko" "$@" 2>&1) || _rc=$?
-	pi_log=$(dmesg_since "$_mark" | sed -n 's/^\[[^]]*\] polling_idle: //p' |
-		grep -v 'taints kernel\|tainting kernel' | awk '!seen[$0]++')
+	pi_log=$(module_log "$_mark" polling_idle | awk '!seen[$0]++')
 	return "$_rc"
 }
 
