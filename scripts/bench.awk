@@ -1,8 +1,6 @@
 # bench.awk: check a benchmark's declaration, <folder>/bench.conf (format
-# ipistorm-bench/5; /4 without a program's choices= and timeout=, /3 also
-# without kind= (a module's), /2 also without tail=,
-# tail_label= and testbed=, /1 also without instrument=, docs/bench.md),
-# read on stdin; POSIX awk (busybox).
+# ipistorm-bench/5, docs/bench.md; an older one is refused, naming what
+# it lacks), read on stdin; POSIX awk (busybox).
 #   awk -v prog=PROG -v file=PATH -v name=FOLDER -v mods="MODULE..." -f bench.awk <PATH
 # Prints one "PROG: PATH: line N: what is wrong" per defect on stderr, exits 1 on
 # any; silent, exit 0, when the declaration is good.
@@ -91,20 +89,16 @@ BEGIN {
 	split("format name kind metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed package programs data params command server server_port choices timeout", ks, " ")
 	for (i in ks) known[ks[i]] = 1
 	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed data server server_port choices", es, " ")
-	# the keys each format adds: a declaration of an older one has none
-	# of the newer ones' (read as empty)
-	since["instrument"] = 2
-	since["tail"] = since["tail_label"] = since["testbed"] = 3
-	since["kind"] = 4
-	# the keys of one kind only (/4): a module's, a program's
+	# the keys of one kind only: a module's, a program's
 	split("hist hist_label duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp", ms, " ")
 	for (i in ms) only[ms[i]] = "module"
 	split("package programs data params command server server_port choices timeout", ps, " ")
-	for (i in ps) {
-		only[ps[i]] = "program"
-		since[ps[i]] = 4
-	}
-	since["choices"] = since["timeout"] = 5
+	for (i in ps) only[ps[i]] = "program"
+	# what a declaration of an older format lacks
+	lacks["ipistorm-bench/4"] = "choices= and timeout= (a program's)"
+	lacks["ipistorm-bench/3"] = "kind=module"
+	lacks["ipistorm-bench/2"] = "kind=module, tail=, tail_label= and testbed="
+	lacks["ipistorm-bench/1"] = "kind=module, instrument=, tail=, tail_label= and testbed="
 	for (i in es) mayempty[es[i]] = 1
 	nm = split(mods, ml, " ")
 	for (i = 1; i <= nm; i++) ismod[ml[i]] = 1
@@ -125,30 +119,24 @@ BEGIN {
 }
 
 END {
-	# ipistorm-bench/2 is /3 without tail=, tail_label= and testbed=, /1
-	# also without instrument= (read as empty)
-	ver = 5
-	if (v["format"] == "ipistorm-bench/4") ver = 4
-	else if (v["format"] == "ipistorm-bench/1") ver = 1
-	else if (v["format"] == "ipistorm-bench/2") ver = 2
-	else if (v["format"] == "ipistorm-bench/3") ver = 3
-	# before /4 every benchmark is a module
-	kind = ver < 4 ? "module" : ("kind" in v) ? v["kind"] : ""
-	if (ver >= 4 && ("kind" in v) && kind !~ /^(module|program)$/) {
+	# one format: an older one says what to add
+	fmt = v["format"]
+	if (fmt in lacks)
+		err(at["format"], "format is " fmt ", no longer read: make it format=ipistorm-bench/5 and add " lacks[fmt] " (docs/bench.md)")
+	else if (("format" in v) && fmt != "ipistorm-bench/5")
+		err(at["format"], "format is '" fmt "', want ipistorm-bench/5")
+	kind = ("kind" in v) ? v["kind"] : ""
+	if (("kind" in v) && kind !~ /^(module|program)$/) {
 		err(at["kind"], "kind is '" kind "', want module or program")
 		kind = ""
 	}
 	for (i = 1; i in ks; i++) {
 		k = ks[i]
-		if ((k in since) && since[k] > ver) {
-			if (k in v) err(at[k], k "= is a key of ipistorm-bench/" since[k] ", not of ipistorm-bench/" ver)
-		} else if ((k in only) && only[k] != kind) {
+		if ((k in only) && only[k] != kind) {
 			if ((k in v) && kind != "") err(at[k], k "= is a key of a " only[k] "'s declaration, not of a " kind "'s")
 		} else if (!(k in v)) err(0, "no " k "= line")
 		else if (v[k] == "" && !(k in mayempty)) err(at[k], k ": empty")
 	}
-	if (("format" in v) && v["format"] !~ /^ipistorm-bench\/[12345]$/)
-		err(at["format"], "format is '" v["format"] "', want ipistorm-bench/5 (or /4, /3, /2, /1)")
 	if (kind == "program") program()
 	if (("name" in v) && v["name"] != name)
 		err(at["name"], "name is '" v["name"] "', not its folder's '" name "'")

@@ -47,8 +47,8 @@
 #                         program's (kind=), in byte order
 #   suite_kmods TOP       the module folders alone (kind=module, what the
 #                         top Kbuild builds), in byte order
-#   bench_kind TOP BENCH  module or program (a declaration without kind=,
-#                         of ipistorm-bench/1 to /3, is a module's)
+#   bench_kind TOP BENCH  module or program (its kind=; a module without
+#                         one, which bench_check refuses)
 #   bench_testbed TOP BOOT  the test globs the declarations give the test
 #                         bed's boot BOOT (their testbed= words BOOT:GLOB),
 #                         one a line, in suite_benches' order

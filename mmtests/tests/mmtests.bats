@@ -235,8 +235,9 @@ fake_bench() {
 	mkdir -p "$1/fake_bench"
 	cat >"$1/fake_bench/bench.conf" <<-'EOF'
 		# A made-up benchmark: its declaration only.
-		format=ipistorm-bench/2
+		format=ipistorm-bench/5
 		name=fake_bench
+		kind=module
 		metrics=total.wake_mean_ns:lower:ns total.wakeups_per_sec:higher:per_sec runtime_ns:lower:ns total.misses:none:count total.hit_pct:higher:pct
 		directions=total.wake_*_ns:lower
 		primary=total.wake_mean_ns
@@ -256,6 +257,9 @@ fake_bench() {
 		mmtests=fake-bench
 		lkp=fake_bench
 		instrument=
+		tail=
+		tail_label=
+		testbed=
 	EOF
 }
 

@@ -19,8 +19,9 @@ setup_file() {
 	echo 'obj-m := fakebench.o' >"$R/fakebench/Kbuild"
 	cat >"$R/fakebench/bench.conf" <<-'CONF'
 	# A made-up benchmark: nothing outside this folder names it.
-	format=ipistorm-bench/3
+	format=ipistorm-bench/5
 	name=fakebench
+	kind=module
 	metrics=total.wake_mean_ns:lower:ns total.wakes_per_sec:higher:per_sec total.missed:lower:count total.spin_pct:none:pct
 	directions=total.wake_*_ns:lower
 	primary=total.wake_mean_ns

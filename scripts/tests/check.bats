@@ -96,61 +96,59 @@ ipistorm" ]
 	[[ $output == *"nohz_csd/bench.conf: no such file"* ]]
 }
 
-# ipistorm-bench/2 requires instrument=; a /1 declaration, which has none,
-# is still read (instrument empty); /1 with it, /2 without it, or a key
-# that is not a result key are refused.
-@test "check: instrument= is required by ipistorm-bench/2, unknown to /1" {
+# One format: a declaration of an older one is refused, naming what it
+# lacks; instrument= holds result keys.
+@test "check: an older format is refused, naming what to add; instrument= holds result keys" {
 	d=$T/t/idle_reentry/bench.conf
 	grep -qx 'instrument=total.hook_hits_per_reentry total.hook_cost_ns' "$d"
 	[ -z "$(bench_get "$S/.." ipistorm instrument)" ]
 	[ "$(bench_get "$S/.." nohz_csd instrument)" = total.probe_cost_ppm ]
-	sed -i 's|^format=.*|format=ipistorm-bench/1|; /^instrument=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d' "$d"
-	run "$T/t/scripts/check.sh" -d
-	[ "$status" -eq 0 ]
-	run bench_get "$T/t" idle_reentry instrument
-	[ -z "$output" ]
-	echo instrument= >>"$d"
+	cp "$d" "$T/conf"
+	while IFS='|' read -r fmt drop want; do
+		sed "s|^format=.*|format=$fmt|; $drop" "$T/conf" >"$d"
+		run bench_check "$T/t" idle_reentry
+		[ "$status" -eq 1 ]
+		[[ $output == *"idle_reentry/bench.conf: line "*": format is $fmt, no longer read: make it format=ipistorm-bench/5 and add $want (docs/bench.md)"* ]] ||
+			{ echo "$fmt: $output"; false; }
+	done <<-'EOF'
+	ipistorm-bench/4|/^kind=/s/x/x/|choices= and timeout= (a program's)
+	ipistorm-bench/3|/^kind=/d|kind=module
+	ipistorm-bench/2|/^kind=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d|kind=module, tail=, tail_label= and testbed=
+	ipistorm-bench/1|/^kind=/d; /^instrument=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d|kind=module, instrument=, tail=, tail_label= and testbed=
+	EOF
+	# what they lack is named too
+	sed 's|^format=.*|format=ipistorm-bench/3|; /^kind=/d' "$T/conf" >"$d"
 	run bench_check "$T/t" idle_reentry
-	[ "$status" -eq 1 ]
-	[[ $output == *"idle_reentry/bench.conf: line "*": instrument= is a key of ipistorm-bench/2, not of ipistorm-bench/1" ]]
-	sed -i 's|^format=.*|format=ipistorm-bench/2|; /^instrument=/d' "$d"
+	[[ $output == *": $d: no kind= line"* ]]
+	sed '/^instrument=/d' "$T/conf" >"$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
 	[[ $output == *": $d: no instrument= line" ]]
-	echo 'instrument=total.hook_cost_ns 3x' >>"$d"
+	sed 's/^instrument=.*/instrument=total.hook_cost_ns 3x/' "$T/conf" >"$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
 	[[ $output == *"instrument key '3x' is not a result key" ]]
-	sed -i 's|^format=.*|format=ipistorm-bench/6|; s|^instrument=.*|instrument=|' "$d"
+	sed 's|^format=.*|format=ipistorm-bench/6|' "$T/conf" >"$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is 'ipistorm-bench/6', want ipistorm-bench/5 (or /4, /3, /2, /1)" ]]
+	[[ $output == *"format is 'ipistorm-bench/6', want ipistorm-bench/5" ]]
+	# the tree's own are of /5
+	cp "$T/conf" "$d"
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 0 ]
+	local f
+	for f in "$S"/../*/bench.conf; do
+		grep -qx 'format=ipistorm-bench/5' "$f" || { echo "$f: not of ipistorm-bench/5"; false; }
+	done
 }
 
-# ipistorm-bench/3 adds tail=, tail_label= and testbed=, which it
-# requires; a /2 declaration, without them, is still read (all three
-# empty), one of /2 with them is refused.
-@test "check: tail=, tail_label= and testbed= are required by ipistorm-bench/3, unknown to /2" {
+# tail=, tail_label= and testbed= are required; tail= and tail_label= go
+# together.
+@test "check: tail=, tail_label= and testbed= are required" {
 	d=$T/t/nohz_csd/bench.conf
 	[ "$(bench_get "$S/.." ipistorm tail)" = "total.lat_p%_ns" ]
 	[ "$(bench_get "$S/.." nohz_csd tail_label)" = "nohz idle balance kick delay" ]
-	sed -i 's|^format=.*|format=ipistorm-bench/2|; /^tail=/d; /^tail_label=/d; /^testbed=/d' "$d"
-	run "$T/t/scripts/check.sh" -d
-	[ "$status" -eq 0 ]
-	run bench_get "$T/t" nohz_csd testbed
-	[ -z "$output" ]
-	run bench_testbed "$T/t" big
-	[ "$output" = "idle_reentry_all_cpus
-ipistorm_all_cpus
-ipistorm_cross_node_pairs
-ipistorm_pairs_256" ]
-	printf '%s\n' 'tail=total.delay_p%_ns' 'tail_label=' 'testbed=' >>"$d"
-	run bench_check "$T/t" nohz_csd
-	[ "$status" -eq 1 ]
-	[[ $output == *"line "*": tail= is a key of ipistorm-bench/3, not of ipistorm-bench/2"* ]]
-	[[ $output == *"line "*": tail_label= is a key of ipistorm-bench/3, not of ipistorm-bench/2"* ]]
-	[[ $output == *"line "*": testbed= is a key of ipistorm-bench/3, not of ipistorm-bench/2"* ]]
-	sed -i 's|^format=.*|format=ipistorm-bench/3|; /^testbed=/d' "$d"
+	sed -i '/^testbed=/d; s/^tail_label=.*/tail_label=/' "$d"
 	run bench_check "$T/t" nohz_csd
 	[ "$status" -eq 1 ]
 	[[ $output == *": $d: no testbed= line"* ]]
