@@ -158,7 +158,7 @@ check_fast() {
 
 # The instrument against what it watches (boot with instruction counting,
 # where time is the instructions run: vm/boot.sh -i): the same storm alone
-# and beside each instrument. Beside one, each call takes longer by what
+# and beside each instrument, the faster of two each. Beside one, each call takes longer by what
 # the instrument says a re-entry costs it (hook_cost_ns, from its own
 # calibration), within 20 %; the light instrument slows the storm by at
 # most 10 %; and both report the same re-entry with their cost removed
@@ -178,7 +178,20 @@ test_idle_reentry_perturbation() {
 		[ -n "$alone" ] && [ "$alone" -le "$rt" ] || alone=$rt
 	done
 	for inst in light phases; do
-		if [ "$inst" = light ]; then ir_storm_measured; else ir_storm_measured phases=1; fi
+		# the faster of two storms beside it, as alone: one estimator
+		# on both sides of the ratio (one storm beside against the
+		# faster of two alone biases the ratio up)
+		best=""
+		for i in 1 2; do
+			if [ "$inst" = light ]; then ir_storm_measured; else ir_storm_measured phases=1; fi
+			rt=$(val ipistorm runtime_ns)
+			[ -z "$best" ] || [ "$rt" -lt "$best" ] || continue
+			best=$rt
+			cp "$TMP/ipistorm" "$TMP/best-ipistorm"
+			cp "$TMP/idle_reentry" "$TMP/best-idle_reentry"
+		done
+		cp "$TMP/best-ipistorm" "$TMP/ipistorm"
+		cp "$TMP/best-idle_reentry" "$TMP/idle_reentry"
 		rt=$(val ipistorm runtime_ns)
 		cost=$(val idle_reentry total.hook_cost_ns)
 		per=$(awk -v b="$rt" -v a="$alone" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / n }')
