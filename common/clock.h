@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The clock of the suite's hooks: the TSC where it ticks at a constant
- * rate (the CPU says so, or it is a hypervisor's virtual TSC, which
- * sched_clock() itself reads there) and the kernel trusts it (not marked
- * unstable), one
- * instruction a read, converted to nanoseconds by a multiply and a shift;
- * sched_clock() elsewhere (tens of instructions a read: 34-61 in the test
- * bed under instruction counting, against 4-6 for the TSC). Only
- * differences of two reads on one CPU, both outside idle, are used, so a
- * TSC that stops in deep idle states does no harm.
+ * The clock of the suite, one choice for every module: the TSC where it
+ * ticks at a constant rate (the CPU says so, or it is a hypervisor's
+ * virtual TSC, which sched_clock() itself reads there) and the kernel
+ * trusts it (not marked unstable), one instruction a read; elsewhere
+ * sched_clock() (tens of instructions a read: 34-61 in the test bed under
+ * instruction counting, against 4-6 for the TSC), or, for a span whose two
+ * ends are read on two CPUs, the monotonic clock's NMI-safe read.
+ *
+ * Two reads: ips_clock_read() in a hook, whose span is on one CPU and
+ * whose cost, reads included, is calibrated; ips_clock_read_ordered() for
+ * a span a loop times, not moved across the loads and stores it times
+ * (rdtsc_ordered()). Differences only: two reads on one CPU outside idle
+ * (a TSC that stops in deep idle does no harm), or on two CPUs whose
+ * skew is bounded (ips_clock_skew_lead()).
  */
 #ifndef IPISTORM_CLOCK_H
 #define IPISTORM_CLOCK_H
@@ -16,6 +21,8 @@
 #include <linux/jump_label.h>
 #include <linux/math64.h>
 #include <linux/sched/clock.h>
+#include <linux/time64.h>
+#include <linux/ktime.h>
 #include <linux/types.h>
 #ifdef CONFIG_X86
 #include <asm/tsc.h>
@@ -31,6 +38,8 @@ void ips_clock_init(void);
 u64 ips_clock_ns_long(u64 units);
 const char *ips_clock_name(void);
 
+void ips_clock_scale(u32 *mul, u32 *div);
+
 /* Inline: a hook reads the clock twice a span, one instruction each. */
 static __always_inline u64 ips_clock_read(void)
 {
@@ -39,6 +48,16 @@ static __always_inline u64 ips_clock_read(void)
 		return rdtsc();
 #endif
 	return sched_clock();
+}
+
+/* Ordered, and comparable between CPUs (sched_clock() is per CPU). */
+static __always_inline u64 ips_clock_read_ordered(void)
+{
+#ifdef CONFIG_X86
+	if (static_branch_likely(&ips_clock_tsc))
+		return rdtsc_ordered();
+#endif
+	return ktime_get_mono_fast_ns();
 }
 
 /*
@@ -54,5 +73,31 @@ static __always_inline u64 ips_clock_ns(u64 units)
 		return (units * ips_clock_mult) >> IPS_CLOCK_SHIFT;
 	return ips_clock_ns_long(units);
 }
+
+/*
+ * The skew of two CPUs' clocks, bounded before a run whose spans start on
+ * one and end on the other, by a ping-pong of one cache line between them
+ * (the kernel's TSC warp test does the same, to detect a warp): the lead
+ * reads its clock (a), hands the line over, the follower reads its own
+ * (b) and hands it back, the lead reads again (a2). The follower's read
+ * fell between the lead's two, so its clock minus the lead's is within
+ * [b - a2, b - a] in each round, and within the rounds' intersection.
+ */
+#define IPS_CLOCK_SKEW_ROUNDS	64
+#define IPS_CLOCK_SKEW_WAIT_NS	(100 * NSEC_PER_MSEC)
+
+struct ips_clock_ping {
+	unsigned long seq;	/* the lead's round 2r+1, the answer 2r+2 */
+	u64 t;			/* the follower's read of round r */
+};
+
+struct ips_clock_skew {
+	s64 lo, hi;	/* the follower's clock minus the lead's, in units */
+	u32 rounds;	/* rounds answered */
+};
+
+void ips_clock_skew_lead(struct ips_clock_ping *p, struct ips_clock_skew *sk);
+void ips_clock_skew_follow(struct ips_clock_ping *p);
+u64 ips_clock_skew_bound(const struct ips_clock_skew *sk);
 
 #endif /* IPISTORM_CLOCK_H */

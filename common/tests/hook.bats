@@ -7,16 +7,11 @@
 # microseconds, so that the threads hit a call site before any has mapped
 # it, as a server's CPUs do when the hooks go in.
 
+load extract
+
 setup() {
 	C=$BATS_TEST_DIRNAME/..
 	T=$BATS_TEST_TMPDIR
-}
-
-# extract FILE NAME: the definition of the function NAME in FILE, from the
-# line that names it to the closing brace at column 0.
-extract() {
-	awk -v f="$2" '$0 ~ "[ *]" f "\\(" && !/;$/ { on = 1 }
-		on { print } on && /^}/ { exit }' "$1"
 }
 
 # build: map, which runs THREADS threads over SITES call sites for ROUNDS
@@ -29,8 +24,7 @@ build() {
 	extract "$C/hook.h" ips_hook_find >"$T/find.inc"
 	extract "$C/hook.c" ips_hook_resolve >"$T/resolve.inc"
 	extract "$C/hook.c" ips_hook_name_is >"$T/name.inc"
-	awk '/^struct ips_hook_site {/ { on = 1 } on { print } on && /^};/ { exit }' \
-		"$C/hook.h" >"$T/site.inc"
+	extract_struct "$C/hook.h" ips_hook_site >"$T/site.inc"
 	for f in find resolve name site; do
 		[ -s "$T/$f.inc" ] || { echo "no $f in $C/hook.[ch]"; return 1; }
 	done

@@ -5,23 +5,18 @@
 # mul_u64_u64_div_u64() aborts where x86-64's divq traps (a quotient that
 # does not fit 64 bits), so a call that would oops the kernel fails here.
 
+load extract
+
 setup() {
 	H=$BATS_TEST_DIRNAME/../result.c
 	T=$BATS_TEST_TMPDIR
-}
-
-# extract NAME: the definition of the function NAME of result.c, from its
-# first line to the closing brace at column 0.
-extract() {
-	awk -v f="$1" '$0 ~ "^[a-z0-9_]+ " f "\\(" { on = 1 }
-		on { print } on && /^}/ { exit }' "$H"
 }
 
 # build: rate, a program that prints ips_result_rate(N, NS) and the exact
 # floor(N * 1e9 / NS) (or U64_MAX where that does not fit; 0 for NS 0),
 # one "N NS GOT WANT" line per pair read from stdin.
 build() {
-	extract ips_result_rate >"$T/rate.inc"
+	extract "$H" ips_result_rate >"$T/rate.inc"
 	[ -s "$T/rate.inc" ] || { echo "no ips_result_rate in $H"; return 1; }
 	cat >"$T/rate.c" <<-'EOF'
 	#include <inttypes.h>
