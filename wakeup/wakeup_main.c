@@ -68,7 +68,7 @@
 #include "../common/thread.h"
 #include "../common/tp.h"
 
-#define WAKEUP_FORMAT		"wakeup/1"
+#define WAKEUP_FORMAT		"wakeup/2"
 #define MAX_NUMWAKE		100000000UL
 #define MAX_DURATION_S		3600U
 #define TIME_CAP_S		600U
@@ -76,6 +76,8 @@
 #define MAX_PAIRS_LEN		16384U
 #define CALIB_HITS		1000U
 #define CALIB_RUNS		5U
+/* A pair's skew bound above this share of its fastest wake-up: unproven. */
+#define SKEW_LIMIT_PCT		25U
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -214,6 +216,7 @@ struct wk_sender {
 	u64 sign[5];		/* per tracepoint: its IPI missed (wk_sign()) */
 	u64 start_ns;
 	u64 end_ns;
+	struct ips_clock_skew skew;	/* the target's clock vs this CPU's */
 	int error;
 	bool capped;
 	u64 count[NR_WK_SCOPES];
@@ -233,6 +236,12 @@ struct wk_sender {
 	struct wk_counts tn[2];
 	bool wrong_cpu;
 	bool ready;			/* the wakee is in its loop */
+
+	/* Both CPUs, before the run: their clocks' skew (rpc=0, timing=1). */
+	struct ips_clock_ping ping ____cacheline_aligned_in_smp;
+	struct completion ping_go;	/* the wakee may answer */
+	struct completion turn;		/* the sender may lead */
+	struct wk_sender *next;		/* the next to lead */
 };
 
 static struct wk_sender **senders;
@@ -249,36 +258,6 @@ static struct {
 	u32 hit_ps;		/* calibrated cost of one probe hit, ps */
 	unsigned int irq_call[2], irq_res[2];	/* pair CPUs' IRQ counts, start */
 } run;
-
-/* ---- clock --------------------------------------------------------------- */
-
-/*
- * A clock read on one CPU and compared with one read on another: the TSC
- * where common/clock.h trusts it (constant, synchronised), read ordered
- * (rdtsc_ordered(): the read is not hoisted above the wake-up's stores
- * or the wakee's), else the monotonic clock's NMI-safe read. common/
- * clock.h's sched_clock() fallback is per CPU, so not used here.
- */
-static __always_inline u64 wk_clock(void)
-{
-#ifdef CONFIG_X86
-	if (static_branch_likely(&ips_clock_tsc))
-		return rdtsc_ordered();
-#endif
-	return ktime_get_mono_fast_ns();
-}
-
-static void wk_clock_scale(u32 *mul, u32 *div)
-{
-	*mul = 1;
-	*div = 1;
-#ifdef CONFIG_X86
-	if (static_branch_likely(&ips_clock_tsc)) {
-		*mul = USEC_PER_SEC;
-		*div = tsc_khz;
-	}
-#endif
-}
 
 /* ---- probes -------------------------------------------------------------- */
 
@@ -401,19 +380,19 @@ static void __init wk_calibrate(void)
 	unsigned int i, r;
 	u32 mul, div;
 
-	wk_clock_scale(&mul, &div);
+	ips_clock_scale(&mul, &div);
 	for (r = 0; r < CALIB_RUNS; r++) {
 		local_irq_save(flags);
 		c = this_cpu_ptr(&wk_cpu);
 		c->task[0] = current;
 		c->peer = -1;
 		WRITE_ONCE(c->on, true);
-		t0 = wk_clock();
+		t0 = ips_clock_read_ordered();
 		for (i = 0; i < CALIB_HITS; i++) {
 			wk_probe_wakeup(NULL, current);
 			wk_probe_cfs_ipi(NULL, 0);
 		}
-		dt = min(dt, wk_clock() - t0);
+		dt = min(dt, ips_clock_read_ordered() - t0);
 		WRITE_ONCE(c->on, false);
 		memset(c, 0, sizeof(*c));
 		local_irq_restore(flags);
@@ -652,7 +631,7 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		wk_wait_asleep(wakee);
 		WRITE_ONCE(s->seq, ++seq);
 		if (timed)
-			t0 = wk_clock();
+			t0 = ips_clock_read_ordered();
 		s->woken += wake_up_process(wakee);
 		s->sent++;
 		wk_wait_ack(s, seq);
@@ -692,9 +671,16 @@ static int wk_wakee(void *arg)
 	unsigned long seen = 0, seq;
 	u64 t1 = 0;
 
-	/* The baseline of this CPU's counts, before the first wake-up. */
-	if (wk_timing)
+	/*
+	 * The skew of this CPU's clock against the sender's (the sender
+	 * lets us go, wk_skew()), then the baseline of this CPU's counts,
+	 * before the first wake-up.
+	 */
+	if (wk_timing) {
+		wait_for_completion(&s->ping_go);
+		ips_clock_skew_follow(&s->ping);
 		wk_snap(&s->tn[0]);
+	}
 	/* Pairs with the sender's acquire: from now on asleep is asleep. */
 	smp_store_release(&s->ready, true);
 	for (;;) {
@@ -705,7 +691,7 @@ static int wk_wakee(void *arg)
 		if (seq == seen) {
 			schedule();
 			if (wk_timing)
-				t1 = wk_clock();
+				t1 = ips_clock_read_ordered();
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
@@ -770,7 +756,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 		WRITE_ONCE(s->seq, ++seq);
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (timed)
-			t0 = wk_clock();
+			t0 = ips_clock_read_ordered();
 		ret = smp_call_function_single_async(target, &s->csd);
 		if (unlikely(ret)) {
 			__set_current_state(TASK_RUNNING);
@@ -782,7 +768,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			set_current_state(TASK_INTERRUPTIBLE);
 		}
 		__set_current_state(TASK_RUNNING);
-		t1 = timed ? wk_clock() : 0;
+		t1 = timed ? ips_clock_read_ordered() : 0;
 		wk_wait_ack(s, seq);
 		/* The csd is free once the callback returned (acquire). */
 		while (smp_load_acquire(&s->csd.node.u_flags) & CSD_FLAG_LOCK)
@@ -831,12 +817,36 @@ static int wk_run(struct wk_sender *s)
 	return wk_timing ? wk_loop_wake(s, true) : wk_loop_wake(s, false);
 }
 
+/*
+ * rpc=0 times from this CPU's clock to the target's: their skew, bounded
+ * one pair at a time, in the senders' order, each letting the next go,
+ * as pairs measured at once would slow each other (and under an emulator
+ * that runs one vCPU at a time, take turns with every other pair's); the
+ * senders waiting sleep, and the last releases them all: no pair runs
+ * beside an exchange. The wakee answers once let go. A stop skips the
+ * exchanges left (their wakees give up after IPS_CLOCK_SKEW_WAIT_NS),
+ * which leaves those skews unbounded.
+ */
+static void wk_skew(struct wk_sender *s)
+{
+	wait_for_completion(&s->turn);
+	complete(&s->ping_go);
+	if (!READ_ONCE(run.stop))
+		ips_clock_skew_lead(&s->ping, &s->skew);
+	if (s->next)
+		complete(&s->next->turn);
+	else
+		complete_all(&run.go);
+}
+
 static int wk_sender_thread(void *arg)
 {
 	struct wk_sender *s = arg;
 	enum wk_scope p;
 	bool stopped;
 
+	if (wk_timing && !wk_rpc)
+		wk_skew(s);
 	wait_for_completion(&run.go);
 	s->start_ns = ktime_get_ns();
 	s->error = wk_run(s);
@@ -948,7 +958,11 @@ static void __init wk_release(void)
 			wake_up_process(senders[i]->wakee);
 		wake_up_process(senders[i]->task);
 	}
-	complete_all(&run.go);
+	/* With skews to bound, the last exchange releases them (wk_skew()). */
+	if (wk_timing && !wk_rpc)
+		complete(&senders[0]->turn);
+	else
+		complete_all(&run.go);
 }
 
 /* ---- the report ---------------------------------------------------------- */
@@ -966,8 +980,12 @@ static void wk_free_senders(void)
 	nr_senders = 0;
 }
 
+static bool wk_skew_over(const struct wk_sender *s);
+
 struct wk_totals {
 	u64 sent, woken, unclassified, backwards, errors, capped, hits, runtime;
+	u64 skew_over;		/* pairs (rpc=0, timing=1) */
+	u64 skew_max;		/* units; U64_MAX: one unbounded */
 	u64 count[NR_WK_SCOPES];
 };
 
@@ -987,6 +1005,11 @@ static void wk_totals(struct wk_totals *t)
 		t->errors += !!s->error;
 		t->capped += s->capped;
 		t->hits += s->hits;
+		if (wk_timing && !wk_rpc) {
+			t->skew_over += wk_skew_over(s);
+			t->skew_max = max(t->skew_max,
+					  ips_clock_skew_bound(&s->skew));
+		}
 		for (p = 0; p < NR_WK_SCOPES; p++)
 			t->count[p] += s->count[p];
 		start = min(start, s->start_ns);
@@ -1017,6 +1040,51 @@ static void wk_emit_scope(struct seq_buf *sb, const char *pfx,
 	ips_hist_emit_summary(sb, pfx, key, h, true, mul, div);
 }
 
+/* Clock units to ns, signed. */
+static s64 wk_signed_ns(s64 units, u32 mul, u32 div)
+{
+	u64 ns = mul_u64_u32_div(units < 0 ? -(u64)units : units, mul, div);
+
+	return units < 0 ? -(s64)ns : ns;
+}
+
+/*
+ * rpc=0: a pair whose clocks' skew is unbounded, or bounded above
+ * SKEW_LIMIT_PCT of its fastest wake-up: its latencies are off by up to
+ * the skew, unproven.
+ */
+static bool wk_skew_over(const struct wk_sender *s)
+{
+	u64 bound = ips_clock_skew_bound(&s->skew);
+
+	if (bound == U64_MAX)
+		return true;
+	if (!s->hist || !s->hist[WK_TOTAL].n)
+		return false;
+	return bound * 100 > (u64)SKEW_LIMIT_PCT * s->hist[WK_TOTAL].min;
+}
+
+static void wk_emit_skew(struct seq_buf *sb, const char *pfx,
+			 const struct wk_sender *s, u32 mul, u32 div)
+{
+	u64 bound = ips_clock_skew_bound(&s->skew);
+
+	seq_buf_printf(sb, "%sclock_skew_rounds=%u\n", pfx, s->skew.rounds);
+	seq_buf_printf(sb, "%sclock_skew_bounded=%d\n", pfx, bound != U64_MAX);
+	if (bound != U64_MAX) {
+		seq_buf_printf(sb, "%sclock_offset_lo_ns=%lld\n", pfx,
+			       wk_signed_ns(s->skew.lo, mul, div));
+		seq_buf_printf(sb, "%sclock_offset_hi_ns=%lld\n", pfx,
+			       wk_signed_ns(s->skew.hi, mul, div));
+		seq_buf_printf(sb, "%sclock_skew_ns=%llu\n", pfx,
+			       mul_u64_u32_div(bound, mul, div));
+		if (s->hist && s->hist[WK_TOTAL].n)
+			ips_result_pct(sb, pfx, "clock_skew_pct_of_lat_min",
+				       bound, s->hist[WK_TOTAL].min);
+	}
+	seq_buf_printf(sb, "%sclock_skew_over=%d\n", pfx, wk_skew_over(s));
+}
+
 static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
 			   u32 div)
 {
@@ -1041,6 +1109,8 @@ static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
 		return;
 	seq_buf_printf(sb, "%sunclassified=%llu\n", pfx, s->unclassified);
 	seq_buf_printf(sb, "%sclock_backwards=%llu\n", pfx, s->backwards);
+	if (!wk_rpc)
+		wk_emit_skew(sb, pfx, s, mul, div);
 	for (p = WK_FIRST_PATH; p <= wk_last_scope(); p++)
 		seq_buf_printf(sb, "%s%s.wakeups=%llu\n", pfx, wk_scope_names[p],
 			       s->count[p]);
@@ -1099,7 +1169,7 @@ static const char *wk_status(const struct wk_totals *t, bool interrupted,
 		return "errors";
 	if (t->woken != t->sent || (wk_timing && t->unclassified))
 		return "invalid";
-	if (unproven || (wk_timing && t->backwards))
+	if (unproven || (wk_timing && (t->backwards || t->skew_over)))
 		return "unproven";
 	if (t->capped)
 		return "capped";
@@ -1117,7 +1187,7 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	bool unproven = false;
 	u32 mul, div;
 
-	wk_clock_scale(&mul, &div);
+	ips_clock_scale(&mul, &div);
 	wk_totals(&t);
 	seq_buf_printf(sb, "format=%s\n", WAKEUP_FORMAT);
 	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
@@ -1131,6 +1201,14 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "delay_us=%u\n", wk_delay);
 	seq_buf_printf(sb, "clock=%s\n",
 		       static_branch_likely(&ips_clock_tsc) ? "tsc" : "ktime");
+	if (wk_timing) {
+		/* rpc=1 reads both ends on the sender's CPU: no skew. */
+		seq_buf_printf(sb, "clock_reads=%s\n",
+			       wk_rpc ? "one_cpu" : "two_cpus");
+		if (!wk_rpc)
+			seq_buf_printf(sb, "clock_skew_limit_pct=%u\n",
+				       SKEW_LIMIT_PCT);
+	}
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
 	if (wk_timing) {
@@ -1162,6 +1240,12 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	}
 	seq_buf_printf(sb, "total.unclassified=%llu\n", t.unclassified);
 	seq_buf_printf(sb, "total.clock_backwards=%llu\n", t.backwards);
+	if (!wk_rpc) {
+		seq_buf_printf(sb, "total.clock_skew_over=%llu\n", t.skew_over);
+		if (t.skew_max != U64_MAX)
+			seq_buf_printf(sb, "total.clock_skew_max_ns=%llu\n",
+				       mul_u64_u32_div(t.skew_max, mul, div));
+	}
 	ips_result_ratio(sb, "total.", "probe_hits_per_wakeup", t.hits, t.woken);
 	ips_result_ratio(sb, "total.", "probe_cost_ns",
 			 t.woken ? div64_u64(t.hits * run.hit_ps, t.woken) : 0,
@@ -1228,6 +1312,8 @@ static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 		return -ENOMEM;
 	s->cpu = cpu;
 	s->target = target;
+	init_completion(&s->ping_go);
+	init_completion(&s->turn);
 	if (wk_timing) {
 		s->hist = kvmalloc_array(NR_WK_SCOPES, sizeof(*s->hist),
 					 GFP_KERNEL);
@@ -1238,6 +1324,8 @@ static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 		for (p = 0; p < NR_WK_SCOPES; p++)
 			ips_hist_init(&s->hist[p]);
 	}
+	if (nr_senders)
+		senders[nr_senders - 1]->next = s;
 	senders[nr_senders++] = s;
 	return 0;
 }

@@ -20,7 +20,7 @@ wake() {
 # add up to the total, none unclassified), per sender and in total.
 # shellcheck disable=SC2154 # vals sets the variables
 check_wake() {
-	[ "$(val wakeup format)" = wakeup/1 ] || fail "unknown result format"
+	[ "$(val wakeup format)" = wakeup/2 ] || fail "unknown result format"
 	_n=$(val wakeup senders)
 	_i=0 _sum=0
 	while [ "$_i" -lt "$_n" ]; do
@@ -38,6 +38,7 @@ check_wake() {
 			done
 			check "$_ps == $_woken" "$_p: the paths hold $_ps wake-ups, $_woken woken"
 			check_hist wakeup "$_p.lat" "$_woken"
+			check_skew "$_p"
 		fi
 		_i=$((_i + 1))
 	done
@@ -68,8 +69,45 @@ check_wake() {
 	fi
 	case $(val wakeup status) in
 	complete | stopped | errors) ;;
+	unproven) wk_skew_excused || fail "status=unproven" ;;
 	*) fail "status=$(val wakeup status)" ;;
 	esac
+}
+
+# wk_skew_excused: whether an unproven status is the clock skew's alone
+# on a boot of many vCPUs. TCG runs them in turn, in their order: a pair's
+# wake-up goes to the next vCPU, but the skew exchange's way back passes
+# every other one, tens of microseconds at 64 vCPUs, and the module rightly
+# cannot bound the skew below its limit there.
+wk_skew_excused() {
+	[ "$(ncpus)" -gt 8 ] && [ "$(val wakeup total.clock_skew_over)" -gt 0 ] &&
+		[ "$(val wakeup total.clock_backwards)" = 0 ] &&
+		! grep -q '^proof\..*=unproven$' "$TMP/wakeup" || return 1
+	note "unproven by the clock skew alone on $(ncpus) vCPUs (round robin): $(val wakeup total.clock_skew_over) pairs over the limit, bound up to $(val wakeup total.clock_skew_max_ns) ns"
+}
+
+# check_skew PREFIX: sender PREFIX's clock skew. rpc=0 bounds it before
+# the run: every round answered (the test bed's vCPUs hand the line over
+# at once), and the offset, 0 under the test bed's one TSC, inside the
+# bound; the module's verdict (above its limit's share of the pair's
+# fastest wake-up) agrees with its own figures. rpc=1 reads one CPU.
+# shellcheck disable=SC2154 # vals sets the variables
+check_skew() {
+	if [ "$(val wakeup rpc)" = 1 ]; then
+		[ "$(val wakeup clock_reads)" = one_cpu ] || fail "rpc=1: clock_reads=$(val wakeup clock_reads)"
+		! has wakeup "$1.clock_skew_rounds" || fail "rpc=1: $1 has a clock skew"
+		return 0
+	fi
+	[ "$(val wakeup clock_reads)" = two_cpus ] || fail "rpc=0: clock_reads=$(val wakeup clock_reads)"
+	vals wakeup "$1." _r=clock_skew_rounds _b=clock_skew_bounded _o=clock_skew_over
+	check "$_r == 64 && $_b == 1" "$1: $_r rounds of 64 answered, bounded=$_b"
+	vals wakeup "$1." _lo=clock_offset_lo_ns _hi=clock_offset_hi_ns _sk=clock_skew_ns
+	check "$_lo <= 0 && $_hi >= 0" "$1: one TSC, and its offset is in [$_lo, $_hi] ns, not 0"
+	check "$_sk == ($_hi > -($_lo) ? $_hi : -($_lo))" "$1: clock_skew_ns $_sk is not the larger end of [$_lo, $_hi]"
+	has wakeup "$1.clock_skew_pct_of_lat_min" || return 0
+	_pct=$(val wakeup "$1.clock_skew_pct_of_lat_min")
+	_lim=$(val wakeup clock_skew_limit_pct)
+	check "$_o == ($_pct > $_lim)" "$1: clock_skew_over=$_o with the skew $_pct % of its fastest wake-up (limit $_lim %)"
 }
 
 # wk_split: the path split of the last run, as a note line.
