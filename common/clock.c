@@ -85,6 +85,13 @@ out:
 	sk->rounds = r;
 }
 
+/* Instead of leading: the follower stops at once. */
+void ips_clock_skew_cancel(struct ips_clock_ping *p)
+{
+	/* Release: pairs with the follower's acquire. */
+	smp_store_release(&p->seq, IPS_CLOCK_PING_DONE);
+}
+
 /*
  * The follower's side: answer each round until the lead is done, or has
  * not begun a round IPS_CLOCK_SKEW_WAIT_NS after the last answer.

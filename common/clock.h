@@ -97,6 +97,7 @@ struct ips_clock_skew {
 };
 
 void ips_clock_skew_lead(struct ips_clock_ping *p, struct ips_clock_skew *sk);
+void ips_clock_skew_cancel(struct ips_clock_ping *p);
 void ips_clock_skew_follow(struct ips_clock_ping *p);
 u64 ips_clock_skew_bound(const struct ips_clock_skew *sk);
 

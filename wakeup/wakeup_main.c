@@ -823,9 +823,8 @@ static int wk_run(struct wk_sender *s)
  * as pairs measured at once would slow each other (and under an emulator
  * that runs one vCPU at a time, take turns with every other pair's); the
  * senders waiting sleep, and the last releases them all: no pair runs
- * beside an exchange. The wakee answers once let go. A stop skips the
- * exchanges left (their wakees give up after IPS_CLOCK_SKEW_WAIT_NS),
- * which leaves those skews unbounded.
+ * beside an exchange. The wakee answers once let go. A stop cancels the
+ * exchanges left, which leaves those skews unbounded.
  */
 static void wk_skew(struct wk_sender *s)
 {
@@ -833,6 +832,8 @@ static void wk_skew(struct wk_sender *s)
 	complete(&s->ping_go);
 	if (!READ_ONCE(run.stop))
 		ips_clock_skew_lead(&s->ping, &s->skew);
+	else
+		ips_clock_skew_cancel(&s->ping);
 	if (s->next)
 		complete(&s->next->turn);
 	else
