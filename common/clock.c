@@ -134,6 +134,12 @@ u64 ips_clock_skew_bound(const struct ips_clock_skew *sk)
 		   sk->hi < 0 ? -(u64)sk->hi : (u64)sk->hi);
 }
 
+/* What ips_clock_read_ordered() reads. */
+const char *ips_clock_ordered_name(void)
+{
+	return static_branch_likely(&ips_clock_tsc) ? "tsc" : "ktime";
+}
+
 const char *ips_clock_name(void)
 {
 	return static_branch_likely(&ips_clock_tsc) ? "tsc" : "sched_clock";

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include "../common/clock.c"
 #include "../common/hist.c"
 #include "../common/hook.c"
 #include "../common/param.c"

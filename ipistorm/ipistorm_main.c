@@ -30,17 +30,14 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
-#ifdef CONFIG_X86
-#include <asm/tsc.h>
-#endif
 
+#include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
 #include "../common/param.h"
@@ -218,48 +215,6 @@ static struct {
 } storm;
 
 static struct ips_result result;
-
-/* ---- clock ------------------------------------------------------------- */
-
-/*
- * Calls are timed with the TSC where it ticks at a constant rate and the
- * kernel trusts it (synchronised, not marked unstable): one instruction per
- * read, converted to nanoseconds once, at report time; sched_clock()
- * elsewhere. Both reads of a call are made by its sender, busy on its own
- * CPU, so a TSC that stops in deep idle states does no harm.
- */
-static bool clock_tsc;
-
-static void __init ipistorm_clock_init(void)
-{
-#ifdef CONFIG_X86
-	clock_tsc = boot_cpu_has(X86_FEATURE_TSC) &&
-		    boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-		    !check_tsc_unstable() && tsc_khz;
-#endif
-}
-
-static __always_inline u64 ipistorm_clock_read(bool tsc)
-{
-#ifdef CONFIG_X86
-	if (tsc)
-		return rdtsc();
-#endif
-	return sched_clock();
-}
-
-/* Clock units to nanoseconds: ns = units * mul / div. */
-static void ipistorm_clock_scale(u32 *mul, u32 *div)
-{
-	*mul = 1;
-	*div = 1;
-#ifdef CONFIG_X86
-	if (clock_tsc) {
-		*mul = USEC_PER_SEC;
-		*div = tsc_khz;
-	}
-#endif
-}
 
 /* ---- the sender's witness ---------------------------------------------- */
 
@@ -512,9 +467,8 @@ ipistorm_path_of(const struct sender *s, u64 *no_ipi, u64 *ipi)
 enum ipistorm_loop_flags {
 	LOOP_TIMED	= BIT(0),	/* time each call (timing=1) */
 	LOOP_MANY	= BIT(1),	/* smp_call_function_many() (single=0) */
-	LOOP_TSC	= BIT(2),	/* read the TSC, not sched_clock() */
-	LOOP_WITNESS	= BIT(3),	/* the witness counts during the call */
-	LOOP_PATHS	= BIT(4),	/* time into the path's histogram */
+	LOOP_WITNESS	= BIT(2),	/* the witness counts during the call */
+	LOOP_PATHS	= BIT(3),	/* time into the path's histogram */
 };
 
 /* Every caller passes constant @flags: the loop is built for each. */
@@ -522,7 +476,7 @@ static __always_inline int ipistorm_loop(struct sender *s,
 					 const unsigned int flags)
 {
 	const bool timed = flags & LOOP_TIMED, many = flags & LOOP_MANY;
-	const bool tsc = flags & LOOP_TSC, wit = flags & LOOP_WITNESS;
+	const bool wit = flags & LOOP_WITNESS;
 	const bool paths = flags & LOOP_PATHS;
 	const u64 limit = ipistorm_numipi ?: U64_MAX;
 	const unsigned int pause = ipistorm_delay;
@@ -544,13 +498,13 @@ static __always_inline int ipistorm_loop(struct sender *s,
 		if (wit)
 			WRITE_ONCE(s->in_call, true);
 		if (timed)
-			t0 = ipistorm_clock_read(tsc);
+			t0 = ips_clock_read_ordered();
 		if (many)
 			ret = ipistorm_fire(target, ipistorm_cb, s, w, true);
 		else
 			ret = smp_call_function_single(target, ipistorm_cb, s, w);
 		if (timed)
-			dt = ipistorm_clock_read(tsc) - t0;
+			dt = ips_clock_read_ordered() - t0;
 		if (wit)
 			WRITE_ONCE(s->in_call, false);
 		if (timed) {
@@ -589,13 +543,7 @@ static int ipistorm_storm(struct sender *s)
 					  ipistorm_loop(s, 0);
 	}
 	if (s->path_lat)
-		return clock_tsc ?
-			ipistorm_loop(s, LOOP_TIMED | LOOP_TSC | LOOP_WITNESS |
-				      LOOP_PATHS) :
-			ipistorm_loop(s, LOOP_TIMED | LOOP_WITNESS | LOOP_PATHS);
-	if (clock_tsc)
-		return many ? ipistorm_loop(s, LOOP_TIMED | LOOP_MANY | LOOP_TSC) :
-			      ipistorm_loop(s, LOOP_TIMED | LOOP_TSC);
+		return ipistorm_loop(s, LOOP_TIMED | LOOP_WITNESS | LOOP_PATHS);
 	return many ? ipistorm_loop(s, LOOP_TIMED | LOOP_MANY) :
 		      ipistorm_loop(s, LOOP_TIMED);
 }
@@ -883,7 +831,7 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "wait=%d\n", ipistorm_wait);
 	seq_buf_printf(sb, "delay_us=%u\n", ipistorm_delay);
 	seq_buf_printf(sb, "timing=%d\n", ipistorm_timing);
-	seq_buf_printf(sb, "clock=%s\n", clock_tsc ? "tsc" : "sched_clock");
+	seq_buf_printf(sb, "clock=%s\n", ips_clock_ordered_name());
 	seq_buf_printf(sb, "witness=%d\n", ipistorm_witness);
 	if (!ipistorm_single)
 		seq_buf_printf(sb, "%s%s%s\n",
@@ -938,7 +886,7 @@ static void ipistorm_emit(struct seq_buf *sb, bool interrupted)
 	unsigned int i;
 	u32 mul, div;
 
-	ipistorm_clock_scale(&mul, &div);
+	ips_clock_scale(&mul, &div);
 	ipistorm_emit_run(sb);
 	for (i = 0; i < nr_senders; i++)
 		ipistorm_emit_sender(sb, i, mul, div);
@@ -1221,7 +1169,7 @@ static int __init ipistorm_init(void)
 {
 	int ret;
 
-	ipistorm_clock_init();
+	ips_clock_init();
 	ret = ipistorm_check_params();
 	if (ret)
 		return ret;

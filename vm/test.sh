@@ -47,8 +47,8 @@
 #               direct calls: the ftrace_ops hooks that, registered and
 #               removed repeatedly, hung or reset 6.12 guests here are
 #               gone). The guest is an Intel family 6 model 0x3a, whose
-#               TSC the kernel flags as constant, so ipistorm times calls
-#               with the TSC here (vm/bench.sh).
+#               TSC the kernel flags as constant, as a server's
+#               (vm/bench.sh).
 # Every boot gets IPISTORM_SM_IDLE from the matrix: whether the kernel has
 # SM_IDLE, which idle_reentry_fast_path asserts.
 #   published   18 vCPUs on 2 sockets: the published command line as is

@@ -52,12 +52,10 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
 #ifdef CONFIG_X86
 #include <asm/hardirq.h>
-#include <asm/tsc.h>
 #endif
 
 #include "../common/clock.h"
@@ -1200,8 +1198,7 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "rpc=%d\n", wk_rpc);
 	seq_buf_printf(sb, "timing=%d\n", wk_timing);
 	seq_buf_printf(sb, "delay_us=%u\n", wk_delay);
-	seq_buf_printf(sb, "clock=%s\n",
-		       static_branch_likely(&ips_clock_tsc) ? "tsc" : "ktime");
+	seq_buf_printf(sb, "clock=%s\n", ips_clock_ordered_name());
 	if (wk_timing) {
 		/* rpc=1 reads both ends on the sender's CPU: no skew. */
 		seq_buf_printf(sb, "clock_reads=%s\n",
