@@ -190,19 +190,15 @@ tscarg=$(arg tsc)
 grep -E "TSC unstable|'tsc' as unstable|TSC warp|TSC ADJUST|TSC synchronization|Measured [0-9]+ cycles TSC" "$TMP/log" |
 	sed 's/^\[[^]]*\] *//' | head -n 4 >"$TMP/tsclog" || :
 check tsc "flags=${tsc:-none} clocksource=$clocksource tsc=$tscarg log=$(grep -c . "$TMP/tsclog" || :) lines"
-# Which clock each module times with (the suite has two rules): ipistorm
-# takes the TSC with constant_tsc, idle_reentry, nohz_csd and wakeup
-# (common/clock.c) also in a virtual machine; neither where the kernel
-# marked it unstable. Else ipistorm and the hooks read sched_clock(),
-# wakeup ktime_get_mono_fast_ns() (the clocksource's read, both ends).
+# The clock every module times with (common/clock.c, one rule): the TSC
+# with constant_tsc, or in a virtual machine, unless the kernel marked it
+# unstable. Else the hooks read sched_clock(), ipistorm and wakeup
+# ktime_get_mono_fast_ns() (the clocksource's read, ordered).
 unstable=$(grep -E "TSC unstable|'tsc' as unstable" "$TMP/tsclog" | head -n 1 || :)
 has_flag tsc || unstable="no TSC"
-if [ -n "$unstable" ] || ! has_flag constant_tsc; then
-	why=${unstable:-no constant_tsc}
-	found ipistorm degraded "the TSC is not a constant, stable clock ($why): ipistorm times with sched_clock(), whose reads cost more"
-fi
 if [ -n "$unstable" ] || { ! has_flag constant_tsc && ! has_flag hypervisor; }; then
 	why=${unstable:-no constant_tsc}
+	found ipistorm degraded "the TSC is not a constant, stable clock ($why): a call is timed with ktime_get_mono_fast_ns() on clocksource $clocksource, whose reads enter every call's time"
 	found idle_reentry degraded "the TSC is not a constant, stable clock ($why): the hooks time with sched_clock(), whose reads cost more"
 	found nohz_csd degraded "the TSC is not a constant, stable clock ($why): the hooks time with sched_clock(), whose reads cost more"
 	found wakeup degraded "the TSC is not a constant, stable clock ($why): a wake-up is timed with ktime_get_mono_fast_ns() on clocksource $clocksource, whose reads enter every latency"
