@@ -7,7 +7,7 @@
 # own: CLOCK_MONOTONIC plus an offset, or running at twice its rate. The
 # bound must hold the offset and be at most a round trip above it.
 
-load extract
+load fixtures/extract
 
 setup() {
 	C=$BATS_TEST_DIRNAME/..

@@ -7,7 +7,7 @@
 # microseconds, so that the threads hit a call site before any has mapped
 # it, as a server's CPUs do when the hooks go in.
 
-load extract
+load fixtures/extract
 
 setup() {
 	C=$BATS_TEST_DIRNAME/..

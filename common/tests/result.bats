@@ -5,7 +5,7 @@
 # mul_u64_u64_div_u64() aborts where x86-64's divq traps (a quotient that
 # does not fit 64 bits), so a call that would oops the kernel fails here.
 
-load extract
+load fixtures/extract
 
 setup() {
 	H=$BATS_TEST_DIRNAME/../result.c
