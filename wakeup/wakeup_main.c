@@ -75,7 +75,7 @@
 #define CALIB_HITS		1000U
 #define CALIB_RUNS		5U
 /* A pair's skew bound above this share of its fastest wake-up: unproven. */
-#define SKEW_LIMIT_PCT		25U
+#define SKEW_LIMIT_PCT		50U
 
 /* ---- parameters -------------------------------------------------------- */
 
