@@ -49,6 +49,13 @@ void ips_clock_scale(u32 *mul, u32 *div)
 
 #define IPS_CLOCK_PING_DONE	ULONG_MAX
 
+/* The follower stops at once: the lead is done, or will not lead. */
+void ips_clock_skew_cancel(struct ips_clock_ping *p)
+{
+	/* Release: pairs with the follower's acquire. */
+	smp_store_release(&p->seq, IPS_CLOCK_PING_DONE);
+}
+
 /*
  * The lead's side (clock.h): IPS_CLOCK_SKEW_ROUNDS rounds, or fewer if
  * the follower has not answered IPS_CLOCK_SKEW_WAIT_NS after the start;
@@ -78,18 +85,10 @@ void ips_clock_skew_lead(struct ips_clock_ping *p, struct ips_clock_skew *sk)
 		hi = min_t(s64, hi, (s64)(b - a));
 	}
 out:
-	/* Release: the follower stops (pairs with its acquire). */
-	smp_store_release(&p->seq, IPS_CLOCK_PING_DONE);
+	ips_clock_skew_cancel(p);
 	sk->lo = lo;
 	sk->hi = hi;
 	sk->rounds = r;
-}
-
-/* Instead of leading: the follower stops at once. */
-void ips_clock_skew_cancel(struct ips_clock_ping *p)
-{
-	/* Release: pairs with the follower's acquire. */
-	smp_store_release(&p->seq, IPS_CLOCK_PING_DONE);
 }
 
 /*

@@ -2,7 +2,7 @@
 # common/clock.c's skew bound on the host, where two CPUs really run at
 # once (the test bed's single-threaded TCG hands the line over by
 # switching vCPUs, and its vCPUs share one TSC): ips_clock_skew_lead(),
-# _follow() and _bound() taken out of clock.c as they are and compiled in
+# _cancel(), _follow() and _bound() taken out of clock.c as they are and compiled in
 # userspace, two threads as the two CPUs, and a clock of the follower's
 # own: CLOCK_MONOTONIC plus an offset, or running at twice its rate. The
 # bound must hold the offset and be at most a round trip above it.
@@ -20,7 +20,7 @@ setup() {
 # orphan), and prints "rounds lo hi bound ms", bound -1 for unbounded,
 # ms the wall time of the exchange.
 build() {
-	for f in lead follow bound; do
+	for f in cancel lead follow bound; do
 		extract "$C/clock.c" "ips_clock_skew_$f" >"$T/$f.inc"
 		[ -s "$T/$f.inc" ] || { echo "no ips_clock_skew_$f in clock.c"; return 1; }
 	done
@@ -80,6 +80,7 @@ build() {
 	}
 
 	#include "decl.inc"
+	#include "cancel.inc"
 	#include "lead.inc"
 	#include "follow.inc"
 	#include "bound.inc"
