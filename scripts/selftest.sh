@@ -252,6 +252,86 @@ check_map() {
 	map_sites=$((${map_sites:-0} + _si)) map_slots=$((${map_slots:-0} + _sl))
 }
 
+# check_calib MODULE KEY: the module's two calibrations (common/calib.h),
+# before the run and after it. Every CPU of the run is calibrated before
+# it and, unless the run was interrupted, after it; each CPU's drifts are
+# the ones its figures give (calib_KEY_ns against calib_end_KEY_ns: the
+# cost's; and the cost's share of calib_plain_ns, the verdict's), a CPU
+# above the limit is counted, and makes the result unproven. Every
+# stretch with interrupts off is within the limit under instruction
+# counting, where the guest's clock counts its own instructions;
+# elsewhere the clock runs on while the host translates code met for the
+# first time or runs another vCPU, and a stretch above it is noted.
+check_calib() {
+	_cf=$TMP/$1
+	_cn=$(grep -c '^cpu[0-9]*\.calib_calls=' "$_cf")
+	check "$(val "$1" calib_cpus) == $_cn" "$1: $(val "$1" calib_cpus) of $_cn CPUs calibrated"
+	_lim=$(val "$1" calib_irqs_off_limit_ns)
+	for _s in calib_irqs_off_max_ns calib_end_irqs_off_max_ns; do
+		_v=$(val "$1" "$_s")
+		if [ "${IPISTORM_ICOUNT:-0}" = 1 ]; then
+			check "$_v <= $_lim" "$1: a stretch with interrupts off of $_v ns ($_s)"
+		elif [ "$_v" -gt "$_lim" ]; then
+			note "$1: $_s=$_v ns, above $_lim ns in real guest time (translation, other vCPUs)"
+		fi
+	done
+	[ "$(val "$1" status)" != interrupted ] || return 0
+	check "$(val "$1" calib_end_cpus) == $_cn" "$1: $(val "$1" calib_end_cpus) of $_cn CPUs calibrated after the run"
+	# Each CPU's drifts from its figures, each rounded to 0.1 ns: within
+	# what that rounding moves them. Prints "CPUs over, the largest
+	# drift, CPUs whose drifts are not the ones reported".
+	_cr=$(awk -F= -v k="$2" -v lim="$(val "$1" calib_drift_limit_pct)" '
+		function abs(x) { return x < 0 ? -x : x }
+		# whether drift d (%) is within rounding of cost c0 -> c1
+		# as a share of plain p0 -> p1
+		function fits(d, c0, c1, p0, p1,   lo, hi, a, b) {
+			if (c0 < 0.1 || p0 < 0.1 || p1 < 0.1) return 1
+			hi = ((c1 + .05) / (p1 - .05)) / ((c0 - .05) / (p0 + .05))
+			lo = ((c1 - .05) / (p1 + .05)) / ((c0 + .05) / (p0 - .05))
+			a = abs(lo - 1) * 100; b = abs(hi - 1) * 100
+			if (lo <= 1 && hi >= 1) return d <= (a > b ? a : b) + 0.1
+			return d >= (a < b ? a : b) - 0.1 && d <= (a > b ? a : b) + 0.1
+		}
+		{ split($1, p, "."); if (p[1] !~ /^cpu[0-9]+$/) next }
+		p[2] == "calib_" k "_ns" { s[p[1]] = $2 }
+		p[2] == "calib_end_" k "_ns" { e[p[1]] = $2 }
+		p[2] == "calib_plain_ns" { ps[p[1]] = $2 }
+		p[2] == "calib_end_plain_ns" { pe[p[1]] = $2 }
+		p[2] == "calib_drift_pct" { d[p[1]] = $2 }
+		p[2] == "calib_cost_drift_pct" { dc[p[1]] = $2 }
+		p[2] == "calib_calls" { cpus[p[1]] = 1 }
+		END {
+			# a CPU without a calibration after the run has no drift,
+			# and is over
+			for (c in cpus) if (!(c in d)) over++
+			for (c in d) {
+				if (!fits(d[c], s[c], e[c], ps[c], pe[c]) ||
+				    !fits(dc[c], s[c], e[c], 1e9, 1e9)) bad++
+				if (d[c] + 0 > lim + 0) over++
+				if (d[c] + 0 > max + 0) max = d[c]
+			}
+			printf "%d %s %d\n", over, max == "" ? "0.0" : max, bad
+		}' "$_cf")
+	read -r _co _cm _cb <<-EOF
+	$_cr
+	EOF
+	check "$_cb == 0" "$1: $_cb CPUs' calib_drift_pct or calib_cost_drift_pct is not their figures' drift"
+	check "$_co == $(val "$1" calib_drift_over)" "$1: $_co CPUs drifted over the limit, calib_drift_over=$(val "$1" calib_drift_over)"
+	check "$_cm == $(val "$1" calib_drift_max_pct)" "$1: the largest drift is $_cm %, calib_drift_max_pct=$(val "$1" calib_drift_max_pct)"
+	[ "$_co" = 0 ] || [ "$(val "$1" status)" = unproven ] ||
+		fail "$1: $_co CPUs drifted over the limit, and the result is $(val "$1" status)"
+}
+
+# drift_excused MODULE: whether the module's result is unproven by its
+# calibration's drift alone (no hook's proof is unproven or missing):
+# what a calibration after the run beside a storm that still runs may
+# read. Noted.
+drift_excused() {
+	[ "$(val "$1" status)" = unproven ] && [ "$(val "$1" calib_drift_over)" -gt 0 ] &&
+		! grep -q '^proof\..*=\(unproven\|missing\)$' "$TMP/$1" || return 1
+	note "$1: unproven by the calibration's drift alone, $(val "$1" calib_drift_max_pct) %: the storm still ran when it was calibrated again"
+}
+
 # stop_storm_once MODULE HOW PARAMS...: load MODULE with PARAMS (measuring
 # until stopped), start a 60 s storm from CPU 0 to CPU 1 and stop MODULE
 # 1 s into it through HOW: param (its stop parameter), debugfs (its control

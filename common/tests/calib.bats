@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# common/calib.c's arithmetic on the host: ips_calib_drift_pct10(),
+# ips_calib_rel_drift_pct10() and ips_calib_calls() taken out of calib.c as they are and compiled in
+# userspace, against values worked out by hand.
+
+load fixtures/extract
+
+setup() {
+	C=$BATS_TEST_DIRNAME/..
+	T=$BATS_TEST_TMPDIR
+	for f in drift_pct10 rel_drift_pct10 calls; do
+		extract "$C/calib.c" "ips_calib_$f" >"$T/$f.inc"
+		[ -s "$T/$f.inc" ] || { echo "no ips_calib_$f in calib.c"; return 1; }
+	done
+	extract_define "$C/calib.h" IPS_CALIB_AIM_NS >"$T/decl.inc"
+	[ -s "$T/decl.inc" ] || return 1
+	cat >"$T/calib.c" <<-'EOF'
+	#include <stdint.h>
+	#include <stdio.h>
+	#include <stdlib.h>
+
+	typedef uint64_t u64;
+	typedef uint32_t u32;
+	#define U64_MAX	UINT64_MAX
+	#define div64_u64(a, b)	((a) / (b))
+	#define clamp_t(t, v, lo, hi)	((t)(v) < (t)(lo) ? (t)(lo) : (t)(v) > (t)(hi) ? (t)(hi) : (t)(v))
+	/* The test bed's TSC: a unit a nanosecond. */
+	#define ips_clock_ns(u)	(u)
+
+	#include "decl.inc"
+	#include "drift_pct10.inc"
+	#include "rel_drift_pct10.inc"
+	#include "calls.inc"
+
+	int main(int argc, char **argv)
+	{
+		u64 a = strtoull(argv[2], NULL, 0), b = strtoull(argv[3], NULL, 0);
+
+		if (argv[1][0] == 'd' || argv[1][0] == 'r') {
+			u64 d = argv[1][0] == 'd' ? ips_calib_drift_pct10(a, b) :
+				ips_calib_rel_drift_pct10(a, b, strtoul(argv[4], NULL, 0),
+							  strtoul(argv[5], NULL, 0));
+
+			if (d == U64_MAX)
+				printf("inf\n");
+			else
+				printf("%llu\n", (unsigned long long)d);
+		} else {
+			printf("%u\n", ips_calib_calls(a, (unsigned int)b));
+		}
+		return 0;
+	}
+	EOF
+	gcc -O2 -Wall -Werror -o "$T/calib" "$T/calib.c"
+}
+
+@test "drift: tenths of a percent of the cost before, either way" {
+	run "$T/calib" d 100000 100000
+	[ "$output" = 0 ]
+	run "$T/calib" d 100000 125000
+	[ "$output" = 250 ]
+	run "$T/calib" d 100000 75000
+	[ "$output" = 250 ]
+	run "$T/calib" d 100000 125100
+	[ "$output" = 251 ]
+	# rounded to the nearest tenth: 1/3 % is 3.3 tenths
+	run "$T/calib" d 300000 301000
+	[ "$output" = 3 ]
+	run "$T/calib" d 300000 301050
+	[ "$output" = 4 ]
+}
+
+@test "drift: a move too large to count in tenths is unbounded, not wrapped" {
+	run "$T/calib" d 1 18446744073709551615
+	[ "$output" = inf ]
+	# the largest move that counts, (2^64 - 1 - 500) / 1000, and one more
+	run "$T/calib" d 1000 18446744073710551
+	[ "$output" = 18446744073709551 ]
+	run "$T/calib" d 1000 18446744073710552
+	[ "$output" = inf ]
+}
+
+@test "drift: from nothing to something is unbounded, nothing to nothing none" {
+	run "$T/calib" d 0 1
+	[ "$output" = inf ]
+	run "$T/calib" d 0 0
+	[ "$output" = 0 ]
+	run "$T/calib" d 5 0
+	[ "$output" = 1000 ]
+}
+
+@test "drift of a share: a cost that moved with the plain calls did not" {
+	# cost plain cost_end plain_end, ps
+	run "$T/calib" r 40000 100000 52000 130000
+	[ "$output" = 0 ]
+	run "$T/calib" r 40000 100000 50000 100000
+	[ "$output" = 250 ]
+	# the cost went up 20 %, the plain calls down 20 %: the share 50 %
+	run "$T/calib" r 40000 100000 48000 80000
+	[ "$output" = 500 ]
+	run "$T/calib" r 40000 0 40000 100000
+	[ "$output" = inf ]
+	run "$T/calib" r 40000 100000 40000 0
+	[ "$output" = inf ]
+}
+
+@test "calls: as many as the aim holds, at least 8, at most the most" {
+	# 20 us at 100 ns (100000 ps) a call
+	run "$T/calib" c 100000 1000
+	[ "$output" = 200 ]
+	run "$T/calib" c 10000 1000
+	[ "$output" = 1000 ]
+	run "$T/calib" c 10000000 1000
+	[ "$output" = 8 ]
+	run "$T/calib" c 0 256
+	[ "$output" = 256 ]
+}
