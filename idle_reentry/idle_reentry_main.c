@@ -48,6 +48,7 @@
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
 
+#include "../common/calib.h"
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
@@ -56,10 +57,13 @@
 #include "../common/session.h"
 #include "../common/tp.h"
 
-#define IR_FORMAT		"idle_reentry/4"
+#define IR_FORMAT		"idle_reentry/5"
 #define MAX_DURATION_S		3600U
-#define CALIB_CALLS		1000
-#define CALIB_RUNS		5
+#define CALIB_CALLS		1000	/* the most calls of a run */
+#define CALIB_RUNS		9
+#define CALIB_PLAIN_CALLS	65536	/* the most of the plain reference's */
+/* The most the calibration after the run may take, for a stop's second. */
+#define CALIB_END_BUDGET_NS	(500 * NSEC_PER_MSEC)
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -171,6 +175,7 @@ struct ir_calib {
 	u32 hit_ps;			/* each further hook hit */
 	u32 round_ps;			/* every hook of a fast re-entry's round ... */
 	u32 round_hits;			/* ... this many */
+	u32 plain_ps;			/* the same calls, unhooked */
 };
 
 /*
@@ -209,7 +214,9 @@ struct ir_cpu {
 	bool idle_ran;		/* the idle task ran here while measuring */
 	bool calibrating;	/* a calibration's scratch state: counts */
 
-	struct ir_calib cal;
+	struct ir_calib cal;		/* before the run: the costs removed */
+	struct ir_calib cal_end;	/* after it: how far they drifted */
+	u32 cal_calls[2];		/* calls of a run, before and after */
 	struct ir_count n;
 	/* The spans as measured, summed: ns, or clock units (light). */
 	u64 raw[IR_NR_HIST];
@@ -1020,16 +1027,19 @@ static int ir_hook(void)
 }
 
 /*
- * The instrument measured by itself, on every measured CPU at once, with
- * interrupts off, once the hooks are in place and before measuring: rounds
- * of calls of this module's empty functions, hooked with the counting
- * hooks' own bodies, on a scratch state that takes every round as a
- * re-entry to count; against the same calls unhooked. A fast round (the
- * light instrument: the tick's restart, do_idle(); phases=1: the tick's
- * restart, the flush, a polled wake-up, schedule_idle(), do_idle()) gives
- * what the hooks add to each span, read from the spans the scratch state
- * recorded, and what its hooks cost the round; the same round with a pick
- * what one more hook hit adds. The best of CALIB_RUNS runs of each.
+ * The instrument measured by itself, once the hooks are in place, before
+ * measuring and again after: rounds of calls of this module's empty
+ * functions, hooked with the counting hooks' own bodies, on a scratch
+ * state that takes every round as a re-entry to count; against the same
+ * calls unhooked. A fast round (the light instrument: the tick's restart,
+ * do_idle(); phases=1: the tick's restart, the flush, a polled wake-up,
+ * schedule_idle(), do_idle()) gives what the hooks add to each span, read
+ * from the spans the scratch state recorded, and what its hooks cost the
+ * round; the same round with a pick what one more hook hit adds. The best
+ * of CALIB_RUNS runs of each, a run a stretch with interrupts off sized
+ * to IPS_CALIB_AIM_NS, one CPU at a time in process context
+ * (common/calib.h), as a re-entry runs: not in hard IRQ, its sibling
+ * and the other CPUs left alone.
  */
 /* Span @s as measured, summed, in ns. */
 static u64 ir_raw_ns(const struct ir_cpu *c, unsigned int s)
@@ -1076,25 +1086,38 @@ static const struct ir_cal_round *ir_cal_plain_of(const struct ir_cal_round *r)
 }
 
 /*
- * The best of CALIB_RUNS runs of the round @r, ps a round; the scratch
+ * The best of CALIB_RUNS runs of @calls rounds @r, ps a round, on the CPU
+ * of @k, each run a stretch with interrupts off (no hook of this CPU runs
+ * meanwhile but the calibration's, on the scratch state); the scratch
  * state's counts of the best into @best_state. Hooked and plain rounds
- * take the same loop: their difference is the hooks'.
+ * take the same loop: their difference is the hooks'. 0 where the CPU
+ * went offline.
  */
-static u64 ir_cal_run(struct ir_cpu *scratch, const struct ir_cal_round *r,
+static u64 ir_cal_run(struct ips_calib_cpu *k, struct ir_cpu *scratch,
+		      const struct ir_cal_round *r, unsigned int calls,
 		      struct ir_cpu *best_state)
 {
 	u64 best = U64_MAX, t0, t;
 	unsigned int run, i, j;
+	struct ir_cpu *cur;
 
 	for (run = 0; run < CALIB_RUNS; run++) {
+		if (!ips_calib_off(k)) {
+			ips_calib_on(k);
+			return 0;
+		}
+		cur = this_cpu_read(ir_this_cpu);
+		this_cpu_write(ir_this_cpu, scratch);
 		memset(&scratch->n, 0, sizeof(scratch->n));
 		memset(scratch->raw, 0, sizeof(scratch->raw));
 		ir_round_reset(scratch, true);
 		t0 = ips_clock_read();
-		for (i = 0; i < CALIB_CALLS; i++)
+		for (i = 0; i < calls; i++)
 			for (j = 0; j < r->n; j++)
 				r->fn[j]();
 		t = ips_clock_read() - t0;
+		this_cpu_write(ir_this_cpu, cur);
+		ips_calib_on(k);
 		if (t < best) {
 			best = t;
 			if (best_state) {
@@ -1104,7 +1127,7 @@ static u64 ir_cal_run(struct ir_cpu *scratch, const struct ir_cal_round *r,
 			}
 		}
 	}
-	return div_u64(ips_clock_ns(best * 1000), CALIB_CALLS);
+	return div_u64(ips_clock_ns(best * 1000), calls);
 }
 
 static u32 ir_cal_ps(u64 hooked, u64 plain)
@@ -1112,33 +1135,62 @@ static u32 ir_cal_ps(u64 hooked, u64 plain)
 	return hooked > plain ? min_t(u64, hooked - plain, U32_MAX) : 0;
 }
 
-/* @info: the scratch states, one per CPU. */
-static void ir_calib_cpu(void *info)
+/* The cost a CPU's drift is read on: what most of its times lose. */
+static u32 ir_cal_main(const struct ir_calib *cal)
 {
-	struct ir_cpu **scratch = info, *c = ir_this(), *s, *got;
+	return ir_phases ? cal->round_ps : cal->span_ps[H_TOTAL];
+}
+
+/* A CPU's drift of its cost's share of the plain calls, tenths of %. */
+static u64 ir_rel_drift(const struct ir_cpu *c)
+{
+	return ips_calib_rel_drift_pct10(ir_cal_main(&c->cal), c->cal.plain_ps,
+					 ir_cal_main(&c->cal_end),
+					 c->cal_end.plain_ps);
+}
+
+/* A pass of the calibration: its scratch states, and which it is. */
+struct ir_cal_pass {
+	struct ir_cpu *scratch;	/* two: the rounds', and the best run's counts */
+	bool end;		/* the one after the run */
+};
+
+static void ir_calib_cpu(struct ips_calib_cpu *k)
+{
+	const struct ir_cal_pass *a = k->arg;
 	const struct ir_cal_round *rounds = ir_phases ? ir_cal_phases : ir_cal_light;
-	unsigned int cpu = smp_processor_id(), span;
+	struct ir_cpu *c = ir_state[k->cpu], *s = a->scratch, *got = s + 1;
+	struct ir_calib cal = {};
+	unsigned int span, calls;
 	u64 plain[2], hooked[2];
 
-	if (!c)
-		return;
-	s = scratch[cpu];
 	s->calibrating = true;
-	got = s + 1;
-	/* No hook of this CPU runs meanwhile: interrupts are off. */
-	this_cpu_write(ir_this_cpu, s);
-	plain[0] = ir_cal_run(s, ir_cal_plain_of(&rounds[0]), got);
-	plain[1] = ir_cal_run(s, ir_cal_plain_of(&rounds[1]), got);
-	hooked[1] = ir_cal_run(s, &rounds[1], got);
-	hooked[0] = ir_cal_run(s, &rounds[0], got);
-	this_cpu_write(ir_this_cpu, c);
+	/* A run's calls: as many as the heavier round makes in the aim. */
+	calls = ips_calib_calls(ir_cal_run(k, s, &rounds[1], 8, NULL), CALIB_CALLS);
+	plain[0] = ir_cal_run(k, s, ir_cal_plain_of(&rounds[0]), calls, got);
+	plain[1] = ir_cal_run(k, s, ir_cal_plain_of(&rounds[1]), calls, got);
+	hooked[1] = ir_cal_run(k, s, &rounds[1], calls, got);
+	hooked[0] = ir_cal_run(k, s, &rounds[0], calls, got);
+	if (k->moved)
+		return;
 
-	c->cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
-	c->cal.round_hits = rounds[0].n;
-	c->cal.hit_ps = ir_cal_ps(hooked[1] - hooked[0], plain[1] - plain[0]);
+	cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
+	/*
+	 * The drift's reference: the plain calls of a fast round, as many
+	 * as fill a run themselves (a run of the hooked round's count of
+	 * them is too short to time well).
+	 */
+	cal.plain_ps = min_t(u64, U32_MAX,
+			     ir_cal_run(k, s, ir_cal_plain_of(&rounds[0]),
+					ips_calib_calls(plain[0], CALIB_PLAIN_CALLS),
+					NULL));
+	if (k->moved)
+		return;
+	cal.round_hits = rounds[0].n;
+	cal.hit_ps = ir_cal_ps(hooked[1] - hooked[0], plain[1] - plain[0]);
 	for (span = 0; span < IR_NR_HIST; span++) {
-		u64 raw = div_u64(ir_raw_ns(got, span) * 1000, CALIB_CALLS);
-		u32 hits = div_u64(got->n.v[IR_HITS + span], CALIB_CALLS);
+		u64 raw = div_u64(ir_raw_ns(got, span) * 1000, calls);
+		u32 hits = div_u64(got->n.v[IR_HITS + span], calls);
 		/*
 		 * Between two hooks of a span the rounds make a call of the
 		 * next function, as a plain call: not the hooks' cost. A
@@ -1146,31 +1198,58 @@ static void ir_calib_cpu(void *info)
 		 */
 		u64 gaps = div_u64(plain[0], rounds[0].n) * hits;
 
-		c->cal.span_ps[span] = min_t(u64, U32_MAX, raw > gaps ? raw - gaps : 0);
-		c->cal.span_hits[span] = hits;
+		cal.span_ps[span] = min_t(u64, U32_MAX, raw > gaps ? raw - gaps : 0);
+		cal.span_hits[span] = hits;
 	}
+	/*
+	 * A second try: before the run, the one whose plain calls ran
+	 * faster, the less disturbed (a disturbance only adds time; the
+	 * costs, differences, it can move either way); after it, the one
+	 * closer to the one before.
+	 */
+	if (k->again && c->cal_calls[a->end] && (a->end ?
+	    ips_calib_rel_drift_pct10(ir_cal_main(&c->cal), c->cal.plain_ps,
+				      ir_cal_main(&cal), cal.plain_ps) >= ir_rel_drift(c) :
+	    cal.plain_ps >= c->cal.plain_ps))
+		return;
+	if (a->end)
+		c->cal_end = cal;
+	else
+		c->cal = cal;
+	c->cal_calls[a->end] = calls;
 }
 
-/* 0, or -ENOMEM: then the hooks' costs stay unknown (zero). */
-static int ir_calibrate(void)
+/* Whether @cpu's cost drifted past @limit, or has no second calibration. */
+static bool ir_cpu_past(int cpu, u64 limit)
+{
+	const struct ir_cpu *c = ir_state[cpu];
+
+	return !c->cal_calls[1] || ir_rel_drift(c) > limit;
+}
+
+static bool ir_cpu_again(int cpu)
+{
+	return ir_cpu_past(cpu, IPS_CALIB_AGAIN_PCT10);
+}
+
+/* The scratch states of the calibration: two struct ir_cpu. */
+static struct ir_cpu *ir_scratch;
+/* The passes before and after the run. */
+static struct ips_calib_pass ir_cal_pass[2];
+
+/*
+ * Calibrate every measured CPU, one after the other: before the run, or
+ * after it (@end), within CALIB_END_BUDGET_NS. A CPU gone offline
+ * meanwhile keeps costs of 0 (nothing removed), and is not counted as
+ * calibrated.
+ */
+static void ir_calibrate(bool end)
 {
 	const struct ir_cal_round *rounds = ir_phases ? ir_cal_phases : ir_cal_light;
-	struct ir_cpu **scratch, *cur;
+	struct ir_cal_pass a = { .scratch = ir_scratch, .end = end };
 	unsigned int i, j;
-	int cpu, ret = 0;
+	struct ir_cpu *cur;
 
-	scratch = kcalloc(nr_cpu_ids, sizeof(*scratch), GFP_KERNEL);
-	if (!scratch)
-		return -ENOMEM;
-	for_each_cpu(cpu, ir_mask) {
-		/* Two: the state the rounds write, and the best run's counts. */
-		scratch[cpu] = kvzalloc_node(2 * sizeof(struct ir_cpu),
-					     GFP_KERNEL, cpu_to_node(cpu));
-		if (!scratch[cpu]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
 	/*
 	 * The calibration's rounds take the path of the real ones: a first
 	 * call of each of its functions, through the set, makes its call
@@ -1180,7 +1259,7 @@ static int ir_calibrate(void)
 	 */
 	local_irq_disable();
 	cur = this_cpu_read(ir_this_cpu);
-	this_cpu_write(ir_this_cpu, scratch[cpumask_first(ir_mask)]);
+	this_cpu_write(ir_this_cpu, ir_scratch);
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < rounds[i].n; j++)
 			rounds[i].fn[j]();
@@ -1188,14 +1267,34 @@ static int ir_calibrate(void)
 	local_irq_enable();
 	static_branch_enable(&ir_calibrating);
 	ir_hot_learn(true);
-	on_each_cpu_mask(ir_mask, ir_calib_cpu, scratch, true);
+	if (end)
+		ips_calib_end(ir_mask, ir_calib_cpu, &a, ir_cpu_again,
+			      CALIB_END_BUDGET_NS, &ir_cal_pass[1]);
+	else
+		ips_calib_start(ir_mask, ir_calib_cpu, &a, &ir_cal_pass[0]);
 	ir_hot_learn(false);
 	static_branch_disable(&ir_calibrating);
-out:
-	for_each_cpu(cpu, ir_mask)
-		kvfree(scratch[cpu]);
-	kfree(scratch);
-	return ret;
+}
+
+/*
+ * The CPUs whose cost's share of the plain calls after the run is more
+ * than the limit away from the one before, or which have none after it:
+ * their times are unproven.
+ */
+static unsigned int ir_drift_over(u64 *max_pct10)
+{
+	unsigned int over = 0;
+	int cpu;
+
+	*max_pct10 = 0;
+	for_each_cpu(cpu, ir_mask) {
+		const struct ir_cpu *c = ir_state[cpu];
+
+		if (c->cal_calls[1])
+			*max_pct10 = max(*max_pct10, ir_rel_drift(c));
+		over += ir_cpu_past(cpu, IPS_CALIB_DRIFT_LIMIT_PCT10);
+	}
+	return over;
 }
 
 /* ---- the report -------------------------------------------------------- */
@@ -1452,9 +1551,11 @@ static unsigned int ir_unproven(const struct ir_count *t)
 
 static const char *ir_status(const struct ir_count *t, bool interrupted)
 {
+	u64 drift;
+
 	if (interrupted)
 		return "interrupted";
-	if (ir_unproven(t))
+	if (ir_unproven(t) || ir_drift_over(&drift))
 		return "unproven";
 	return "complete";
 }
@@ -1468,28 +1569,60 @@ static void ir_total(struct ir_count *t)
 		ir_count_add(t, &ir_state[cpu]->n);
 }
 
-/* The spread over the measured CPUs of their calibrations' value at @off. */
-static void ir_emit_spread(struct seq_buf *sb, const char *key, size_t off)
+/*
+ * The spread over the measured CPUs of the calibration's value at @off:
+ * "calib_<name>_ns", "..._min", "..._max". (The one after the run is in
+ * each CPU's keys, and its drift in the totals: the log keeps its lines.)
+ */
+static void ir_emit_spread(struct seq_buf *sb, const char *name, size_t off)
 {
+	char key[40];
+
+	snprintf(key, sizeof(key), "calib_%s_ns", name);
 	ips_result_spread(sb, key, (void * const *)ir_state, ir_mask,
 			  offsetof(struct ir_cpu, cal) + off);
 }
 
-static void ir_emit_calib(struct seq_buf *sb, const char *pfx,
-			  const struct ir_calib *cal)
+static void ir_emit_spreads(struct seq_buf *sb)
 {
 	unsigned int s;
-	char key[32];
 
-	ips_result_ratio(sb, pfx, "calib_round_ns", cal->round_ps, 1000);
-	seq_buf_printf(sb, "%scalib_round_hits=%u\n", pfx, cal->round_hits);
-	ips_result_ratio(sb, pfx, "calib_hit_ns", cal->hit_ps, 1000);
+	ir_emit_spread(sb, "round", offsetof(struct ir_calib, round_ps));
+	ir_emit_spread(sb, "hit", offsetof(struct ir_calib, hit_ps));
+	for (s = ir_first_span(); s < IR_NR_HIST; s++)
+		ir_emit_spread(sb, hist_name[s], offsetof(struct ir_calib, span_ps[s]));
+}
+
+/* A CPU's calibration, as "<pfx><what>_...": @what "calib" or "calib_end". */
+static void ir_emit_calib(struct seq_buf *sb, const char *pfx, const char *what,
+			  const struct ir_calib *cal, u32 calls)
+{
+	unsigned int s;
+	char key[40];
+
+	seq_buf_printf(sb, "%s%s_calls=%u\n", pfx, what, calls);
+	snprintf(key, sizeof(key), "%s_round_ns", what);
+	ips_result_ratio(sb, pfx, key, cal->round_ps, 1000);
+	seq_buf_printf(sb, "%s%s_round_hits=%u\n", pfx, what, cal->round_hits);
+	snprintf(key, sizeof(key), "%s_hit_ns", what);
+	ips_result_ratio(sb, pfx, key, cal->hit_ps, 1000);
+	snprintf(key, sizeof(key), "%s_plain_ns", what);
+	ips_result_ratio(sb, pfx, key, cal->plain_ps, 1000);
 	for (s = ir_first_span(); s < IR_NR_HIST; s++) {
-		snprintf(key, sizeof(key), "calib_%s_ns", hist_name[s]);
+		snprintf(key, sizeof(key), "%s_%s_ns", what, hist_name[s]);
 		ips_result_ratio(sb, pfx, key, cal->span_ps[s], 1000);
-		snprintf(key, sizeof(key), "calib_%s_hits", hist_name[s]);
-		seq_buf_printf(sb, "%s%s=%u\n", pfx, key, cal->span_hits[s]);
+		seq_buf_printf(sb, "%s%s_%s_hits=%u\n", pfx, what, hist_name[s],
+			       cal->span_hits[s]);
 	}
+}
+
+/* The two passes of the calibration, and the drift (common/calib.c). */
+static void ir_emit_passes(struct seq_buf *sb)
+{
+	u64 drift;
+	unsigned int over = ir_drift_over(&drift);
+
+	ips_calib_emit(sb, ir_cal_pass, over, drift);
 }
 
 static void ir_emit(struct seq_buf *sb, bool interrupted)
@@ -1520,14 +1653,8 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	ir_proofs(&tot, proofs);
 	ips_hooks_emit_proofs(sb, &ir_hook_set, proofs);
-	ir_emit_spread(sb, "calib_round_ns", offsetof(struct ir_calib, round_ps));
-	ir_emit_spread(sb, "calib_hit_ns", offsetof(struct ir_calib, hit_ps));
-	for (s = ir_first_span(); s < IR_NR_HIST; s++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "calib_%s_ns", hist_name[s]);
-		ir_emit_spread(sb, key, offsetof(struct ir_calib, span_ps[s]));
-	}
+	ir_emit_passes(sb);
+	ir_emit_spreads(sb);
 
 	/* The histograms summed over the CPUs, without their buckets. */
 	for (s = 0; s < IR_NR_HIST; s++)
@@ -1538,7 +1665,17 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 		u64 cpu_raw[IR_NR_HIST], cpu_kernel = ir_phases ? 0 : ir_light_total_ns(c);
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		ir_emit_calib(sb, pfx, &c->cal);
+		ir_emit_calib(sb, pfx, "calib", &c->cal, c->cal_calls[0]);
+		ir_emit_calib(sb, pfx, "calib_end", &c->cal_end, c->cal_calls[1]);
+		/* None without a calibration after the run: no drift known. */
+		if (c->cal_calls[1]) {
+			ips_result_ratio(sb, pfx, "calib_cost_drift_pct",
+					 min_t(u64, ips_calib_drift_pct10(ir_cal_main(&c->cal),
+									  ir_cal_main(&c->cal_end)),
+					       U32_MAX), 10);
+			ips_result_ratio(sb, pfx, "calib_drift_pct",
+					 min_t(u64, ir_rel_drift(c), U32_MAX), 10);
+		}
 		for (s = 0; s < IR_NR_HIST; s++)
 			cpu_raw[s] = ir_raw_ns(c, s);
 		ir_emit_count(sb, pfx, &c->n, cpu_cost);
@@ -1563,7 +1700,7 @@ static size_t ir_result_size(void)
 	for_each_cpu(cpu, ir_mask) {
 		const struct ir_cpu *c = ir_state[cpu];
 
-		size += 3072;
+		size += 4096;
 		for (s = 0; s < IR_NR_HIST; s++)
 			size += 64 * ips_hist_used(&c->hist[s]);
 	}
@@ -1581,13 +1718,21 @@ static bool ir_unhooked = true;
 static void ir_finish(bool interrupted)
 {
 	struct ir_count tot;
+	u64 drift;
 
+	/* Hooked still, not measuring: what the hooks cost now. */
+	if (!interrupted)
+		ir_calibrate(true);
 	if (ir_unhook())
 		ir_unhooked = false;
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
 		pr_warn("the pick hook never fired in %llu rounds that switched to a task: fast_pct is unproven\n",
 			ir_phases ? tot.v[IR_SWITCHED_FAIR] : tot.v[IR_SWITCHED]);
+	if (!interrupted && ir_drift_over(&drift))
+		pr_warn("%u CPUs' cost of the instrument moved more than %u.%u%% over the run, or could not be measured after it (calib_drift_* in the result): the times are unproven\n",
+			ir_drift_over(&drift), IPS_CALIB_DRIFT_LIMIT_PCT10 / 10,
+			IPS_CALIB_DRIFT_LIMIT_PCT10 % 10);
 	if (!interrupted && ir_unproven(&tot))
 		pr_warn("%u hooks never fired where their function ran, or are missing: their figures are unproven (proof.* in the result)\n",
 			ir_unproven(&tot));
@@ -1608,6 +1753,8 @@ static void ir_free_state(void)
 		per_cpu(ir_this_cpu, cpu) = NULL;
 	ips_session_cpus_free((void **)ir_state, ir_mask);
 	ir_state = NULL;
+	kvfree(ir_scratch);
+	ir_scratch = NULL;
 	free_cpumask_var(ir_mask);
 }
 
@@ -1669,7 +1816,8 @@ static int ir_parse(void)
 	ret = -ENOMEM;
 	ir_state = (struct ir_cpu **)ips_session_cpus_alloc(ir_mask,
 							sizeof(struct ir_cpu));
-	if (!ir_state)
+	ir_scratch = kvzalloc(2 * sizeof(*ir_scratch), GFP_KERNEL);
+	if (!ir_state || !ir_scratch)
 		goto err;
 	for_each_cpu(cpu, ir_mask) {
 		unsigned int s;
@@ -1713,14 +1861,7 @@ static int __init ir_init(void)
 		return ret;
 	}
 	/* Hooked, not yet measuring: what the hooks cost on each CPU. */
-	ret = ir_calibrate();
-	if (ret) {
-		if (ir_unhook())
-			ir_unhooked = false;
-		ips_session_unlock(&ir_session);
-		ir_free_state();
-		return ir_init_ret(ret);
-	}
+	ir_calibrate(false);
 	ips_session_start(&ir_session, ir_duration);
 	ips_session_unlock(&ir_session);
 	ips_result_log_params("start");
