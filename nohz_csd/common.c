@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include "../common/calib.c"
 #include "../common/clock.c"
 #include "../common/hist.c"
 #include "../common/hook.c"

@@ -54,6 +54,7 @@
 #include <linux/workqueue.h>
 #include <asm/local.h>
 
+#include "../common/calib.h"
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
@@ -63,12 +64,15 @@
 #include "../common/thread.h"
 #include "../common/tp.h"
 
-#define NC_FORMAT		"nohz_csd/4"
+#define NC_FORMAT		"nohz_csd/5"
 #define MAX_DURATION_S		3600U
 #define MAX_LOAD_THREADS	16U
 #define DEF_LOAD_THREADS	2U
-#define CALIB_CALLS		256
-#define CALIB_RUNS		3
+#define CALIB_CALLS		256	/* the most calls of a run */
+#define CALIB_RUNS		5
+#define CALIB_PLAIN_CALLS	65536	/* the most of the plain reference's */
+/* The most the calibration after the run may take, for a stop's second. */
+#define CALIB_END_BUDGET_NS	(500 * NSEC_PER_MSEC)
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -230,6 +234,7 @@ struct nc_calib {
 	u32 span_ps;
 	u32 span_acc_ps;
 	u32 span_hits;
+	u32 plain_ps;		/* a plain call, unprobed */
 };
 
 /*
@@ -308,7 +313,9 @@ struct nc_cpu {
 	local_t kind_hits[NR_KIND];
 	local_t hits;
 	local_t acc;
-	struct nc_calib cal;
+	struct nc_calib cal;		/* before the run: the costs removed */
+	struct nc_calib cal_end;	/* after it: how far they drifted */
+	u32 cal_calls[2];		/* calls of a run, before and after */
 	/* The hits and their cost from the measurement's start to its end. */
 	u64 m_kind_hits[NR_KIND];
 	u64 m_acc;
@@ -981,9 +988,11 @@ static int nc_hook(void)
 
 /*
  * The instrument measured by itself, on each watched CPU in turn (an
- * emulated CPU's clock runs on while another CPU executes), with
- * interrupts off, once every probe is in place and before the session
- * measures. This module's functions are called CALIB_CALLS times, probed
+ * emulated CPU's clock runs on while another CPU executes), in process
+ * context, in stretches with interrupts off (common/calib.h), once every
+ * probe is in place, before the session measures and again after. This
+ * module's functions are called some times a run (as many as
+ * IPS_CALIB_AIM_NS holds, at most CALIB_CALLS), probed
  * as the kernel's are, with the very bodies of the counting probes on a
  * scratch state, against the same calls unprobed, the best of CALIB_RUNS
  * runs each: each kind's hit (a tracepoint's probe is called as a static
@@ -1048,9 +1057,9 @@ struct nc_cal_spans {
 };
 
 /*
- * The calibration's kprobes missed so far: a hit that finds another kprobe
- * running on the CPU (the calibration's interrupt cut into one) runs no
- * handler, and would make its run look cheap.
+ * The calibration's kprobes missed so far: a hit that finds another
+ * kprobe's handler running on the CPU runs none of its own, and would
+ * make its run look cheap.
  */
 static unsigned long nc_cal_misses(void)
 {
@@ -1060,27 +1069,41 @@ static unsigned long nc_cal_misses(void)
 }
 
 /*
- * The best of CALIB_RUNS runs of CALIB_CALLS steps @what (a run with a
- * missed kprobe hit does not count): ps a step.
+ * The best of CALIB_RUNS runs of @calls steps @what (a run with a missed
+ * kprobe hit does not count), each a stretch with interrupts off on the
+ * CPU of @k, its probes writing the scratch state @s: ps a step. 0 where
+ * the CPU went offline.
  */
-static __always_inline u64 nc_cal_time(struct nc_cpu *s, unsigned int what,
+static __always_inline u64 nc_cal_time(struct ips_calib_cpu *k,
+				       struct nc_cpu *s, unsigned int what,
+				       unsigned int calls,
 				       struct nc_cal_spans *best)
 {
 	u64 t0, t, min = U64_MAX;
 	unsigned int run, i;
 	unsigned long missed;
+	struct nc_cpu *cur;
 
 	for (run = 0; run < CALIB_RUNS; run++) {
 		missed = nc_cal_misses();
+		if (!ips_calib_off(k)) {
+			ips_calib_on(k);
+			return 0;
+		}
+		/* No probe of this CPU runs meanwhile but the calibration's. */
+		cur = this_cpu_read(nc_this_cpu);
+		this_cpu_write(nc_this_cpu, s);
 		/* The kick's state and counts; the costs stay. */
 		memset(s, 0, offsetof(struct nc_cpu, kind_hits));
 		s->delay_raw_ns = 0;
 		s->delay_acc = 0;
 		s->delay_hits = 0;
 		t0 = ips_clock_read();
-		for (i = 0; i < CALIB_CALLS; i++)
+		for (i = 0; i < calls; i++)
 			nc_cal_step(what);
 		t = ips_clock_read() - t0;
+		this_cpu_write(nc_this_cpu, cur);
+		ips_calib_on(k);
 		if (t < min && nc_cal_misses() == missed) {
 			min = t;
 			if (best) {
@@ -1092,7 +1115,7 @@ static __always_inline u64 nc_cal_time(struct nc_cpu *s, unsigned int what,
 	}
 	if (min == U64_MAX)
 		return 0;
-	return div_u64(ips_clock_ns(min * 1000), CALIB_CALLS);
+	return div_u64(ips_clock_ns(min * 1000), calls);
 }
 
 static u32 nc_cal_ps(u64 probed, u64 plain)
@@ -1100,53 +1123,129 @@ static u32 nc_cal_ps(u64 probed, u64 plain)
 	return probed > plain ? min_t(u64, probed - plain, U32_MAX) : 0;
 }
 
-/* On one watched CPU, interrupts off; @info: the scratch state. */
-static void nc_calib_cpu(void *info)
+/* A CPU's drift of its span cost's share of a plain call, tenths of %. */
+static u64 nc_rel_drift(const struct nc_cpu *c)
 {
-	struct nc_cpu *s = info, *c = nc_this();
+	return ips_calib_rel_drift_pct10(c->cal.span_ps, c->cal.plain_ps,
+					 c->cal_end.span_ps, c->cal_end.plain_ps);
+}
+
+/* Whether @cpu's cost drifted past @limit, or has no second calibration. */
+static bool nc_cpu_past(int cpu, u64 limit)
+{
+	const struct nc_cpu *c = nc_state[cpu];
+
+	return !c->cal_calls[1] || nc_rel_drift(c) > limit;
+}
+
+static bool nc_cpu_again(int cpu)
+{
+	return nc_cpu_past(cpu, IPS_CALIB_AGAIN_PCT10);
+}
+
+/* A pass of the calibration: its scratch state, and which it is. */
+struct nc_cal_pass {
+	struct nc_cpu *scratch;
+	bool end;		/* the one after the run */
+};
+
+static void nc_calib_cpu(struct ips_calib_cpu *k)
+{
+	const struct nc_cal_pass *a = k->arg;
+	struct nc_cpu *s = a->scratch, *c = nc_state[k->cpu];
 	struct nc_calib *cal = &s->cal;
 	struct nc_cal_spans spans = {};
+	unsigned int calls;
 	u64 plain, empty;
 
-	if (!c)
-		return;
 	memset(cal, 0, sizeof(*cal));
-	/* No probe of this CPU runs meanwhile but the calibration's. */
-	this_cpu_write(nc_this_cpu, s);
-	plain = nc_cal_time(s, CAL_PLAIN, NULL);
-	empty = nc_cal_time(s, CAL_EMPTY, NULL);
-	cal->hit_ps[K_KRETPROBE] = nc_cal_ps(nc_cal_time(s, CAL_KRETPROBE, NULL), plain);
-	cal->hit_ps[K_KPROBE] = nc_cal_ps(nc_cal_time(s, CAL_KPROBE, NULL), plain);
-	cal->hit_ps[K_TRACEPOINT] = nc_cal_ps(nc_cal_time(s, CAL_TRACEPOINT, NULL), empty);
-	cal->hit_ps[K_HOOK] = nc_cal_ps(nc_cal_time(s, CAL_HOOK, NULL), plain);
-	nc_cal_time(s, CAL_SPAN, &spans);
-	cal->span_ps = min_t(u64, div_u64(spans.raw_ns * 1000, CALIB_CALLS),
-			     U32_MAX);
-	cal->span_acc_ps = min_t(u64, div_u64(spans.acc, CALIB_CALLS), U32_MAX);
-	cal->span_hits = div_u64(spans.hits, CALIB_CALLS);
-	this_cpu_write(nc_this_cpu, c);
-	c->cal = *cal;
+	/* A run's calls: as many span steps, the heaviest, as the aim holds. */
+	calls = ips_calib_calls(nc_cal_time(k, s, CAL_SPAN, 8, NULL), CALIB_CALLS);
+	plain = nc_cal_time(k, s, CAL_PLAIN, calls, NULL);
+	empty = nc_cal_time(k, s, CAL_EMPTY, calls, NULL);
+	cal->hit_ps[K_KRETPROBE] = nc_cal_ps(nc_cal_time(k, s, CAL_KRETPROBE, calls, NULL), plain);
+	cal->hit_ps[K_KPROBE] = nc_cal_ps(nc_cal_time(k, s, CAL_KPROBE, calls, NULL), plain);
+	cal->hit_ps[K_TRACEPOINT] = nc_cal_ps(nc_cal_time(k, s, CAL_TRACEPOINT, calls, NULL),
+					      empty);
+	cal->hit_ps[K_HOOK] = nc_cal_ps(nc_cal_time(k, s, CAL_HOOK, calls, NULL), plain);
+	nc_cal_time(k, s, CAL_SPAN, calls, &spans);
+	if (k->moved)
+		return;
+	cal->span_ps = min_t(u64, div_u64(spans.raw_ns * 1000, calls), U32_MAX);
+	cal->span_acc_ps = min_t(u64, div_u64(spans.acc, calls), U32_MAX);
+	cal->span_hits = div_u64(spans.hits, calls);
+	/*
+	 * The drift's reference: plain calls, as many as fill a run
+	 * themselves (the span's count of them is too short to time well).
+	 */
+	cal->plain_ps = min_t(u64, U32_MAX,
+			      nc_cal_time(k, s, CAL_PLAIN,
+					  ips_calib_calls(plain, CALIB_PLAIN_CALLS), NULL));
+	if (k->moved)
+		return;
+	/*
+	 * A second try: before the run, the one whose plain calls ran
+	 * faster, the less disturbed (a disturbance only adds time; the
+	 * costs, differences, it can move either way); after it, the one
+	 * closer to the one before.
+	 */
+	if (k->again && c->cal_calls[a->end] && (a->end ?
+	    ips_calib_rel_drift_pct10(c->cal.span_ps, c->cal.plain_ps,
+				      cal->span_ps, cal->plain_ps) >= nc_rel_drift(c) :
+	    cal->plain_ps >= c->cal.plain_ps))
+		return;
+	if (a->end)
+		c->cal_end = *cal;
+	else
+		c->cal = *cal;
+	c->cal_calls[a->end] = calls;
+}
+
+/* The passes before and after the run. */
+static struct ips_calib_pass nc_cal_pass[2];
+
+/*
+ * Calibrate every watched CPU, one after the other: before the run, or
+ * after it (@end), within CALIB_END_BUDGET_NS. A CPU gone offline
+ * meanwhile keeps costs of 0 (nothing removed), and is not counted as
+ * calibrated. 0, or -ENOMEM.
+ */
+static int nc_calibrate(bool end)
+{
+	struct nc_cal_pass a = { .end = end };
+
+	a.scratch = kvzalloc(sizeof(*a.scratch), GFP_KERNEL);
+	if (!a.scratch)
+		return -ENOMEM;
+	ips_hist_init(&a.scratch->delay);
+	if (end)
+		ips_calib_end(nc_mask, nc_calib_cpu, &a, nc_cpu_again,
+			      CALIB_END_BUDGET_NS, &nc_cal_pass[1]);
+	else
+		ips_calib_start(nc_mask, nc_calib_cpu, &a, &nc_cal_pass[0]);
+	kvfree(a.scratch);
+	return 0;
 }
 
 /*
- * Calibrate every watched CPU, one after the other; a CPU gone offline
- * meanwhile keeps costs of 0 (nothing removed). 0, or -ENOMEM.
+ * The CPUs whose delay span's cost, as a share of a plain call, after the
+ * run is more than the limit away from the one before, or which have none
+ * after it: their delays are unproven.
  */
-static int nc_calibrate(void)
+static unsigned int nc_drift_over(u64 *max_pct10)
 {
-	struct nc_cpu *s;
+	unsigned int over = 0;
 	int cpu;
 
-	s = kvzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	ips_hist_init(&s->delay);
+	*max_pct10 = 0;
 	for_each_cpu(cpu, nc_mask) {
-		smp_call_function_single(cpu, nc_calib_cpu, s, 1);
-		cond_resched();
+		const struct nc_cpu *c = nc_state[cpu];
+
+		if (c->cal_calls[1])
+			*max_pct10 = max(*max_pct10, nc_rel_drift(c));
+		over += nc_cpu_past(cpu, IPS_CALIB_DRIFT_LIMIT_PCT10);
 	}
-	kvfree(s);
-	return 0;
+	return over;
 }
 
 /*
@@ -1304,26 +1403,55 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%sdelay_probe_hits=%llu\n", pfx, c->delay_hits);
 }
 
-/* A CPU's calibration, ns. */
-static void nc_emit_calib(struct seq_buf *sb, const char *pfx,
-			  const struct nc_calib *cal)
+/* A CPU's calibration, ns, as "<pfx><what>_...": "calib" or "calib_end". */
+static void nc_emit_calib(struct seq_buf *sb, const char *pfx, const char *what,
+			  const struct nc_calib *cal, u32 calls)
 {
 	unsigned int k;
-	char key[32];
+	char key[40];
 
+	seq_buf_printf(sb, "%s%s_calls=%u\n", pfx, what, calls);
 	for (k = 0; k < NR_KIND; k++) {
-		snprintf(key, sizeof(key), "calib_%s_ns", nc_kind_name[k]);
+		snprintf(key, sizeof(key), "%s_%s_ns", what, nc_kind_name[k]);
 		ips_result_ratio(sb, pfx, key, cal->hit_ps[k], 1000);
 	}
-	ips_result_ratio(sb, pfx, "calib_span_ns", cal->span_ps, 1000);
-	seq_buf_printf(sb, "%scalib_span_hits=%u\n", pfx, cal->span_hits);
+	snprintf(key, sizeof(key), "%s_span_ns", what);
+	ips_result_ratio(sb, pfx, key, cal->span_ps, 1000);
+	seq_buf_printf(sb, "%s%s_span_hits=%u\n", pfx, what, cal->span_hits);
+	snprintf(key, sizeof(key), "%s_plain_ns", what);
+	ips_result_ratio(sb, pfx, key, cal->plain_ps, 1000);
 }
 
-/* The spread over the watched CPUs of their calibrations' value at @off. */
-static void nc_emit_spread(struct seq_buf *sb, const char *key, size_t off)
+/*
+ * The spread over the watched CPUs of the calibration's value at @off:
+ * "calib_<name>_ns", "..._min", "..._max". (The one after the run is in
+ * each CPU's keys, and its drift in the totals: the log keeps its lines.)
+ */
+static void nc_emit_spread(struct seq_buf *sb, const char *name, size_t off)
 {
+	char key[40];
+
+	snprintf(key, sizeof(key), "calib_%s_ns", name);
 	ips_result_spread(sb, key, (void * const *)nc_state, nc_mask,
 			  offsetof(struct nc_cpu, cal) + off);
+}
+
+static void nc_emit_spreads(struct seq_buf *sb)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KIND; i++)
+		nc_emit_spread(sb, nc_kind_name[i], offsetof(struct nc_calib, hit_ps[i]));
+	nc_emit_spread(sb, "span", offsetof(struct nc_calib, span_ps));
+}
+
+/* The two passes of the calibration, and the drift (common/calib.c). */
+static void nc_emit_passes(struct seq_buf *sb)
+{
+	u64 drift;
+	unsigned int over = nc_drift_over(&drift);
+
+	ips_calib_emit(sb, nc_cal_pass, over, drift);
 }
 
 /*
@@ -1397,6 +1525,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	static struct nc_cpu tot;
 	struct nc_cpu *all = &tot;
 	const char *why;
+	u64 drift;
 	char pfx[24];
 	int cpu;
 
@@ -1414,19 +1543,15 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "load_offline=%d\n", atomic_read(&nc_load_offline));
 	nc_proofs(proofs);
 	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
-		       nc_unproven(proofs) ? "unproven" : "complete");
+		       nc_unproven(proofs) || nc_drift_over(&drift) ? "unproven" :
+		       "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n", measured);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
 	ips_hooks_emit(sb, &nc_hook_set,
 		       "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
 	ips_hooks_emit_proofs(sb, &nc_hook_set, proofs);
-	for (i = 0; i < NR_KIND; i++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "calib_%s_ns", nc_kind_name[i]);
-		nc_emit_spread(sb, key, offsetof(struct nc_calib, hit_ps[i]));
-	}
-	nc_emit_spread(sb, "calib_span_ns", offsetof(struct nc_calib, span_ps));
+	nc_emit_passes(sb);
+	nc_emit_spreads(sb);
 
 	memset(all, 0, sizeof(*all));
 	ips_hist_init(&all->delay);
@@ -1434,7 +1559,17 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		const struct nc_cpu *c = nc_state[cpu];
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		nc_emit_calib(sb, pfx, &c->cal);
+		nc_emit_calib(sb, pfx, "calib", &c->cal, c->cal_calls[0]);
+		nc_emit_calib(sb, pfx, "calib_end", &c->cal_end, c->cal_calls[1]);
+		/* None without a calibration after the run: no drift known. */
+		if (c->cal_calls[1]) {
+			ips_result_ratio(sb, pfx, "calib_cost_drift_pct",
+					 min_t(u64, ips_calib_drift_pct10(c->cal.span_ps,
+									  c->cal_end.span_ps),
+					       U32_MAX), 10);
+			ips_result_ratio(sb, pfx, "calib_drift_pct",
+					 min_t(u64, nc_rel_drift(c), U32_MAX), 10);
+		}
 		nc_emit_cpu(sb, pfx, c, true, measured);
 		ncpus++;
 		for (i = 0; i < NR_NC; i++)
@@ -1459,7 +1594,7 @@ static size_t nc_result_size(void)
 	int cpu;
 
 	for_each_cpu(cpu, nc_mask)
-		size += 2048 + 64 * ips_hist_used(&nc_state[cpu]->delay);
+		size += 3072 + 64 * ips_hist_used(&nc_state[cpu]->delay);
 	return size;
 }
 
@@ -1476,6 +1611,9 @@ static void nc_finish(bool interrupted)
 	nc_missed = nc_probe_misses() - nc_missed_base;
 	nc_measure_hits(false);
 	nc_load_end();
+	/* Probed still, not measuring, the load gone: what they cost now. */
+	if (!interrupted && nc_calibrate(true))
+		pr_warn("no memory to calibrate after the run: the drift is unknown\n");
 	nc_unhook();
 	/* Nothing moves now. What counted kicks were still waiting for: */
 	for_each_cpu(cpu, nc_mask) {
@@ -1495,6 +1633,12 @@ static void nc_finish(bool interrupted)
 			nc_missed);
 	if (!interrupted) {
 		enum ips_hook_proof proofs[NR_HK];
+		u64 drift;
+
+		if (nc_drift_over(&drift))
+			pr_warn("%u CPUs' cost of the probes moved more than %u.%u%% over the run, or could not be measured after it (calib_drift_* in the result): the delays are unproven\n",
+				nc_drift_over(&drift), IPS_CALIB_DRIFT_LIMIT_PCT10 / 10,
+				IPS_CALIB_DRIFT_LIMIT_PCT10 % 10);
 
 		nc_proofs(proofs);
 		if (nc_unproven(proofs))
@@ -1617,7 +1761,7 @@ static int nc_begin(void)
 	if (ret)
 		return ret;
 	/* Hooked, not yet measuring, no load yet: what the probes cost. */
-	ret = nc_calibrate();
+	ret = nc_calibrate(false);
 	if (!ret)
 		ret = nc_load_start();
 	if (ret) {

@@ -37,13 +37,14 @@ cpuidle_driver() {
 # "Using nohz_csd"), per watched CPU and in total, and no probe hit missed.
 # shellcheck disable=SC2154 # vals sets the variables
 check_nc() {
-	[ "$(val nohz_csd format)" = nohz_csd/4 ] || fail "unknown result format"
+	[ "$(val nohz_csd format)" = nohz_csd/5 ] || fail "unknown result format"
 	[ "$(val nohz_csd times)" = kernel ] || fail "times=$(val nohz_csd times)"
 	# Every watched CPU calibrated: each kind's hit costs something.
 	for k in kretprobe kprobe tracepoint hook span; do
 		check "$(val nohz_csd "calib_${k}_ns_min") > 0" "calib_${k}_ns_min is 0"
 	done
 	check "$(val nohz_csd nmissed) == 0" "probe hits missed"
+	check_calib nohz_csd span
 	check_map nohz_csd
 	if grep -q '^proof\..*=unproven$' "$TMP/nohz_csd"; then
 		fail "unproven hooks: $(grep '^proof\..*=unproven$' "$TMP/nohz_csd" | tr '\n' ' ')"
