@@ -1187,7 +1187,10 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 	if (k->moved)
 		return;
 	cal.round_hits = rounds[0].n;
-	cal.hit_ps = ir_cal_ps(hooked[1] - hooked[0], plain[1] - plain[0]);
+	/* Noise can order two near runs either way: no difference wraps. */
+	cal.hit_ps = hooked[1] > hooked[0] ?
+		     ir_cal_ps(hooked[1] - hooked[0],
+			       plain[1] > plain[0] ? plain[1] - plain[0] : 0) : 0;
 	for (span = 0; span < IR_NR_HIST; span++) {
 		u64 raw = div_u64(ir_raw_ns(got, span) * 1000, calls);
 		u32 hits = div_u64(got->n.v[IR_HITS + span], calls);
