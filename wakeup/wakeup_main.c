@@ -66,7 +66,7 @@
 #include "../common/thread.h"
 #include "../common/tp.h"
 
-#define WAKEUP_FORMAT		"wakeup/2"
+#define WAKEUP_FORMAT		"wakeup/3"
 #define MAX_NUMWAKE		100000000UL
 #define MAX_DURATION_S		3600U
 #define TIME_CAP_S		600U
@@ -226,6 +226,7 @@ struct wk_sender {
 	/* Written on the target (the wakee, or the call's callback). */
 	unsigned long ack ____cacheline_aligned_in_smp;
 	u64 t1;
+	bool woke;			/* rpc=1: the callback woke the sender */
 	/*
 	 * The target's counts, copied there at each ack: rpc=0 into
 	 * tn[seq & 1], beside the previous ack's (wk_wake_delta()); rpc=1
@@ -451,10 +452,10 @@ static void wk_irq_counts(unsigned int *call, unsigned int *res)
 
 /* ---- the wake loop ------------------------------------------------------- */
 
-static __always_inline void wk_snap(struct wk_counts *d)
+/* The probes' counts of @c into @d. */
+static __always_inline void wk_copy(struct wk_counts *d,
+				    const struct wk_counts *c)
 {
-	struct wk_counts *c = this_cpu_ptr(&wk_cpu.n);
-
 	d->act[0] = READ_ONCE(c->act[0]);
 	d->act[1] = READ_ONCE(c->act[1]);
 	d->noipi = READ_ONCE(c->noipi);
@@ -462,8 +463,27 @@ static __always_inline void wk_snap(struct wk_counts *d)
 	d->res_ipi = READ_ONCE(c->res_ipi);
 	d->cf_ipi = READ_ONCE(c->cf_ipi);
 	d->hits = READ_ONCE(c->hits);
+}
+
+static __always_inline void wk_snap(struct wk_counts *d)
+{
+	wk_copy(d, this_cpu_ptr(&wk_cpu.n));
 	d->kcall = wk_irq_this_cpu(true);
 	d->kres = wk_irq_this_cpu(false);
+}
+
+/*
+ * rpc=1, before the first call: the target's counts, as the sender reads
+ * them from its own CPU. Every wake-up of the sender before the run (its
+ * start, run.go's) was counted where it fired, maybe on the target, and
+ * before the sender ran again (under the sender's runqueue lock, which
+ * its schedule() then took): seen here, and out of the first call's.
+ */
+static void wk_snap_cpu(struct wk_counts *d, int cpu)
+{
+	wk_copy(d, per_cpu_ptr(&wk_cpu.n, cpu));
+	d->kcall = wk_irq_count(cpu, true);
+	d->kres = wk_irq_count(cpu, false);
 }
 
 /* @now - @prev into @d, and @prev = @now. */
@@ -486,18 +506,19 @@ static void wk_delta(struct wk_counts *d, struct wk_counts *prev,
  * The path of one wake-up of task @who (0: the wakee, 1: the sender) from
  * what the probes counted during it on the waker's CPU (@w) and the
  * wakee's (@t): activated on the wakee's CPU, the wake list; on the
- * waker's, a remote enqueue; then polled, a real IPI, or neither. NR: seen
- * on neither CPU, or both.
+ * waker's, a remote enqueue; then polled, a real IPI, or neither. A
+ * wake-up is one activation: NR when the two CPUs counted other than one
+ * (counts that were not this wake-up's).
  */
 static __always_inline enum wk_scope wk_path(const struct wk_counts *w,
 					     const struct wk_counts *t,
 					     int who)
 {
-	if (t->act[who] && !w->act[who])
+	if (t->act[who] + w->act[who] != 1)
+		return NR_WK_SCOPES;
+	if (t->act[who])
 		return w->noipi ? WK_WL_POLL : t->cfs_ipi ? WK_WL_IPI : WK_BUSY;
-	if (w->act[who] && !t->act[who])
-		return w->noipi ? WK_RQ_POLL : t->res_ipi ? WK_RQ_IPI : WK_BUSY;
-	return NR_WK_SCOPES;
+	return w->noipi ? WK_RQ_POLL : t->res_ipi ? WK_RQ_IPI : WK_BUSY;
 }
 
 static __always_inline void wk_account(struct wk_sender *s,
@@ -654,8 +675,15 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 			if (unlikely(path == WK_BUSY))
 				wk_wake_sign(s, seq, &dt);
 		}
+		/*
+		 * The pause ends with the sender's wake-up by its timer, on
+		 * its CPU: this CPU's counts are taken again after it, so that
+		 * it is in no wake-up's counts.
+		 */
 		if (pause)
 			usleep_range(pause, pause);
+		if (pause && timed)
+			wk_snap(&pw);
 		ips_thread_pause();
 	}
 	if (timed)
@@ -712,7 +740,8 @@ static void wk_rpc_cb(void *info)
 	struct wk_sender *s = info;
 
 	WRITE_ONCE(s->t1, READ_ONCE(s->seq));	/* the sender's wake condition */
-	wake_up_process(s->task);
+	/* 0: the sender saw t1 before it slept, and no wake-up was needed. */
+	WRITE_ONCE(s->woke, wake_up_process(s->task));
 	if (wk_timing)
 		wk_snap(&s->tn[0]);
 	/* Pairs with wk_wait_ack(): the counts copied go first. */
@@ -743,8 +772,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 
 	if (timed) {
 		wk_snap(&pw);
-		pt.kcall = wk_irq_count(target, true);
-		pt.kres = wk_irq_count(target, false);
+		wk_snap_cpu(&pt, target);
 	}
 	while (s->sent < limit && !READ_ONCE(run.stop)) {
 		if (unlikely(raw_smp_processor_id() != cpu)) {
@@ -796,13 +824,19 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			s->count[call]++;
 			ips_hist_add(&s->hist[call], t1 - t0);
 			wk_sign(s, call, &dt);
-			/* The wake-up came from the target: roles swapped. */
-			path = wk_path(&dt, &dw, 1);
+			/*
+			 * The wake-up came from the target: roles swapped. A
+			 * round trip with none (the sender never slept) is busy.
+			 */
+			path = READ_ONCE(s->woke) ? wk_path(&dt, &dw, 1) : WK_BUSY;
 			wk_account(s, path, t1 - t0);
 			wk_sign(s, path, &dw);
 		}
+		/* The pause's own wake-up: as in wk_loop_wake(). */
 		if (pause)
 			usleep_range(pause, pause);
+		if (pause && timed)
+			wk_snap(&pw);
 		ips_thread_pause();
 	}
 	return ret;

@@ -20,7 +20,7 @@ wake() {
 # add up to the total, none unclassified), per sender and in total.
 # shellcheck disable=SC2154 # vals sets the variables
 check_wake() {
-	[ "$(val wakeup format)" = wakeup/2 ] || fail "unknown result format"
+	[ "$(val wakeup format)" = wakeup/3 ] || fail "unknown result format"
 	_n=$(val wakeup senders)
 	_i=0 _sum=0
 	while [ "$_i" -lt "$_n" ]; do
@@ -217,8 +217,18 @@ test_wakeup_ttwu_queue() {
 
 # RPC: the call and the wake-up back, each in one path, adding up; the
 # wake-up back in the path wakeup_path_split expects.
+# insmod on the target's CPU: the sender's start (its wake-up, run.go's)
+# is then counted there on a kernel that enqueues it from there (no wake
+# list: PREEMPT_RT), before the first call; it must stay out of the first
+# round trip, which check_wake sees as one activation of the sender. Then
+# a pause between round trips (delay=), which ends with a wake-up of the
+# sender by its timer: in no round trip's counts either.
 test_wakeup_rpc() {
 	need_cpus 2
+	printf '#!/bin/sh\nexec taskset -c %s insmod "$@"\n' "$(($(cpu 0) + 1))" >"$TMP/insmod-target"
+	chmod +x "$TMP/insmod-target"
+	# shellcheck disable=SC2034 # load_module (scripts/lib.sh) reads it
+	IPISTORM_INSMOD=$TMP/insmod-target
 	wake numwake=5000 rpc=1 cpulist="$(cpu 0)"
 	check_wake
 	[ "$(val wakeup status)" = complete ] || fail "status=$(val wakeup status)"
@@ -236,6 +246,9 @@ test_wakeup_rpc() {
 		check "$(val wakeup call_poll.wakeups) > $c / 2" "polling target: the calls were not polled"
 		wk_expect "$(wk_queue)_poll"
 	fi
+	wake numwake=1000 rpc=1 delay=10 cpulist="$(cpu 0)"
+	check_wake
+	[ "$(val wakeup status)" = complete ] || fail "delay=10: status=$(val wakeup status)"
 }
 
 test_wakeup_untimed() {

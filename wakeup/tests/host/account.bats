@@ -64,3 +64,56 @@ build() {
 	# wrapped to 2^64 - 35 and 2^64 - 1 in the histogram's maximum
 	[ "$output" = "3 3 2000 1200 2" ]
 }
+
+# build_path: path, which reads "T W" lines (the activations the wakee's
+# CPU and the waker's counted, the waker's noipi 1) and prints the path
+# wk_path() gives, taken out of wakeup_main.c as it is.
+build_path() {
+	awk '$0 ~ /[ *]wk_path\(/ && !/;$/ { on = 1 }
+		on { print } on && /^}/ { exit }' "$F" >"$T/path.inc"
+	[ -s "$T/path.inc" ] || { echo "no wk_path in $F"; return 1; }
+	sed -n '/^enum wk_scope {/,/^};/p' "$F" >"$T/scope.inc"
+	cat >"$T/path.c" <<-'EOF'
+	#include <inttypes.h>
+	#include <stdio.h>
+
+	typedef uint64_t u64;
+	#undef __always_inline
+	#define __always_inline inline
+	#include "scope.inc"
+	struct wk_counts { u64 act[2], noipi, cfs_ipi, res_ipi; };
+	#include "path.inc"
+
+	int main(void)
+	{
+		static const char *const name[] = {
+			[WK_WL_POLL] = "wl_poll", [WK_RQ_POLL] = "rq_poll",
+			[NR_WK_SCOPES] = "unclassified",
+		};
+		unsigned long long a, b;
+
+		while (scanf("%llu %llu", &a, &b) == 2) {
+			struct wk_counts t = { .act = { a } };
+			struct wk_counts w = { .act = { b }, .noipi = 1 };
+			enum wk_scope p = wk_path(&w, &t, 0);
+
+			printf("%s\n", name[p] ? name[p] : "other");
+		}
+		return 0;
+	}
+	EOF
+	gcc -O2 -Wall -Werror -o "$T/path" "$T/path.c"
+}
+
+@test "wakeup: a wake-up is one activation: none, or more than one, is unclassified" {
+	build_path
+	run "$T/path" <<<"1 0 0 1 0 0 1 1 2 0 0 2"
+	[ "$status" -eq 0 ]
+	# wakeup/2 put 2 activations on one CPU in its path
+	[ "$output" = "wl_poll
+rq_poll
+unclassified
+unclassified
+unclassified
+unclassified" ]
+}
