@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # Tests of the hackbench benchmark (a program, hackbench/bench.conf),
 # sourced by scripts/selftest.sh; battery_run serves the battery's other
-# tests too (cyclictest, netperf, tbench).
+# tests too (cyclictest, netperf, netperf_stream, tbench).
 
 # battery_run N BENCH PARAMS...: run.sh BENCH PARAMS, N iterations and no
 # warm-up, into $TMP/BENCH-run; every iteration's result complete with

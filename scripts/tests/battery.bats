@@ -11,6 +11,9 @@ bats_require_minimum_version 1.5.0
 #   tbench/tests/fixtures/clients2.txt    tbench -t 3 2 127.0.0.1 (tbench_srv beside it)
 #   netperf/tests/fixtures/TCP_RR.txt, UDP_RR.txt  netperf ... -t TCP_RR -l 2 -- -r 1,1 -k ...
 #     (netserver -D -L 127.0.0.1 beside it; the selectors of netperf/bench.conf)
+#   netperf_stream/tests/fixtures/TCP_STREAM.txt, UDP_STREAM.txt
+#     netperf ... -t TCP_STREAM -l 2 -- -m 16384 -k ... (netserver beside it;
+#     the selectors of netperf_stream/bench.conf)
 # run.sh is run against a fake machine (fixtures/sysfs-2s16 as /sys and
 # /proc) with stand-ins of the programs that print those outputs, and once
 # with the real hackbench when it is installed.
@@ -61,9 +64,9 @@ fake_server() {
 }
 
 @test "battery: the program benchmarks are declared, apart from the module folders" {
-	[ "$(suite_benches "$TOP" | tr '\n' ' ')" = "cyclictest hackbench idle_reentry ipistorm netperf nohz_csd tbench wakeup " ]
+	[ "$(suite_benches "$TOP" | tr '\n' ' ')" = "cyclictest hackbench idle_reentry ipistorm netperf netperf_stream nohz_csd tbench wakeup " ]
 	[ "$(suite_kmods "$TOP" | tr '\n' ' ')" = "idle_reentry ipistorm nohz_csd wakeup " ]
-	for b in cyclictest hackbench netperf tbench; do
+	for b in cyclictest hackbench netperf netperf_stream tbench; do
 		bench_check "$TOP" "$b"
 		[ "$(bench_kind "$TOP" "$b")" = program ]
 		[ -f "$TOP/$b/parse.awk" ]
@@ -92,7 +95,7 @@ fake_server() {
 			n=$((n + 1))
 		done
 	done
-	[ "$n" -eq 7 ]
+	[ "$n" -eq 9 ]
 }
 
 @test "battery: hackbench's time in ns and its messages per second" {
@@ -156,6 +159,55 @@ fake_server() {
 	# a throughput in another unit (a _STREAM test's) is no transaction rate
 	run awk -f "$TOP/netperf/parse.awk" < <(sed 's|^THROUGHPUT_UNITS=.*|THROUGHPUT_UNITS=10^6bits/s|' "$TOP/netperf/tests/fixtures/TCP_RR.txt")
 	[[ $output != *trans_per_sec* ]]
+}
+
+@test "battery: netperf_stream's rates in bytes a second, its loss from the bytes each side counted" {
+	run parse netperf_stream TCP_STREAM.txt
+	[[ $output == protocol=TCP$'\n'* ]]
+	[[ $output == *$'\ntotal.sent_bytes=2538520576\ntotal.recv_bytes=2538520576\n'* ]]
+	# 10140.68 10^6 bits/s: 1267585000 bytes a second
+	[[ $output == *$'\ntotal.send_bytes_per_sec=1267585000\ntotal.recv_bytes_per_sec=1267585000\n'* ]]
+	[[ $output == *$'\ntotal.loss_pct=0.00' ]]
+	[[ $output != *failure=* ]]
+	run parse netperf_stream UDP_STREAM.txt
+	[[ $output == protocol=UDP$'\n'* ]]
+	[[ $output == *$'\ntotal.recv_bytes_per_sec=1065448750\n'* ]]
+	# (3996286976 - 2131116032) / 3996286976: 46.67 % of the bytes dropped
+	[[ $output == *$'\ntotal.loss_pct=46.67' ]]
+	local f=$TOP/netperf_stream/tests/fixtures/UDP_STREAM.txt
+	run awk -v param_duration=2 -v param_test=TCP_STREAM -f "$TOP/netperf_stream/parse.awk" "$f"
+	[ "${lines[0]}" = "failure=netperf ran a UDP test, the command asked TCP_STREAM" ]
+	run awk -v param_duration=4 -f "$TOP/netperf_stream/parse.awk" "$f"
+	[ "${lines[0]}" = "failure=netperf ran 2.00 s of the 4 s asked (-l): cut short" ]
+	run awk -v param_size=8192 -f "$TOP/netperf_stream/parse.awk" "$f"
+	[ "${lines[0]}" = "failure=netperf sent 16384 bytes a call, the command asked 8192" ]
+	run awk -v param_size=16384 -v param_duration=2 -v param_test=UDP_STREAM -f "$TOP/netperf_stream/parse.awk" "$f"
+	[[ $output != *failure=* ]]
+	run awk -f "$TOP/netperf_stream/parse.awk" < <(sed 's/^REMOTE_BYTES_RECVD=.*/REMOTE_BYTES_RECVD=0/' "$f")
+	[ "${lines[0]}" = "failure=netperf's receiver read no bytes" ]
+	run awk -f "$TOP/netperf_stream/parse.awk" < <(sed 's/^REMOTE_BYTES_RECVD=.*/REMOTE_BYTES_RECVD=3996286977/' "$f")
+	[ "${lines[0]}" = "failure=netperf's receiver read 3996286977 bytes of the 3996286976 sent" ]
+	[[ $output != *loss_pct* ]]
+	run awk -f "$TOP/netperf_stream/parse.awk" < <(sed 's/^REMOTE_BYTES_RECVD=.*/REMOTE_BYTES_RECVD=2538520575/' "$TOP/netperf_stream/tests/fixtures/TCP_STREAM.txt")
+	[ "${lines[0]}" = "failure=netperf's TCP receiver read 2538520575 bytes of the 2538520576 sent: a stream loses none" ]
+	# another unit: no rate, and a failure
+	run awk -f "$TOP/netperf_stream/parse.awk" < <(sed 's|^THROUGHPUT_UNITS=.*|THROUGHPUT_UNITS=10^3bits/s|' "$f")
+	[ "${lines[0]}" = "failure=netperf printed its throughput in 10^3bits/s, not 10^6bits/s" ]
+	[[ $output != *bytes_per_sec* ]]
+}
+
+@test "battery: run.sh runs netperf_stream's command with its server" {
+	fake netperf netperf_stream UDP_STREAM.txt
+	fake_server netserver 12866
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -w 0 -o "$T/out" netperf_stream test=UDP_STREAM duration=2 size=16384
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(head -n 1 "$R/calls")" = "netserver -D -L 127.0.0.1 -p 12866" ]
+	[ "$(sed -n 2p "$R/calls")" = "netperf -P 0 -H 127.0.0.1 -L 127.0.0.1 -p 12866 -t UDP_STREAM -l 2 -- -m 16384 -k THROUGHPUT_UNITS,LOCAL_SEND_THROUGHPUT,REMOTE_RECV_THROUGHPUT,LOCAL_SEND_SIZE,LOCAL_SEND_CALLS,REMOTE_RECV_CALLS,LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD,PROTOCOL,ELAPSED_TIME" ]
+	grep -qx total.loss_pct=46.67 "$T/out/iter-001.txt"
+	grep -qx status=complete "$T/out/iter-001.txt"
+	# a test it cannot parse is refused
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -w 0 -o "$T/out2" netperf_stream test=TCP_RR
+	[ "$status" -eq 2 ]
 }
 
 @test "battery: run.sh runs a program N times into iter-NNN.txt, its output and state kept" {
