@@ -8,6 +8,8 @@ bats_require_minimum_version 1.5.0
 #   hackbench/tests/fixtures/threads.txt  hackbench -g 2 -f 10 -l 100 -s 100 --threads
 #   cyclictest/tests/fixtures/threads2.txt  cyclictest -q -N -m -t 2 -i 1000 -d 0 -D 2 -p 80
 #   cyclictest/tests/fixtures/distance500.txt  cyclictest -q -N -m -t 2 -i 1000 -d 500 -D 1 -p 80
+#   cyclictest/tests/fixtures/hist1ms.txt  cyclictest -q -h1000 -m -t 2 -i 1000 -d 0 -D 2 -p 80
+#   cyclictest/tests/fixtures/hist30us.txt  cyclictest -q -h30 -m -t 2 -i 1000 -d 0 -D 1 -p 80
 #   tbench/tests/fixtures/clients2.txt    tbench -t 3 2 127.0.0.1 (tbench_srv beside it)
 #   netperf/tests/fixtures/TCP_RR.txt, UDP_RR.txt  netperf ... -t TCP_RR -l 2 -- -r 1,1 -k ...
 #     (netserver -D -L 127.0.0.1 beside it; the selectors of netperf/bench.conf)
@@ -95,7 +97,7 @@ fake_server() {
 			n=$((n + 1))
 		done
 	done
-	[ "$n" -eq 9 ]
+	[ "$n" -eq 11 ]
 }
 
 @test "battery: hackbench's time in ns and its messages per second" {
@@ -131,6 +133,49 @@ fake_server() {
 	[[ $output == *$'\ntotal.cycles=1620\n'* ]]
 	# (48513 x 972 + 75829 x 648) / 1620
 	[[ $output == *$'\ntotal.lat_avg_ns=59439\n'* ]]
+}
+
+@test "battery: cyclictest's histogram: its percentiles, none past its buckets, its totals checked" {
+	run parse cyclictest hist1ms.txt
+	[ "$status" -eq 0 ]
+	[[ $output != *failure=* ]]
+	# a thread's cycles are its samples in the buckets and beyond them
+	[[ $output == thread0.cycles=1999$'\n'thread0.hist_overflows=1$'\n'* ]]
+	[[ $output == *$'\nthread0.lat_max_ns=1168000\n'* ]]
+	[[ $output == *$'\ndma_latency_us=0\n'* ]]
+	# (35 x 1999 + 28 x 2000) / 3999 us
+	[[ $output == *$'\ntotal.lat_avg_ns=31499\n'* ]]
+	# the ranks ceil(p x 3999) of the summed columns, found by hand: the
+	# last one's bucket holds a single sample, past 93 us
+	[[ $output == *$'\nhist_range_us=1000\ntotal.hist_overflows=1\ntotal.lat_p50_ns=30000\ntotal.lat_p75_ns=38000\ntotal.lat_p90_ns=43000\ntotal.lat_p95_ns=50000\ntotal.lat_p99_ns=72000\ntotal.lat_p995_ns=93000\ntotal.lat_p999_ns=603000' ]]
+	# 477 of 2000 samples past 30 us: p90 and above are not known
+	run parse cyclictest hist30us.txt
+	[[ $output == *$'\ntotal.cycles=2000\n'* ]]
+	[[ $output == *$'\ntotal.hist_overflows=477\ntotal.lat_p50_ns=25000\ntotal.lat_p75_ns=29000' ]]
+	[[ $output != *lat_p90* ]]
+	# no -N figures beside it; the buckets hold what the Total lines say
+	local f=$TOP/cyclictest/tests/fixtures/hist1ms.txt
+	run awk -f "$TOP/cyclictest/parse.awk" < <(cat "$f" "$TOP/cyclictest/tests/fixtures/threads2.txt")
+	[ "${lines[-1]}" = "failure=T: lines and a histogram in one output: not cyclictest -q's summary" ]
+	[[ $output != *total.* ]]
+	run awk -f "$TOP/cyclictest/parse.awk" < <(sed 's/^000030 000081/000030 000082/' "$f")
+	[ "$output" = "failure=thread 0's buckets hold 1999 samples, its Total line 1998" ]
+	run awk -f "$TOP/cyclictest/parse.awk" < <(grep -v '^0' "$f")
+	[ "$output" = "failure=a histogram's summary without its buckets" ]
+	# one line, of the thread that lacks it, and no other figure
+	run awk -f "$TOP/cyclictest/parse.awk" < <(sed 's/^# Max Latencies: 01168 00577$/# Max Latencies: 01168/' "$f")
+	[ "$output" = "failure=thread 1 lacks a figure of the histogram's summary" ]
+	# rt-tests after 2.4: no empty bucket, no Total line; the same figures,
+	# the range the one asked
+	grep -v -e $'^[0-9]* 000000\t000000$' -e '^# Total' "$f" >"$T/new.txt"
+	[ "$(wc -l <"$T/new.txt")" -lt 200 ]
+	run awk -f "$TOP/cyclictest/parse.awk" "$T/new.txt"
+	[ "$output" = "$(awk -f "$TOP/cyclictest/parse.awk" "$f" | grep -v '^hist_range_us=')" ]
+	run awk -v param_hist=1ms -f "$TOP/cyclictest/parse.awk" "$T/new.txt"
+	[[ $output == *$'\nhist_range_us=1000\n'* ]]
+	# cut short: a thread's cycles against duration / interval
+	run awk -v param_duration=5 -v param_interval=1000 -f "$TOP/cyclictest/parse.awk" "$f"
+	[[ $output == *$'\nfailure=thread 0 ran 1999 cycles, of the 5000 that 5 s at 1000 us make: cut short\n'* ]]
 }
 
 @test "battery: tbench's throughput, latency and operations" {
@@ -194,6 +239,17 @@ fake_server() {
 	run awk -f "$TOP/netperf_stream/parse.awk" < <(sed 's|^THROUGHPUT_UNITS=.*|THROUGHPUT_UNITS=10^3bits/s|' "$f")
 	[ "${lines[0]}" = "failure=netperf printed its throughput in 10^3bits/s, not 10^6bits/s" ]
 	[[ $output != *bytes_per_sec* ]]
+}
+
+@test "battery: run.sh runs cyclictest with a histogram: -h for -N, the percentiles in the result" {
+	fake cyclictest cyclictest hist1ms.txt
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -w 0 -o "$T/out" cyclictest duration=2 hist=1ms
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cat "$R/calls")" = "cyclictest -q -h1000 -m -t 2 -i 1000 -d 0 -D 2 -p 80" ]
+	grep -qx total.lat_p99_ns=72000 "$T/out/iter-001.txt"
+	grep -qx status=complete "$T/out/iter-001.txt"
+	PATH=$T/bin:$PATH run "$S/run.sh" -n 1 -w 0 -o "$T/out2" cyclictest hist=5ms
+	[ "$status" -eq 2 ]
 }
 
 @test "battery: run.sh runs netperf_stream's command with its server" {
