@@ -65,7 +65,7 @@ function dec(d) {
 	if (t !~ /^[0-9]+$/ || f["C"] !~ /^[0-9]+$/ || f["Max"] !~ /^[0-9]+$/) next
 	if (t in seen) { twice = t; next }
 	seen[t] = 1
-	if (param_duration != "" && f["I"] > 0 && f["C"] < param_duration * 1e6 / f["I"] / 2 && short == "")
+	if (param_duration != "" && f["I"] + 0 > 0 && f["C"] + 0 < param_duration * 1e6 / f["I"] / 2 && short == "")
 		short = "thread " t " ran " f["C"] " cycles, of the " int(param_duration * 1e6 / f["I"]) " that " param_duration " s at " f["I"] " us make: cut short"
 	p = "thread" t "."
 	print p "priority=" f["P"]

@@ -22,7 +22,7 @@ function ns(key, name) {
 END {
 	if (v["THROUGHPUT_UNITS"] == "Trans/s" && num(v["THROUGHPUT"]) && v["THROUGHPUT"] + 0 == 0)
 		print "failure=netperf measured 0 transactions a second"
-	else if (param_duration != "" && num(v["ELAPSED_TIME"]) && v["ELAPSED_TIME"] < param_duration * 0.95)
+	else if (param_duration != "" && num(v["ELAPSED_TIME"]) && v["ELAPSED_TIME"] + 0 < param_duration * 0.95)
 		print "failure=netperf ran " v["ELAPSED_TIME"] " s of the " param_duration " s asked (-l): cut short"
 	else if (param_test != "" && v["PROTOCOL"] != "" && v["PROTOCOL"] != substr(param_test, 1, 3))
 		print "failure=netperf ran a " v["PROTOCOL"] " test, the command asked " param_test

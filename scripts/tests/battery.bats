@@ -617,6 +617,16 @@ SIGNALS=HUP,INT,QUIT,TERM,PIPE,USR1,USR2,ALRM
 	[ "${lines[0]}" = "failure=netperf measured 0 transactions a second" ]
 	run awk -v param_duration=2 -v param_test=TCP_RR -f "$TOP/netperf/parse.awk" "$np"
 	[[ $output != *failure=* ]]
+	# the elapsed time a number, not a string: "10.00" is not below "9.5",
+	# "5.00" is below 11.4
+	local b
+	for b in netperf/TCP_RR netperf_stream/TCP_STREAM; do
+		f=$TOP/${b%/*}/tests/fixtures/${b#*/}.txt
+		run awk -v param_duration=10 -f "$TOP/${b%/*}/parse.awk" < <(sed 's/^ELAPSED_TIME=.*/ELAPSED_TIME=10.00/' "$f")
+		[[ $output != *failure=* ]]
+		run awk -v param_duration=12 -f "$TOP/${b%/*}/parse.awk" < <(sed 's/^ELAPSED_TIME=.*/ELAPSED_TIME=5.00/' "$f")
+		[ "${lines[0]}" = "failure=netperf ran 5.00 s of the 12 s asked (-l): cut short" ]
+	done
 	local tb=$TOP/tbench/tests/fixtures/clients2.txt
 	run awk -v param_duration=10 -f "$TOP/tbench/parse.awk" "$tb"
 	grep -qx "failure=tbench executed 2 s of the 10 s asked: cut short" <<<"$output"
