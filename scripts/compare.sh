@@ -263,7 +263,7 @@ differences() {
 		KEYS = "^(cpu_model|microcode|cmdline|idle|cpufreq_driver|governor|governors|boost|no_turbo|" \
 			"boost_policies|pstate_status|epp|cpuidle_driver|cpuidle_governor|cpuidle\\.state[0-9]+|" \
 			"cstates\\.cpu[0-9]+|smt_control|smt_active|threads|cores|sockets|numa_nodes|node[0-9]+\\.cpulist|llc|" \
-			"bios|irqbalance|vuln\\..*|preempt|hz|no_hz|nohz_full|sched_features|clocksource|" \
+			"bios|irqbalance|vuln\\..*|preempt|hz|no_hz|nohz_full|sched_features|clocksource|cpu_dma_latency_us|" \
 			"package\\..*|program\\.[^.]+\\.sha256|preflight\\.[a-z0-9_]+)$"
 		load(ENVIRON["A"], a); load(ENVIRON["B"], b)
 		for (i = 1; i <= n; i++) {

@@ -780,6 +780,18 @@ machine_state() {
 		/^  - / && b != "" { print "preflight." b ".reason=" substr($0, 5) }' "$TMP/preflight" >"$TMP/preflight.meta"
 }
 
+# dma_latency: the CPU latency limit in us that the PM QoS requests held
+# through /dev/cpu_dma_latency make (2000000000: none held), as the
+# device reads, a native 32-bit integer; unknown when it cannot be read.
+# Reading adds no request that limits: open adds one at the default.
+dma_latency() {
+	_dl=$(od -An -t d4 -N 4 "$DEV/cpu_dma_latency" 2>/dev/null | tr -d ' ') || _dl=""
+	case $_dl in
+	'' | *[!0-9-]* | ?*-*) echo unknown ;;
+	*) echo "$_dl" ;;
+	esac
+}
+
 # write_meta PARAMS...: meta.txt's lines.
 write_meta() {
 	echo "format=ipistorm-run/2"
@@ -848,6 +860,7 @@ write_meta() {
 		[ -d "$s" ] || continue
 		echo "cpuidle.${s##*/}=$(get "$s/name") latency_us=$(get "$s/latency") disable=$(get "$s/disable")"
 	done
+	echo "cpu_dma_latency_us=$(dma_latency)"
 	echo "measured_cpus=$measured"
 	# shellcheck disable=SC2086 # a list of CPUs
 	cstates $measured

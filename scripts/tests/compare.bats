@@ -517,6 +517,7 @@ derive() {
 	boost_policies|policy0=0
 	pstate_status|active
 	epp|balance_performance
+	cpu_dma_latency_us|0
 	EOF
 	# the kernel image is not a difference, the rest of the command line is
 	cp -r "$F/ipistorm-6.1" "$T/img"

@@ -225,6 +225,9 @@ restored() {
 }
 
 @test "run: N iterations, raw results and meta.txt, under busybox sh" {
+	# a request of 20 us held: the device reads a native 32-bit integer
+	mkdir -p "$R/dev"
+	printf '\024\000\000\000' >"$R/dev/cpu_dma_latency"
 	run busybox sh "$S/run.sh" -n 3 -w 0 -o "$T/out" -m "$T/mods" -g v6.12-rc1-5-gabc ipistorm numipi=20000 single=1 cpulist=0 offset=1 wait=1
 	[ "$status" -eq 0 ]
 	[ "$(ls "$T/out")" = "idle-iter-001.txt
@@ -245,7 +248,7 @@ meta.txt" ]
 		iterations=3 kernel=6.12.0-test kernel_describe=v6.12-rc1-5-gabc "cmdline=console=ttyS0 quiet" \
 		idle=none "cpu_model=Fake CPU @ 2.0GHz" microcode=0x2b000620 sockets=2 cores=8 threads=16 \
 		numa_nodes=2 node0.cpulist=0-3,8-11 "llc=0-1,8-9;2-3,10-11;4-5,12-13;6-7,14-15" \
-		governor=powersave boost=1 cpuidle_driver=intel_idle \
+		governor=powersave boost=1 cpuidle_driver=intel_idle cpu_dma_latency_us=20 \
 		"cpuidle.state3=C6 latency_us=170 disable=0" module.ipistorm.srcversion=ABCDEF0123 \
 		"warning=deep C-states enabled: C1E C6 (run with -p)" \
 		"warning=cpufreq governor is powersave, not performance (run with -p)" status=ok \
@@ -390,6 +393,7 @@ $msr" ] || { cat "$R/calls"; false; }
 	grep -qx governor=unknown "$T/out/meta.txt"
 	grep -qx cpu_model=unknown "$T/out/meta.txt"
 	grep -qx cpuidle_driver=intel_idle "$T/out/meta.txt"
+	grep -qx cpu_dma_latency_us=unknown "$T/out/meta.txt"
 	run ! grep -q "^warning=" "$T/out/meta.txt"
 	grep -q '^status=ok' "$T/out/meta.txt"
 }
