@@ -191,6 +191,81 @@ u64 ips_calib_rel_drift_pct10(u32 cost, u32 plain, u32 cost_end, u32 plain_end)
 	return ips_calib_drift_pct10((u64)cost * plain_end, (u64)cost_end * plain);
 }
 
+/* @d's drift of its cost's share of the plain calls, tenths of %. */
+u64 ips_calib_drift_rel(const struct ips_calib_drift *d)
+{
+	return ips_calib_rel_drift_pct10(d->cost[0], d->plain[0],
+					 d->cost[1], d->plain[1]);
+}
+
+/* Whether @d drifted past @limit (tenths of %), or has no end to it. */
+bool ips_calib_drift_past(const struct ips_calib_drift *d, u64 limit)
+{
+	return !d->calls[1] || ips_calib_drift_rel(d) > limit;
+}
+
+/*
+ * A calibration of a CPU, before the run or after it (@end): its @cost,
+ * @plain and @calls into @d, and true (the module keeps the rest of it),
+ * unless it is a second try (@again) and the one kept is better: before
+ * the run, the one whose plain calls ran faster, the less disturbed (a
+ * disturbance only adds time; the costs, differences, it can move either
+ * way); after it, the one closer to the one before.
+ */
+bool ips_calib_drift_keep(struct ips_calib_drift *d, bool end, bool again,
+			  u32 cost, u32 plain, unsigned int calls)
+{
+	if (again && d->calls[end] &&
+	    (end ? ips_calib_rel_drift_pct10(d->cost[0], d->plain[0], cost,
+					     plain) >= ips_calib_drift_rel(d) :
+		   plain >= d->plain[0]))
+		return false;
+	d->cost[end] = cost;
+	d->plain[end] = plain;
+	d->calls[end] = calls;
+	return true;
+}
+
+/*
+ * The CPUs of @mask whose drift (@of(cpu)) is past the limit, or which
+ * have no calibration after the run: their times are unproven. The
+ * largest drift of those that have one into @max_pct10.
+ */
+unsigned int ips_calib_drift_over(const struct cpumask *mask,
+				  const struct ips_calib_drift *(*of)(int cpu),
+				  u64 *max_pct10)
+{
+	unsigned int over = 0;
+	int cpu;
+
+	*max_pct10 = 0;
+	for_each_cpu(cpu, mask) {
+		const struct ips_calib_drift *d = of(cpu);
+
+		if (d->calls[1])
+			*max_pct10 = max(*max_pct10, ips_calib_drift_rel(d));
+		over += ips_calib_drift_past(d, IPS_CALIB_DRIFT_LIMIT_PCT10);
+	}
+	return over;
+}
+
+/*
+ * A CPU's drift keys, @pfx first: its cost's, in ns and as a share of
+ * the plain calls; none without a calibration after the run (no drift
+ * known).
+ */
+void ips_calib_drift_emit(struct seq_buf *sb, const char *pfx,
+			  const struct ips_calib_drift *d)
+{
+	if (!d->calls[1])
+		return;
+	ips_result_ratio(sb, pfx, "calib_cost_drift_pct",
+			 min_t(u64, ips_calib_drift_pct10(d->cost[0], d->cost[1]),
+			       U32_MAX), 10);
+	ips_result_ratio(sb, pfx, "calib_drift_pct",
+			 min_t(u64, ips_calib_drift_rel(d), U32_MAX), 10);
+}
+
 /*
  * The result's keys of the passes before the run (@p[0]) and after it
  * (@p[1]): CPUs calibrated, further tries, the longest stretch with

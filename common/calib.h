@@ -21,8 +21,12 @@
  * (another clock, a busy sibling) moves the cost in ns and the kernel's
  * times alike; a cost that moved against the code around it (a hook that
  * lost its direct call to a second ftrace user) leaves the times wrong.
- * The functions are in calib.c, which each module's common.c builds into
- * it.
+ * The module keeps each CPU's two calibrations' cost and plain time in a
+ * struct ips_calib_drift (ips_calib_drift_keep()), which says whether a
+ * second try is kept, whether a CPU is calibrated again after the run
+ * (ips_calib_drift_past()) and which CPUs drifted past the limit
+ * (ips_calib_drift_over()). The functions are in calib.c, which each
+ * module's common.c builds into it.
  */
 #ifndef IPISTORM_CALIB_H
 #define IPISTORM_CALIB_H
@@ -78,6 +82,18 @@ struct ips_calib_pass {
 };
 
 /*
+ * A CPU's drift: the cost its times lose most (cost) and plain calls
+ * timed beside it (plain), in ps, of the calibration kept before the run
+ * ([0]) and after it ([1]), and its calls a run (calls[1] 0: none after
+ * the run). The module keeps one a measured CPU.
+ */
+struct ips_calib_drift {
+	u32 cost[2];
+	u32 plain[2];
+	unsigned int calls[2];
+};
+
+/*
  * Begin a stretch: interrupts off. False, and nothing to measure, where
  * the kworker no longer runs on its CPU (it went offline); end the
  * stretch either way.
@@ -113,5 +129,14 @@ void ips_calib_emit(struct seq_buf *sb, const struct ips_calib_pass *p,
 		    unsigned int over, u64 drift_max);
 u64 ips_calib_drift_pct10(u64 start, u64 end);
 u64 ips_calib_rel_drift_pct10(u32 cost, u32 plain, u32 cost_end, u32 plain_end);
+u64 ips_calib_drift_rel(const struct ips_calib_drift *d);
+bool ips_calib_drift_past(const struct ips_calib_drift *d, u64 limit);
+bool ips_calib_drift_keep(struct ips_calib_drift *d, bool end, bool again,
+			  u32 cost, u32 plain, unsigned int calls);
+unsigned int ips_calib_drift_over(const struct cpumask *mask,
+				  const struct ips_calib_drift *(*of)(int cpu),
+				  u64 *max_pct10);
+void ips_calib_drift_emit(struct seq_buf *sb, const char *pfx,
+			  const struct ips_calib_drift *d);
 
 #endif /* IPISTORM_CALIB_H */

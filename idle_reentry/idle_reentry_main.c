@@ -216,7 +216,7 @@ struct ir_cpu {
 
 	struct ir_calib cal;		/* before the run: the costs removed */
 	struct ir_calib cal_end;	/* after it: how far they drifted */
-	u32 cal_calls[2];		/* calls of a run, before and after */
+	struct ips_calib_drift drift;	/* the two calibrations' main cost */
 	struct ir_count n;
 	/* The spans as measured, summed: ns, or clock units (light). */
 	u64 raw[IR_NR_HIST];
@@ -1141,14 +1141,6 @@ static u32 ir_cal_main(const struct ir_calib *cal)
 	return ir_phases ? cal->round_ps : cal->span_ps[H_TOTAL];
 }
 
-/* A CPU's drift of its cost's share of the plain calls, tenths of %. */
-static u64 ir_rel_drift(const struct ir_cpu *c)
-{
-	return ips_calib_rel_drift_pct10(ir_cal_main(&c->cal), c->cal.plain_ps,
-					 ir_cal_main(&c->cal_end),
-					 c->cal_end.plain_ps);
-}
-
 /* A pass of the calibration: its scratch states, and which it is. */
 struct ir_cal_pass {
 	struct ir_cpu *scratch;	/* two: the rounds', and the best run's counts */
@@ -1204,35 +1196,24 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 		cal.span_ps[span] = min_t(u64, U32_MAX, raw > gaps ? raw - gaps : 0);
 		cal.span_hits[span] = hits;
 	}
-	/*
-	 * A second try: before the run, the one whose plain calls ran
-	 * faster, the less disturbed (a disturbance only adds time; the
-	 * costs, differences, it can move either way); after it, the one
-	 * closer to the one before.
-	 */
-	if (k->again && c->cal_calls[a->end] && (a->end ?
-	    ips_calib_rel_drift_pct10(ir_cal_main(&c->cal), c->cal.plain_ps,
-				      ir_cal_main(&cal), cal.plain_ps) >= ir_rel_drift(c) :
-	    cal.plain_ps >= c->cal.plain_ps))
+	/* A second try kept only if better (common/calib.c). */
+	if (!ips_calib_drift_keep(&c->drift, a->end, k->again,
+				  ir_cal_main(&cal), cal.plain_ps, calls))
 		return;
 	if (a->end)
 		c->cal_end = cal;
 	else
 		c->cal = cal;
-	c->cal_calls[a->end] = calls;
 }
 
-/* Whether @cpu's cost drifted past @limit, or has no second calibration. */
-static bool ir_cpu_past(int cpu, u64 limit)
+static const struct ips_calib_drift *ir_drift_of(int cpu)
 {
-	const struct ir_cpu *c = ir_state[cpu];
-
-	return !c->cal_calls[1] || ir_rel_drift(c) > limit;
+	return &ir_state[cpu]->drift;
 }
 
 static bool ir_cpu_again(int cpu)
 {
-	return ir_cpu_past(cpu, IPS_CALIB_AGAIN_PCT10);
+	return ips_calib_drift_past(ir_drift_of(cpu), IPS_CALIB_AGAIN_PCT10);
 }
 
 /* The scratch states of the calibration: two struct ir_cpu. */
@@ -1280,25 +1261,12 @@ static void ir_calibrate(bool end)
 }
 
 /*
- * The CPUs whose cost's share of the plain calls after the run is more
- * than the limit away from the one before, or which have none after it:
- * their times are unproven.
+ * After the run (ir_finish()), the CPUs whose cost's share of the plain
+ * calls moved more than the limit, or which have no calibration after
+ * it: their times are unproven. The largest drift, tenths of %.
  */
-static unsigned int ir_drift_over(u64 *max_pct10)
-{
-	unsigned int over = 0;
-	int cpu;
-
-	*max_pct10 = 0;
-	for_each_cpu(cpu, ir_mask) {
-		const struct ir_cpu *c = ir_state[cpu];
-
-		if (c->cal_calls[1])
-			*max_pct10 = max(*max_pct10, ir_rel_drift(c));
-		over += ir_cpu_past(cpu, IPS_CALIB_DRIFT_LIMIT_PCT10);
-	}
-	return over;
-}
+static unsigned int ir_drift_over;
+static u64 ir_drift_max;
 
 /* ---- the report -------------------------------------------------------- */
 
@@ -1554,11 +1522,9 @@ static unsigned int ir_unproven(const struct ir_count *t)
 
 static const char *ir_status(const struct ir_count *t, bool interrupted)
 {
-	u64 drift;
-
 	if (interrupted)
 		return "interrupted";
-	if (ir_unproven(t) || ir_drift_over(&drift))
+	if (ir_unproven(t) || ir_drift_over)
 		return "unproven";
 	return "complete";
 }
@@ -1622,10 +1588,7 @@ static void ir_emit_calib(struct seq_buf *sb, const char *pfx, const char *what,
 /* The two passes of the calibration, and the drift (common/calib.c). */
 static void ir_emit_passes(struct seq_buf *sb)
 {
-	u64 drift;
-	unsigned int over = ir_drift_over(&drift);
-
-	ips_calib_emit(sb, ir_cal_pass, over, drift);
+	ips_calib_emit(sb, ir_cal_pass, ir_drift_over, ir_drift_max);
 }
 
 static void ir_emit(struct seq_buf *sb, bool interrupted)
@@ -1668,17 +1631,9 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 		u64 cpu_raw[IR_NR_HIST], cpu_kernel = ir_phases ? 0 : ir_light_total_ns(c);
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		ir_emit_calib(sb, pfx, "calib", &c->cal, c->cal_calls[0]);
-		ir_emit_calib(sb, pfx, "calib_end", &c->cal_end, c->cal_calls[1]);
-		/* None without a calibration after the run: no drift known. */
-		if (c->cal_calls[1]) {
-			ips_result_ratio(sb, pfx, "calib_cost_drift_pct",
-					 min_t(u64, ips_calib_drift_pct10(ir_cal_main(&c->cal),
-									  ir_cal_main(&c->cal_end)),
-					       U32_MAX), 10);
-			ips_result_ratio(sb, pfx, "calib_drift_pct",
-					 min_t(u64, ir_rel_drift(c), U32_MAX), 10);
-		}
+		ir_emit_calib(sb, pfx, "calib", &c->cal, c->drift.calls[0]);
+		ir_emit_calib(sb, pfx, "calib_end", &c->cal_end, c->drift.calls[1]);
+		ips_calib_drift_emit(sb, pfx, &c->drift);
 		for (s = 0; s < IR_NR_HIST; s++)
 			cpu_raw[s] = ir_raw_ns(c, s);
 		ir_emit_count(sb, pfx, &c->n, cpu_cost);
@@ -1721,20 +1676,20 @@ static bool ir_unhooked = true;
 static void ir_finish(bool interrupted)
 {
 	struct ir_count tot;
-	u64 drift;
 
 	/* Hooked still, not measuring: what the hooks cost now. */
 	if (!interrupted)
 		ir_calibrate(true);
+	ir_drift_over = ips_calib_drift_over(ir_mask, ir_drift_of, &ir_drift_max);
 	if (ir_unhook())
 		ir_unhooked = false;
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
 		pr_warn("the pick hook never fired in %llu rounds that switched to a task: fast_pct is unproven\n",
 			ir_phases ? tot.v[IR_SWITCHED_FAIR] : tot.v[IR_SWITCHED]);
-	if (!interrupted && ir_drift_over(&drift))
+	if (!interrupted && ir_drift_over)
 		pr_warn("%u CPUs' cost of the instrument moved more than %u.%u%% over the run, or could not be measured after it (calib_drift_* in the result): the times are unproven\n",
-			ir_drift_over(&drift), IPS_CALIB_DRIFT_LIMIT_PCT10 / 10,
+			ir_drift_over, IPS_CALIB_DRIFT_LIMIT_PCT10 / 10,
 			IPS_CALIB_DRIFT_LIMIT_PCT10 % 10);
 	if (!interrupted && ir_unproven(&tot))
 		pr_warn("%u hooks never fired where their function ran, or are missing: their figures are unproven (proof.* in the result)\n",

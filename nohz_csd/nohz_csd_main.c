@@ -315,7 +315,7 @@ struct nc_cpu {
 	local_t acc;
 	struct nc_calib cal;		/* before the run: the costs removed */
 	struct nc_calib cal_end;	/* after it: how far they drifted */
-	u32 cal_calls[2];		/* calls of a run, before and after */
+	struct ips_calib_drift drift;	/* the two calibrations' span cost */
 	/* The hits and their cost from the measurement's start to its end. */
 	u64 m_kind_hits[NR_KIND];
 	u64 m_acc;
@@ -1123,24 +1123,14 @@ static u32 nc_cal_ps(u64 probed, u64 plain)
 	return probed > plain ? min_t(u64, probed - plain, U32_MAX) : 0;
 }
 
-/* A CPU's drift of its span cost's share of a plain call, tenths of %. */
-static u64 nc_rel_drift(const struct nc_cpu *c)
+static const struct ips_calib_drift *nc_drift_of(int cpu)
 {
-	return ips_calib_rel_drift_pct10(c->cal.span_ps, c->cal.plain_ps,
-					 c->cal_end.span_ps, c->cal_end.plain_ps);
-}
-
-/* Whether @cpu's cost drifted past @limit, or has no second calibration. */
-static bool nc_cpu_past(int cpu, u64 limit)
-{
-	const struct nc_cpu *c = nc_state[cpu];
-
-	return !c->cal_calls[1] || nc_rel_drift(c) > limit;
+	return &nc_state[cpu]->drift;
 }
 
 static bool nc_cpu_again(int cpu)
 {
-	return nc_cpu_past(cpu, IPS_CALIB_AGAIN_PCT10);
+	return ips_calib_drift_past(nc_drift_of(cpu), IPS_CALIB_AGAIN_PCT10);
 }
 
 /* A pass of the calibration: its scratch state, and which it is. */
@@ -1183,22 +1173,14 @@ static void nc_calib_cpu(struct ips_calib_cpu *k)
 					  ips_calib_calls(plain, CALIB_PLAIN_CALLS), NULL));
 	if (k->moved)
 		return;
-	/*
-	 * A second try: before the run, the one whose plain calls ran
-	 * faster, the less disturbed (a disturbance only adds time; the
-	 * costs, differences, it can move either way); after it, the one
-	 * closer to the one before.
-	 */
-	if (k->again && c->cal_calls[a->end] && (a->end ?
-	    ips_calib_rel_drift_pct10(c->cal.span_ps, c->cal.plain_ps,
-				      cal->span_ps, cal->plain_ps) >= nc_rel_drift(c) :
-	    cal->plain_ps >= c->cal.plain_ps))
+	/* A second try kept only if better (common/calib.c). */
+	if (!ips_calib_drift_keep(&c->drift, a->end, k->again, cal->span_ps,
+				  cal->plain_ps, calls))
 		return;
 	if (a->end)
 		c->cal_end = *cal;
 	else
 		c->cal = *cal;
-	c->cal_calls[a->end] = calls;
 }
 
 /* The passes before and after the run. */
@@ -1228,25 +1210,13 @@ static int nc_calibrate(bool end)
 }
 
 /*
- * The CPUs whose delay span's cost, as a share of a plain call, after the
- * run is more than the limit away from the one before, or which have none
- * after it: their delays are unproven.
+ * After the run (nc_finish()), the CPUs whose delay span's cost, as a
+ * share of a plain call, moved more than the limit, or which have no
+ * calibration after it: their delays are unproven. The largest drift,
+ * tenths of %.
  */
-static unsigned int nc_drift_over(u64 *max_pct10)
-{
-	unsigned int over = 0;
-	int cpu;
-
-	*max_pct10 = 0;
-	for_each_cpu(cpu, nc_mask) {
-		const struct nc_cpu *c = nc_state[cpu];
-
-		if (c->cal_calls[1])
-			*max_pct10 = max(*max_pct10, nc_rel_drift(c));
-		over += nc_cpu_past(cpu, IPS_CALIB_DRIFT_LIMIT_PCT10);
-	}
-	return over;
-}
+static unsigned int nc_drift_over;
+static u64 nc_drift_max;
 
 /*
  * The probe hits and their cost from the measurement's start (@start) to
@@ -1448,10 +1418,7 @@ static void nc_emit_spreads(struct seq_buf *sb)
 /* The two passes of the calibration, and the drift (common/calib.c). */
 static void nc_emit_passes(struct seq_buf *sb)
 {
-	u64 drift;
-	unsigned int over = nc_drift_over(&drift);
-
-	ips_calib_emit(sb, nc_cal_pass, over, drift);
+	ips_calib_emit(sb, nc_cal_pass, nc_drift_over, nc_drift_max);
 }
 
 /*
@@ -1525,7 +1492,6 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	static struct nc_cpu tot;
 	struct nc_cpu *all = &tot;
 	const char *why;
-	u64 drift;
 	char pfx[24];
 	int cpu;
 
@@ -1543,7 +1509,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "load_offline=%d\n", atomic_read(&nc_load_offline));
 	nc_proofs(proofs);
 	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
-		       nc_unproven(proofs) || nc_drift_over(&drift) ? "unproven" :
+		       nc_unproven(proofs) || nc_drift_over ? "unproven" :
 		       "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n", measured);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
@@ -1559,17 +1525,9 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		const struct nc_cpu *c = nc_state[cpu];
 
 		snprintf(pfx, sizeof(pfx), "cpu%d.", cpu);
-		nc_emit_calib(sb, pfx, "calib", &c->cal, c->cal_calls[0]);
-		nc_emit_calib(sb, pfx, "calib_end", &c->cal_end, c->cal_calls[1]);
-		/* None without a calibration after the run: no drift known. */
-		if (c->cal_calls[1]) {
-			ips_result_ratio(sb, pfx, "calib_cost_drift_pct",
-					 min_t(u64, ips_calib_drift_pct10(c->cal.span_ps,
-									  c->cal_end.span_ps),
-					       U32_MAX), 10);
-			ips_result_ratio(sb, pfx, "calib_drift_pct",
-					 min_t(u64, nc_rel_drift(c), U32_MAX), 10);
-		}
+		nc_emit_calib(sb, pfx, "calib", &c->cal, c->drift.calls[0]);
+		nc_emit_calib(sb, pfx, "calib_end", &c->cal_end, c->drift.calls[1]);
+		ips_calib_drift_emit(sb, pfx, &c->drift);
 		nc_emit_cpu(sb, pfx, c, true, measured);
 		ncpus++;
 		for (i = 0; i < NR_NC; i++)
@@ -1614,6 +1572,7 @@ static void nc_finish(bool interrupted)
 	/* Probed still, not measuring, the load gone: what they cost now. */
 	if (!interrupted && nc_calibrate(true))
 		pr_warn("no memory to calibrate after the run: the drift is unknown\n");
+	nc_drift_over = ips_calib_drift_over(nc_mask, nc_drift_of, &nc_drift_max);
 	nc_unhook();
 	/* Nothing moves now. What counted kicks were still waiting for: */
 	for_each_cpu(cpu, nc_mask) {
@@ -1633,11 +1592,10 @@ static void nc_finish(bool interrupted)
 			nc_missed);
 	if (!interrupted) {
 		enum ips_hook_proof proofs[NR_HK];
-		u64 drift;
 
-		if (nc_drift_over(&drift))
+		if (nc_drift_over)
 			pr_warn("%u CPUs' cost of the probes moved more than %u.%u%% over the run, or could not be measured after it (calib_drift_* in the result): the delays are unproven\n",
-				nc_drift_over(&drift), IPS_CALIB_DRIFT_LIMIT_PCT10 / 10,
+				nc_drift_over, IPS_CALIB_DRIFT_LIMIT_PCT10 / 10,
 				IPS_CALIB_DRIFT_LIMIT_PCT10 % 10);
 
 		nc_proofs(proofs);

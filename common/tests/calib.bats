@@ -115,3 +115,67 @@ setup() {
 	run "$T/calib" c 0 256
 	[ "$output" = 256 ]
 }
+
+# build_keep: keep, which reads "END AGAIN COST PLAIN" lines (a CPU's
+# calibrations in turn) into one struct ips_calib_drift with
+# ips_calib_drift_keep() and prints, a line each, whether it was kept,
+# then the drift (tenths of %, or none) and whether it is past 25.0 %.
+build_keep() {
+	{
+		extract_struct "$C/calib.h" ips_calib_drift
+		for f in drift_pct10 rel_drift_pct10 drift_rel drift_past drift_keep; do
+			extract "$C/calib.c" "ips_calib_$f"
+		done
+	} >"$T/keep.inc"
+	cat >"$T/keep.c" <<-'EOF'
+	#include <stdbool.h>
+	#include <stdint.h>
+	#include <stdio.h>
+
+	typedef uint64_t u64;
+	typedef uint32_t u32;
+	#define U64_MAX	UINT64_MAX
+	#define div64_u64(a, b)	((a) / (b))
+	#include "keep.inc"
+
+	int main(void)
+	{
+		struct ips_calib_drift d = { 0 };
+		unsigned int end, again, cost, plain;
+
+		while (scanf("%u %u %u %u", &end, &again, &cost, &plain) == 4)
+			printf("%d\n", ips_calib_drift_keep(&d, end, again, cost, plain, 8));
+		if (d.calls[1])
+			printf("%llu", (unsigned long long)ips_calib_drift_rel(&d));
+		else
+			printf("none");
+		printf(" %d\n", ips_calib_drift_past(&d, 250));
+		return 0;
+	}
+	EOF
+	gcc -O2 -Wall -Werror -o "$T/keep" "$T/keep.c"
+}
+
+@test "drift: a second try is kept only if better; no end is past any limit" {
+	build_keep
+	# before the run: the first; a second whose plain calls ran slower
+	# (disturbed) is not kept, one whose ran faster is
+	run "$T/keep" <<<"0 0 40000 100000
+0 1 30000 120000
+0 1 42000 90000"
+	[ "$output" = "1
+0
+1
+none 1" ]
+	# after it: the first, 40 % off; a second 60 % off is not kept, one
+	# 10 % off is (the share before: 42000 / 90000)
+	run "$T/keep" <<<"0 0 42000 90000
+1 0 58800 90000
+1 1 67200 90000
+1 1 46200 90000"
+	[ "$output" = "1
+1
+0
+1
+100 0" ]
+}
