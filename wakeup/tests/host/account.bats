@@ -5,6 +5,9 @@
 # less the sender's: on a server whose sockets' TSCs are apart it can come
 # out below 0, which the test bed's single TSC never shows.
 
+# extract: common/'s helper that takes a function out of a C file as it is
+load ../../../common/tests/fixtures/extract
+
 setup() {
 	F=$BATS_TEST_DIRNAME/../../wakeup_main.c
 	T=$BATS_TEST_TMPDIR
@@ -14,8 +17,7 @@ setup() {
 # stdin to the path "0" and prints the path's count, its histogram's
 # count, sum and maximum, and the backwards count.
 build() {
-	awk '$0 ~ /[ *]wk_account\(/ && !/;$/ { on = 1 }
-		on { print } on && /^}/ { exit }' "$F" >"$T/account.inc"
+	extract "$F" wk_account >"$T/account.inc"
 	[ -s "$T/account.inc" ] || { echo "no wk_account in $F"; return 1; }
 	cat >"$T/account.c" <<-'EOF'
 	#include <inttypes.h>
@@ -69,8 +71,7 @@ build() {
 # CPU and the waker's counted, the waker's noipi 1) and prints the path
 # wk_path() gives, taken out of wakeup_main.c as it is.
 build_path() {
-	awk '$0 ~ /[ *]wk_path\(/ && !/;$/ { on = 1 }
-		on { print } on && /^}/ { exit }' "$F" >"$T/path.inc"
+	extract "$F" wk_path >"$T/path.inc"
 	[ -s "$T/path.inc" ] || { echo "no wk_path in $F"; return 1; }
 	sed -n '/^enum wk_scope {/,/^};/p' "$F" >"$T/scope.inc"
 	cat >"$T/path.c" <<-'EOF'
