@@ -322,14 +322,14 @@ check_calib() {
 		fail "$1: $_co CPUs drifted over the limit, and the result is $(val "$1" status)"
 }
 
-# drift_excused MODULE: whether the module's result is unproven by its
-# calibration's drift alone (no hook's proof is unproven or missing):
+# drift_excused MODULE [WHY]: whether the module's result is unproven by
+# its calibration's drift alone (no hook's proof is unproven or missing):
 # what a calibration after the run beside a storm that still runs may
-# read. Noted.
+# read, or WHY. Noted.
 drift_excused() {
 	[ "$(val "$1" status)" = unproven ] && [ "$(val "$1" calib_drift_over)" -gt 0 ] &&
 		! grep -q '^proof\..*=\(unproven\|missing\)$' "$TMP/$1" || return 1
-	note "$1: unproven by the calibration's drift alone, $(val "$1" calib_drift_max_pct) %: the storm still ran when it was calibrated again"
+	note "$1: unproven by the calibration's drift alone, $(val "$1" calib_drift_max_pct) %: ${2:-the storm still ran when it was calibrated again}"
 }
 
 # stop_storm_once MODULE HOW PARAMS...: load MODULE with PARAMS (measuring
