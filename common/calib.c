@@ -8,6 +8,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/workqueue.h>
 
 #include "calib.h"
@@ -23,6 +24,35 @@ unsigned int ips_calib_calls(u64 call_ps, unsigned int max)
 	u64 calls = call_ps ? div64_u64((u64)IPS_CALIB_AIM_NS * 1000, call_ps) : max;
 
 	return clamp_t(u64, calls, 8, max);
+}
+
+/*
+ * The best (shortest) of @runs runs of each of @n variants of a
+ * calibration into @best[], clock units (U64_MAX: no run counted). The
+ * runs are interleaved, the first of each variant, then the second of
+ * each, and so on: a disturbance some runs long (a busy sibling, the host
+ * of an emulated machine) then slows every variant's runs alike, and the
+ * best of each misses it, where runs in blocks would leave it on the one
+ * variant whose block it fell on, and in a difference of two variants.
+ * False, and stopped, where the CPU of @k went offline.
+ */
+bool ips_calib_best(struct ips_calib_cpu *k, ips_calib_run_fn run, void *data,
+		    unsigned int runs, unsigned int n, u64 *best)
+{
+	unsigned int r, i;
+	u64 t;
+
+	for (i = 0; i < n; i++)
+		best[i] = U64_MAX;
+	for (r = 0; r < runs; r++) {
+		for (i = 0; i < n; i++) {
+			t = run(k, data, i, best[i]);
+			if (k->moved)
+				return false;
+			best[i] = min(best[i], t);
+		}
+	}
+	return true;
 }
 
 struct ips_calib_work {

@@ -117,7 +117,18 @@ static __always_inline void ips_calib_on(struct ips_calib_cpu *k)
 		k->off_max = d;
 }
 
+/*
+ * One run of a calibration's variant @i, timed by the module
+ * (ips_calib_best()): its length in clock units, or U64_MAX for a run
+ * that does not count; @best is the variant's best so far, so that the
+ * module keeps what it needs of a better one.
+ */
+typedef u64 (*ips_calib_run_fn)(struct ips_calib_cpu *k, void *data,
+				unsigned int i, u64 best);
+
 unsigned int ips_calib_calls(u64 call_ps, unsigned int max);
+bool ips_calib_best(struct ips_calib_cpu *k, ips_calib_run_fn run, void *data,
+		    unsigned int runs, unsigned int n, u64 *best);
 void ips_calib_start(const struct cpumask *mask,
 		     void (*fn)(struct ips_calib_cpu *k), void *arg,
 		     struct ips_calib_pass *p);

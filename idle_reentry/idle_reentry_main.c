@@ -1036,7 +1036,7 @@ static int ir_hook(void)
  * schedule_idle(), do_idle()) gives what the hooks add to each span, read
  * from the spans the scratch state recorded, and what its hooks cost the
  * round; the same round with a pick what one more hook hit adds. The best
- * of CALIB_RUNS runs of each, a run a stretch with interrupts off sized
+ * of CALIB_RUNS runs of each, interleaved, a run a stretch with interrupts off sized
  * to IPS_CALIB_AIM_NS, one CPU at a time in process context
  * (common/calib.h), as a re-entry runs: not in hard IRQ, its sibling
  * and the other CPUs left alone.
@@ -1085,49 +1085,74 @@ static const struct ir_cal_round *ir_cal_plain_of(const struct ir_cal_round *r)
 	return NULL;
 }
 
-/*
- * The best of CALIB_RUNS runs of @calls rounds @r, ps a round, on the CPU
- * of @k, each run a stretch with interrupts off (no hook of this CPU runs
- * meanwhile but the calibration's, on the scratch state); the scratch
- * state's counts of the best into @best_state. Hooked and plain rounds
- * take the same loop: their difference is the hooks'. 0 where the CPU
- * went offline.
- */
-static u64 ir_cal_run(struct ips_calib_cpu *k, struct ir_cpu *scratch,
-		      const struct ir_cal_round *r, unsigned int calls,
-		      struct ir_cpu *best_state)
-{
-	u64 best = U64_MAX, t0, t;
-	unsigned int run, i, j;
-	struct ir_cpu *cur;
+/* A variant of the calibration: rounds, their count a run, and its best run's counts. */
+struct ir_cal_var {
+	const struct ir_cal_round *r;
+	unsigned int calls;
+	struct ir_cpu *best_state;	/* or NULL */
+};
 
-	for (run = 0; run < CALIB_RUNS; run++) {
-		if (!ips_calib_off(k)) {
-			ips_calib_on(k);
-			return 0;
-		}
-		cur = this_cpu_read(ir_this_cpu);
-		this_cpu_write(ir_this_cpu, scratch);
-		memset(&scratch->n, 0, sizeof(scratch->n));
-		memset(scratch->raw, 0, sizeof(scratch->raw));
-		ir_round_reset(scratch, true);
-		t0 = ips_clock_read();
-		for (i = 0; i < calls; i++)
-			for (j = 0; j < r->n; j++)
-				r->fn[j]();
-		t = ips_clock_read() - t0;
-		this_cpu_write(ir_this_cpu, cur);
+/* The variants of one calibration of a CPU, on its scratch state. */
+struct ir_cal_vars {
+	struct ir_cpu *scratch;
+	const struct ir_cal_var *v;
+};
+
+/*
+ * One run of @calls rounds of variant @i, a stretch with interrupts off
+ * (no hook of this CPU runs meanwhile but the calibration's, on the
+ * scratch state): clock units. Hooked and plain rounds take the same
+ * loop: their difference is the hooks'. A run better than @best leaves
+ * the scratch state's counts in the variant's @best_state.
+ */
+static u64 ir_cal_run(struct ips_calib_cpu *k, void *data, unsigned int i,
+		      u64 best)
+{
+	const struct ir_cal_vars *vs = data;
+	const struct ir_cal_var *v = &vs->v[i];
+	struct ir_cpu *cur, *scratch = vs->scratch;
+	unsigned int n, j;
+	u64 t0, t;
+
+	if (!ips_calib_off(k)) {
 		ips_calib_on(k);
-		if (t < best) {
-			best = t;
-			if (best_state) {
-				best_state->n = scratch->n;
-				memcpy(best_state->raw, scratch->raw,
-				       sizeof(scratch->raw));
-			}
-		}
+		return U64_MAX;
 	}
-	return div_u64(ips_clock_ns(best * 1000), calls);
+	cur = this_cpu_read(ir_this_cpu);
+	this_cpu_write(ir_this_cpu, scratch);
+	memset(&scratch->n, 0, sizeof(scratch->n));
+	memset(scratch->raw, 0, sizeof(scratch->raw));
+	ir_round_reset(scratch, true);
+	t0 = ips_clock_read();
+	for (n = 0; n < v->calls; n++)
+		for (j = 0; j < v->r->n; j++)
+			v->r->fn[j]();
+	t = ips_clock_read() - t0;
+	this_cpu_write(ir_this_cpu, cur);
+	ips_calib_on(k);
+	if (t < best && v->best_state) {
+		v->best_state->n = scratch->n;
+		memcpy(v->best_state->raw, scratch->raw, sizeof(scratch->raw));
+	}
+	return t;
+}
+
+/*
+ * The best of CALIB_RUNS runs of each of @n variants @v, interleaved
+ * (ips_calib_best()), ps a round, into @ps. False where the CPU went
+ * offline.
+ */
+static bool ir_cal_best(struct ips_calib_cpu *k, struct ir_cpu *scratch,
+			const struct ir_cal_var *v, unsigned int n, u64 *ps)
+{
+	struct ir_cal_vars vs = { .scratch = scratch, .v = v };
+	unsigned int i;
+
+	if (!ips_calib_best(k, ir_cal_run, &vs, CALIB_RUNS, n, ps))
+		return false;
+	for (i = 0; i < n; i++)
+		ps[i] = div_u64(ips_clock_ns(ps[i] * 1000), v[i].calls);
+	return true;
 }
 
 static u32 ir_cal_ps(u64 hooked, u64 plain)
@@ -1154,30 +1179,44 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 	struct ir_cpu *c = ir_state[k->cpu], *s = a->scratch, *got = s + 1;
 	struct ir_calib cal = {};
 	unsigned int span, calls;
-	u64 plain[2], hooked[2];
+	/*
+	 * The rounds, fast ([0]) and with a pick ([1]), hooked and plain,
+	 * and the drift's reference: the plain calls of a fast round, as
+	 * many as fill a run themselves (a run of the hooked round's count
+	 * of them is too short to time well).
+	 */
+	enum { HOOKED1, PLAIN_REF, PLAIN0, PLAIN1, HOOKED0, NR_VAR };
+	struct ir_cal_var v[NR_VAR] = {
+		[HOOKED1] = { &rounds[1], 8 },
+		[PLAIN_REF] = { ir_cal_plain_of(&rounds[0]), 64 },
+		[PLAIN0] = { ir_cal_plain_of(&rounds[0]) },
+		[PLAIN1] = { ir_cal_plain_of(&rounds[1]) },
+		[HOOKED0] = { &rounds[0], 0, got },
+	};
+	u64 t[NR_VAR], plain[2], hooked[2];
 
 	s->calibrating = true;
-	/* A run's calls: as many as the heavier round makes in the aim. */
-	calls = ips_calib_calls(ir_cal_run(k, s, &rounds[1], 8, NULL), CALIB_CALLS);
-	plain[0] = ir_cal_run(k, s, ir_cal_plain_of(&rounds[0]), calls, got);
-	plain[1] = ir_cal_run(k, s, ir_cal_plain_of(&rounds[1]), calls, got);
-	hooked[1] = ir_cal_run(k, s, &rounds[1], calls, got);
-	hooked[0] = ir_cal_run(k, s, &rounds[0], calls, got);
-	if (k->moved)
-		return;
-
-	cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
 	/*
-	 * The drift's reference: the plain calls of a fast round, as many
-	 * as fill a run themselves (a run of the hooked round's count of
-	 * them is too short to time well).
+	 * Sized first: the heavier round, and the reference, by more calls
+	 * (a plain call is short beside the clock's two reads).
 	 */
-	cal.plain_ps = min_t(u64, U32_MAX,
-			     ir_cal_run(k, s, ir_cal_plain_of(&rounds[0]),
-					ips_calib_calls(plain[0], CALIB_PLAIN_CALLS),
-					NULL));
-	if (k->moved)
+	if (!ir_cal_best(k, s, v, PLAIN_REF + 1, t))
 		return;
+	/* A run's calls: as many as the heavier round makes in the aim. */
+	calls = ips_calib_calls(t[HOOKED1], CALIB_CALLS);
+	v[HOOKED1].calls = calls;
+	v[PLAIN_REF].calls = ips_calib_calls(t[PLAIN_REF], CALIB_PLAIN_CALLS);
+	v[PLAIN0].calls = calls;
+	v[PLAIN1].calls = calls;
+	v[HOOKED0].calls = calls;
+	if (!ir_cal_best(k, s, v, NR_VAR, t))
+		return;
+	plain[0] = t[PLAIN0];
+	plain[1] = t[PLAIN1];
+	hooked[0] = t[HOOKED0];
+	hooked[1] = t[HOOKED1];
+	cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
+	cal.plain_ps = min_t(u64, U32_MAX, t[PLAIN_REF]);
 	cal.round_hits = rounds[0].n;
 	/* Noise can order two near runs either way: no difference wraps. */
 	cal.hit_ps = hooked[1] > hooked[0] ?

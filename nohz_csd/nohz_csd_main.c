@@ -992,11 +992,12 @@ static int nc_hook(void)
  * context, in stretches with interrupts off (common/calib.h), once every
  * probe is in place, before the session measures and again after. This
  * module's functions are called some times a run (as many as
- * IPS_CALIB_AIM_NS holds, at most CALIB_CALLS), probed
- * as the kernel's are, with the very bodies of the counting probes on a
- * scratch state, against the same calls unprobed, the best of CALIB_RUNS
- * runs each: each kind's hit (a tracepoint's probe is called as a static
- * call does, preemption off, on a vector the probes pass over). Then
+ * IPS_CALIB_AIM_NS holds, at most CALIB_CALLS), probed as the kernel's
+ * are, with the very bodies of the counting probes on a scratch state,
+ * against the same calls unprobed, the best of CALIB_RUNS runs each,
+ * interleaved (ips_calib_best()): each kind's hit (a tracepoint's probe
+ * is called as a static call does, preemption off, on a vector the probes
+ * pass over). Then
  * rounds of a kick's fewest hits, nohz_csd_func()'s stand-in raising
  * SCHED_SOFTIRQ, the softirq_entry probe, the balance hook and the
  * softirq_exit probe, each probe's hit weighed with the costs just
@@ -1068,54 +1069,107 @@ static unsigned long nc_cal_misses(void)
 	       READ_ONCE(nc_cal_wake_probe.nmissed);
 }
 
-/*
- * The best of CALIB_RUNS runs of @calls steps @what (a run with a missed
- * kprobe hit does not count), each a stretch with interrupts off on the
- * CPU of @k, its probes writing the scratch state @s: ps a step. 0 where
- * the CPU went offline.
- */
-static __always_inline u64 nc_cal_time(struct ips_calib_cpu *k,
-				       struct nc_cpu *s, unsigned int what,
-				       unsigned int calls,
-				       struct nc_cal_spans *best)
-{
-	u64 t0, t, min = U64_MAX;
-	unsigned int run, i;
-	unsigned long missed;
-	struct nc_cpu *cur;
+/* A variant of the calibration: its steps, their count a run. */
+struct nc_cal_var {
+	unsigned int what;
+	unsigned int calls;
+};
 
-	for (run = 0; run < CALIB_RUNS; run++) {
-		missed = nc_cal_misses();
-		if (!ips_calib_off(k)) {
-			ips_calib_on(k);
-			return 0;
-		}
-		/* No probe of this CPU runs meanwhile but the calibration's. */
-		cur = this_cpu_read(nc_this_cpu);
-		this_cpu_write(nc_this_cpu, s);
-		/* The kick's state and counts; the costs stay. */
-		memset(s, 0, offsetof(struct nc_cpu, kind_hits));
-		s->delay_raw_ns = 0;
-		s->delay_acc = 0;
-		s->delay_hits = 0;
-		t0 = ips_clock_read();
-		for (i = 0; i < calls; i++)
-			nc_cal_step(what);
-		t = ips_clock_read() - t0;
-		this_cpu_write(nc_this_cpu, cur);
+/* The variants of one calibration of a CPU, and the span's best run. */
+struct nc_cal_vars {
+	struct nc_cpu *scratch;
+	const struct nc_cal_var *v;
+	struct nc_cal_spans *spans;
+};
+
+/*
+ * One run of @calls steps @what, a stretch with interrupts off on the CPU
+ * of @k, its probes writing the scratch state @s: clock units, U64_MAX
+ * for a run with a missed kprobe hit (it does not count). A span run
+ * better than @best leaves its spans in @spans.
+ */
+static __always_inline u64 nc_cal_once(struct ips_calib_cpu *k,
+				       struct nc_cpu *s, unsigned int what,
+				       unsigned int calls, u64 best,
+				       struct nc_cal_spans *spans)
+{
+	unsigned long missed = nc_cal_misses();
+	struct nc_cpu *cur;
+	unsigned int i;
+	u64 t0, t;
+
+	if (!ips_calib_off(k)) {
 		ips_calib_on(k);
-		if (t < min && nc_cal_misses() == missed) {
-			min = t;
-			if (best) {
-				best->raw_ns = s->delay_raw_ns;
-				best->acc = s->delay_acc;
-				best->hits = s->delay_hits;
-			}
-		}
+		return U64_MAX;
 	}
-	if (min == U64_MAX)
-		return 0;
-	return div_u64(ips_clock_ns(min * 1000), calls);
+	/* No probe of this CPU runs meanwhile but the calibration's. */
+	cur = this_cpu_read(nc_this_cpu);
+	this_cpu_write(nc_this_cpu, s);
+	/* The kick's state and counts; the costs stay. */
+	memset(s, 0, offsetof(struct nc_cpu, kind_hits));
+	s->delay_raw_ns = 0;
+	s->delay_acc = 0;
+	s->delay_hits = 0;
+	t0 = ips_clock_read();
+	for (i = 0; i < calls; i++)
+		nc_cal_step(what);
+	t = ips_clock_read() - t0;
+	this_cpu_write(nc_this_cpu, cur);
+	ips_calib_on(k);
+	if (nc_cal_misses() != missed)
+		return U64_MAX;
+	if (t < best && spans) {
+		spans->raw_ns = s->delay_raw_ns;
+		spans->acc = s->delay_acc;
+		spans->hits = s->delay_hits;
+	}
+	return t;
+}
+
+/* Variant @i's run, its steps' switch folded for each (ips_calib_best()). */
+static u64 nc_cal_run(struct ips_calib_cpu *k, void *data, unsigned int i,
+		      u64 best)
+{
+	const struct nc_cal_vars *vs = data;
+	const struct nc_cal_var *v = &vs->v[i];
+	struct nc_cpu *s = vs->scratch;
+
+	switch (v->what) {
+	case CAL_PLAIN:
+		return nc_cal_once(k, s, CAL_PLAIN, v->calls, best, NULL);
+	case CAL_EMPTY:
+		return nc_cal_once(k, s, CAL_EMPTY, v->calls, best, NULL);
+	case CAL_KRETPROBE:
+		return nc_cal_once(k, s, CAL_KRETPROBE, v->calls, best, NULL);
+	case CAL_KPROBE:
+		return nc_cal_once(k, s, CAL_KPROBE, v->calls, best, NULL);
+	case CAL_TRACEPOINT:
+		return nc_cal_once(k, s, CAL_TRACEPOINT, v->calls, best, NULL);
+	case CAL_HOOK:
+		return nc_cal_once(k, s, CAL_HOOK, v->calls, best, NULL);
+	default:
+		return nc_cal_once(k, s, CAL_SPAN, v->calls, best, vs->spans);
+	}
+}
+
+/*
+ * The best of CALIB_RUNS runs of each of @n variants @v, interleaved, ps
+ * a step, into @ps (0: no run counted); the span's best run's spans into
+ * @spans. False where the CPU went offline.
+ */
+static bool nc_cal_best(struct ips_calib_cpu *k, struct nc_cpu *s,
+			const struct nc_cal_var *v, unsigned int n,
+			struct nc_cal_spans *spans, u64 *ps)
+{
+	struct nc_cal_vars vs = { .scratch = s, .v = v, .spans = spans };
+	unsigned int i;
+
+	if (!ips_calib_best(k, nc_cal_run, &vs, CALIB_RUNS, n, ps))
+		return false;
+	for (i = 0; i < n; i++)
+		ps[i] = ps[i] == U64_MAX ? 0 :
+			div_u64(ips_clock_ns(ps[i] * 1000), v[i].calls);
+	return true;
 }
 
 static u32 nc_cal_ps(u64 probed, u64 plain)
@@ -1146,33 +1200,47 @@ static void nc_calib_cpu(struct ips_calib_cpu *k)
 	struct nc_calib *cal = &s->cal;
 	struct nc_cal_spans spans = {};
 	unsigned int calls;
-	u64 plain, empty;
+	/*
+	 * Each kind's hit against the plain (or, a tracepoint's, the
+	 * empty) step; then the span, its hits weighed with those costs,
+	 * beside the drift's reference: plain calls, as many as fill a run
+	 * themselves (the span's count of them is too short to time well).
+	 */
+	enum { SPAN, PLAIN_REF, PLAIN, EMPTY, KRETPROBE, KPROBE, TRACEPOINT,
+	       HOOK, NR_VAR };
+	struct nc_cal_var v[NR_VAR] = {
+		[SPAN] = { CAL_SPAN, 8 }, [PLAIN_REF] = { CAL_PLAIN, 64 },
+		[PLAIN] = { CAL_PLAIN }, [EMPTY] = { CAL_EMPTY },
+		[KRETPROBE] = { CAL_KRETPROBE }, [KPROBE] = { CAL_KPROBE },
+		[TRACEPOINT] = { CAL_TRACEPOINT }, [HOOK] = { CAL_HOOK },
+	};
+	u64 t[NR_VAR];
+	unsigned int i;
 
 	memset(cal, 0, sizeof(*cal));
-	/* A run's calls: as many span steps, the heaviest, as the aim holds. */
-	calls = ips_calib_calls(nc_cal_time(k, s, CAL_SPAN, 8, NULL), CALIB_CALLS);
-	plain = nc_cal_time(k, s, CAL_PLAIN, calls, NULL);
-	empty = nc_cal_time(k, s, CAL_EMPTY, calls, NULL);
-	cal->hit_ps[K_KRETPROBE] = nc_cal_ps(nc_cal_time(k, s, CAL_KRETPROBE, calls, NULL), plain);
-	cal->hit_ps[K_KPROBE] = nc_cal_ps(nc_cal_time(k, s, CAL_KPROBE, calls, NULL), plain);
-	cal->hit_ps[K_TRACEPOINT] = nc_cal_ps(nc_cal_time(k, s, CAL_TRACEPOINT, calls, NULL),
-					      empty);
-	cal->hit_ps[K_HOOK] = nc_cal_ps(nc_cal_time(k, s, CAL_HOOK, calls, NULL), plain);
-	nc_cal_time(k, s, CAL_SPAN, calls, &spans);
-	if (k->moved)
+	/*
+	 * Sized first: the span steps, the heaviest, and the reference, by
+	 * more calls (a plain call is short beside the clock's two reads).
+	 */
+	if (!nc_cal_best(k, s, v, PLAIN_REF + 1, NULL, t))
+		return;
+	/* A run's calls: as many span steps as the aim holds. */
+	calls = ips_calib_calls(t[SPAN], CALIB_CALLS);
+	for (i = 0; i < NR_VAR; i++)
+		v[i].calls = calls;
+	v[PLAIN_REF].calls = ips_calib_calls(t[PLAIN_REF], CALIB_PLAIN_CALLS);
+	if (!nc_cal_best(k, s, v + PLAIN, NR_VAR - PLAIN, NULL, t + PLAIN))
+		return;
+	cal->hit_ps[K_KRETPROBE] = nc_cal_ps(t[KRETPROBE], t[PLAIN]);
+	cal->hit_ps[K_KPROBE] = nc_cal_ps(t[KPROBE], t[PLAIN]);
+	cal->hit_ps[K_TRACEPOINT] = nc_cal_ps(t[TRACEPOINT], t[EMPTY]);
+	cal->hit_ps[K_HOOK] = nc_cal_ps(t[HOOK], t[PLAIN]);
+	if (!nc_cal_best(k, s, v, PLAIN_REF + 1, &spans, t))
 		return;
 	cal->span_ps = min_t(u64, div_u64(spans.raw_ns * 1000, calls), U32_MAX);
 	cal->span_acc_ps = min_t(u64, div_u64(spans.acc, calls), U32_MAX);
 	cal->span_hits = div_u64(spans.hits, calls);
-	/*
-	 * The drift's reference: plain calls, as many as fill a run
-	 * themselves (the span's count of them is too short to time well).
-	 */
-	cal->plain_ps = min_t(u64, U32_MAX,
-			      nc_cal_time(k, s, CAL_PLAIN,
-					  ips_calib_calls(plain, CALIB_PLAIN_CALLS), NULL));
-	if (k->moved)
-		return;
+	cal->plain_ps = min_t(u64, U32_MAX, t[PLAIN_REF]);
 	/* A second try kept only if better (common/calib.c). */
 	if (!ips_calib_drift_keep(&c->drift, a->end, k->again, cal->span_ps,
 				  cal->plain_ps, calls))

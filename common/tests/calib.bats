@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # common/calib.c's arithmetic on the host: ips_calib_drift_pct10(),
-# ips_calib_rel_drift_pct10() and ips_calib_calls() taken out of calib.c as they are and compiled in
+# ips_calib_rel_drift_pct10(), ips_calib_calls(), the drift keep and ips_calib_best()
+# taken out of calib.c as they are and compiled in
 # userspace, against values worked out by hand.
 
 load fixtures/extract
@@ -178,4 +179,66 @@ none 1" ]
 0
 1
 100 0" ]
+}
+
+# build_best: best, which runs ips_calib_best() over variants of the
+# costs given as arguments (clock units a run), 9 runs each, where the
+# first SLOW runs made (the environment's SLOW) take four times as long,
+# a disturbance some runs long; it prints each variant's best.
+build_best() {
+	{
+		extract_struct "$C/calib.h" ips_calib_cpu
+		sed -n '/^typedef u64 (\*ips_calib_run_fn)/,/;$/p' "$C/calib.h"
+		extract "$C/calib.c" ips_calib_best
+	} >"$T/best.inc"
+	grep -q 'ips_calib_run_fn)' "$T/best.inc" || return 1
+	cat >"$T/best.c" <<-'EOF'
+	#include <stdbool.h>
+	#include <stdint.h>
+	#include <stdio.h>
+	#include <stdlib.h>
+
+	typedef uint64_t u64;
+	#define U64_MAX	UINT64_MAX
+	#define min(a, b)	((a) < (b) ? (a) : (b))
+	#include "best.inc"
+
+	static unsigned int made, slow;
+
+	static u64 run(struct ips_calib_cpu *k, void *data, unsigned int i, u64 best)
+	{
+		const u64 *cost = data;
+
+		return cost[i] * (made++ < slow ? 4 : 1);
+	}
+
+	int main(int argc, char **argv)
+	{
+		struct ips_calib_cpu k = { 0 };
+		u64 cost[8], best[8];
+		int i, n = argc - 1;
+
+		slow = atoi(getenv("SLOW"));
+		for (i = 0; i < n; i++)
+			cost[i] = strtoull(argv[i + 1], NULL, 0);
+		if (!ips_calib_best(&k, run, cost, 9, n, best))
+			return 1;
+		for (i = 0; i < n; i++)
+			printf("%llu%c", (unsigned long long)best[i], i + 1 < n ? ' ' : '\n');
+		return 0;
+	}
+	EOF
+	gcc -O2 -Wall -Werror -Wno-unused-parameter -o "$T/best" "$T/best.c"
+}
+
+@test "best: interleaved runs, so that a disturbance weighs on every variant alike" {
+	build_best
+	SLOW=0 run "$T/best" 100 150
+	[ "$output" = "100 150" ]
+	# The first nine runs slowed: in blocks, every run of the first
+	# variant, whose best would read 400 and the difference -250.
+	SLOW=9 run "$T/best" 100 150
+	[ "$output" = "100 150" ]
+	SLOW=18 run "$T/best" 100 150 120
+	[ "$output" = "100 150 120" ]
 }
