@@ -35,10 +35,12 @@
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/hardirq.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/prio.h>
 #include <linux/seq_buf.h>
@@ -47,6 +49,10 @@
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
+
+#ifdef CONFIG_X86
+#include <asm/smp.h>
+#endif
 
 #include "../common/calib.h"
 #include "../common/clock.h"
@@ -57,7 +63,7 @@
 #include "../common/session.h"
 #include "../common/tp.h"
 
-#define IR_FORMAT		"idle_reentry/5"
+#define IR_FORMAT		"idle_reentry/6"
 #define MAX_DURATION_S		3600U
 #define CALIB_CALLS		1000	/* the most calls of a run */
 #define CALIB_RUNS		9
@@ -105,6 +111,16 @@ static char *ir_test_skip;
 module_param_named(test_skip, ir_test_skip, charp, 0444);
 MODULE_PARM_DESC(test_skip, "Test only: leave the optional hook of this function (such as hrtimer_interrupt) unhooked, as on a kernel without it, to check that the figures resting on it read unproven (default unset)");
 
+/*
+ * An interrupt into a re-entry must be counted: show that it is, for
+ * either way the count sees one (irq_enter_rcu(), or the reschedule IPI's
+ * count, as NMIs').
+ */
+enum { IR_TEST_IRQ_NONE, IR_TEST_IRQ_WORK, IR_TEST_IRQ_RESCHED, IR_NR_TEST_IRQ };
+static unsigned int ir_test_interrupt;
+module_param_named(test_interrupt, ir_test_interrupt, uint, 0444);
+MODULE_PARM_DESC(test_interrupt, "Test only: raise an interrupt of the module's own inside every re-entry, at schedule_idle(), to check that reentries_interrupted counts it: 1 an irq_work's self-IPI (through irq_enter_rcu()), 2 a reschedule IPI to itself (which is not; counted as NMIs are) (phases=1, x86 only; default 0)");
+
 /* Ends an until-stopped measurement where debugfs refuses writes (lockdown). */
 static void ir_finish(bool interrupted);
 static struct ips_session ir_session __read_mostly =
@@ -115,7 +131,7 @@ MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as
 /* The start line's order (ips_result_log_params()): as declared above. */
 const char * const ips_params_order[] = {
 	"cpulist", "duration", "phases", "pick_hook", "test_misname",
-	"test_skip", "stop", NULL,
+	"test_skip", "test_interrupt", "stop", NULL,
 };
 
 /* ---- state ------------------------------------------------------------- */
@@ -152,6 +168,7 @@ enum {
 	IR_PICK_FAIR,		/* re-entries that reached the fair pick */
 	IR_PICK_IDLE,		/* re-entries that reached the idle class's pick */
 	IR_NEWIDLE,
+	IR_INTERRUPTED,		/* re-entries an interrupt or NMI came into */
 	IR_PICKED,		/* re-entries that made any pick: not fast */
 	IR_WOKE,		/* IR_WOKE + WAKE_*: what pulled the CPU out */
 	IR_HITS = IR_WOKE + NR_WAKE,	/* + H_*: hook hits inside each span */
@@ -209,7 +226,9 @@ struct ir_cpu {
 		};
 		u64 round;
 	};
-	unsigned int wake;
+	unsigned int wake;	/* BIT(WAKE_*) of the round's wake-ups */
+	u32 unhooked;		/* ir_unhooked_irqs() at the re-entry's start */
+	bool interrupted;	/* an interrupt came into the re-entry */
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	bool idle_ran;		/* the idle task ran here while measuring */
 	bool calibrating;	/* a calibration's scratch state: counts */
@@ -229,6 +248,7 @@ enum {
 	IR_HOOK_DO_IDLE, IR_HOOK_FLUSH, IR_HOOK_SCHEDULE_IDLE, IR_HOOK_PICK, IR_HOOK_NEWIDLE,
 	IR_HOOK_WAKE_POLL, IR_HOOK_WAKE_IPI, IR_HOOK_WAKE_TIMER, IR_HOOK_TICK,
 	IR_HOOK_PICK_IDLE, IR_HOOK_PICK_IDLE_NEXT, IR_HOOK_PICK_CORE,
+	IR_HOOK_IRQ_ENTER, IR_HOOK_IRQ_QUIET,
 	/* The calibration's, on functions of this module (ir_calibrate()). */
 	IR_HOOK_CAL_TICK, IR_HOOK_CAL_FLUSH, IR_HOOK_CAL_WAKE, IR_HOOK_CAL_SCHED,
 	IR_HOOK_CAL_PICK, IR_HOOK_CAL_DO_IDLE,
@@ -241,6 +261,29 @@ static cpumask_var_t ir_mask;
 static DEFINE_PER_CPU(struct ir_cpu *, ir_this_cpu);
 /* Off with phases=1: the direct calls' light hooks. */
 static DEFINE_STATIC_KEY_TRUE(ir_light);
+/* test_interrupt=: an interrupt raised inside each re-entry. */
+static DEFINE_STATIC_KEY_FALSE(ir_test_irq);
+
+static void ir_test_irq_fn(struct irq_work *work)
+{
+}
+
+static DEFINE_PER_CPU(struct irq_work, ir_test_work);
+
+/* test_interrupt=: this CPU's interrupt, pending until interrupts are on. */
+static __always_inline void ir_test_raise(void)
+{
+#ifdef CONFIG_X86
+	/* Not smp_send_reschedule(): its tracepoint is not for modules. */
+	void (*resched)(int cpu) = smp_ops.smp_send_reschedule;
+
+	if (ir_test_interrupt == IR_TEST_IRQ_RESCHED) {
+		resched(smp_processor_id());
+		return;
+	}
+#endif
+	irq_work_queue(this_cpu_ptr(&ir_test_work));
+}
 
 /* ---- the measurement --------------------------------------------------- */
 
@@ -265,6 +308,24 @@ static __always_inline void ir_add(struct ir_cpu *c, unsigned int s, u64 units,
 	c->raw[s] += ns;
 	c->n.v[IR_HITS + s] += hits;
 	ips_hist_add_net(&c->hist[s], ns, cost);
+}
+
+/*
+ * The interrupts that enter no irq_enter_rcu(), which ir_irq_enter() does
+ * not see: NMIs, and the reschedule IPI (an x86 "simple" system vector).
+ * A re-entry's start and end read their count (phases=1).
+ */
+static __always_inline u32 ir_unhooked_irqs(void)
+{
+#if defined(CONFIG_X86) && defined(CONFIG_SMP) && defined(IPS_IRQ_STAT_COUNTS)
+	return this_cpu_read(irq_stat.counts[IRQ_COUNT_NMI]) +
+	       this_cpu_read(irq_stat.counts[IRQ_COUNT_RESCHEDULE]);
+#elif defined(CONFIG_X86) && defined(CONFIG_SMP)
+	return this_cpu_read(irq_stat.__nmi_count) +
+	       this_cpu_read(irq_stat.irq_resched_count);
+#else
+	return 0;
+#endif
 }
 
 /* Start span @s at this hook's clock read. */
@@ -320,6 +381,7 @@ static __always_inline void ir_round_reset(struct ir_cpu *c, bool measuring)
 {
 	ir_round_flags(c, measuring);
 	c->wake = 0;
+	c->interrupted = false;
 	c->h_round = c->hits;
 }
 
@@ -474,6 +536,22 @@ static __always_inline struct ir_cpu *ir_hook_enter(unsigned long ip,
 }
 
 /*
+ * What a re-entry is counted as woken by, of the wake-ups its round saw
+ * (@wake, a bit each): the first in WAKE_* order, or WAKE_OTHER.
+ */
+static __always_inline unsigned int ir_wake_of(unsigned int wake)
+{
+	unsigned int w;
+
+	/* None of the others: WAKE_OTHER, the last. */
+	BUILD_BUG_ON(NR_WAKE - WAKE_OTHER != 1);
+	for (w = 0; w < WAKE_OTHER; w++)
+		if (wake & BIT(w))
+			break;
+	return w;
+}
+
+/*
  * Only the do_idle() hook reads whether the session measures: at the top of
  * each round it both ends the previous round, which counts only if it
  * began and ends while measuring, and arms the next.
@@ -481,7 +559,6 @@ static __always_inline struct ir_cpu *ir_hook_enter(unsigned long ip,
 static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 {
 	unsigned long flags;
-	unsigned int w;
 	u64 now, *n = c->n.v;
 
 	local_irq_save(flags);
@@ -489,6 +566,8 @@ static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 	now = ips_clock_read();
 	c->fired |= BIT(IR_HOOK_DO_IDLE);
 	if (measuring && c->armed && ir_round_is_reentry(c, PHASE_SCHED)) {
+		n[IR_INTERRUPTED] += c->interrupted ||
+				     ir_unhooked_irqs() != c->unhooked;
 		ir_add(c, H_TICK, c->t[H_FLUSH] - c->t[H_TICK],
 		       c->h[H_FLUSH] - c->h[H_TICK]);
 		ir_add(c, H_FLUSH, c->t[H_SCHED] - c->t[H_FLUSH],
@@ -499,13 +578,7 @@ static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 		n[IR_PICK_IDLE] += !!c->pick_idle;
 		n[IR_PICKED] += c->pick_fair || c->pick_idle;
 		n[IR_NEWIDLE] += !!c->newidle;
-		/* None of the others: WAKE_OTHER, the last. */
-		BUILD_BUG_ON(NR_WAKE - WAKE_OTHER != 1);
-		BUILD_BUG_ON(BITS_PER_TYPE(c->wake) < NR_WAKE);
-		for (w = 0; w < WAKE_OTHER; w++)
-			if (c->wake & BIT(w))
-				break;
-		n[IR_WOKE + w]++;
+		n[IR_WOKE + ir_wake_of(c->wake)]++;
 	}
 	ir_round_reset(c, measuring);
 	local_irq_restore(flags);
@@ -525,6 +598,7 @@ static __always_inline void ir_tick_body(struct ir_cpu *c, bool idle)
 	c->fired |= BIT(IR_HOOK_TICK);
 	if (c->phase == PHASE_NONE && idle) {
 		ir_span_start(c, H_TICK);
+		c->unhooked = ir_unhooked_irqs();
 		c->phase = PHASE_TICK;
 	}
 	local_irq_restore(flags);
@@ -543,6 +617,7 @@ static __always_inline void ir_flush_body(struct ir_cpu *c, bool idle)
 		if (c->phase == PHASE_NONE) {
 			c->t[H_TICK] = c->t[H_FLUSH];
 			c->h[H_TICK] = c->h[H_FLUSH];
+			c->unhooked = ir_unhooked_irqs();
 		}
 		c->phase = PHASE_FLUSH;
 	}
@@ -559,6 +634,9 @@ static __always_inline void ir_schedule_idle_body(struct ir_cpu *c)
 	if (c->phase == PHASE_FLUSH) {
 		ir_span_start(c, H_SCHED);
 		c->phase = PHASE_SCHED;
+		/* Taken as interrupts come back on, below: inside the re-entry. */
+		if (static_branch_unlikely(&ir_test_irq) && c->armed && !c->calibrating)
+			ir_test_raise();
 	}
 	local_irq_restore(flags);
 }
@@ -584,18 +662,52 @@ static __always_inline void ir_pick_body(struct ir_cpu *c, unsigned int h,
 }
 
 /*
- * What pulled the CPU out of idle since the round began, @w, seen by the
- * hook @h: in hard IRQ, or the queue flush with interrupts off. The queue
- * flush only counts as a polling wake-up when the idle task itself runs
- * it (@idle).
+ * What pulled the CPU out of idle, @w, seen by the hook @h: in hard IRQ,
+ * or the queue flush with interrupts off. The queue flush, which runs once
+ * the CPU has left the polling loop, only counts as a polling wake-up when
+ * the idle task itself runs it (@idle); an interrupt only before the CPU
+ * left (one after it came into the re-entry, below), and only while
+ * nothing tells it woke nothing (the quiet end of an interrupt, below).
  */
 static __always_inline void ir_wake_body(struct ir_cpu *c, unsigned int h,
 					 unsigned int w, bool idle)
 {
+	BUILD_BUG_ON(BITS_PER_TYPE(c->wake) < NR_WAKE);
 	c->hits++;
 	c->fired |= BIT(h);
-	if (w != WAKE_POLL || idle)
+	if (w == WAKE_POLL ? idle : c->phase == PHASE_NONE)
 		c->wake |= BIT(w);
+}
+
+/*
+ * An interrupt's entry (irq_enter_rcu(), in hard IRQ): one that comes
+ * into a re-entry, after the CPU left the polling loop, is not what the
+ * re-entry measures, and its time is in the re-entry's.
+ */
+static __always_inline void ir_irq_enter_body(struct ir_cpu *c)
+{
+	c->hits++;
+	c->fired |= BIT(IR_HOOK_IRQ_ENTER);
+	if (c->phase != PHASE_NONE)
+		c->interrupted = true;
+}
+
+/*
+ * An interrupt of the idle loop ends, its softirqs run (but on
+ * PREEMPT_RT), and the CPU stays idle: the kernel calls
+ * tick_nohz_irq_exit() on an idle CPU while no task is to run, and on a
+ * nohz_full CPU always, after an outermost interrupt, or one that came
+ * into the softirqs. Where need_resched() is clear, and the softirqs are
+ * done, that interrupt woke nothing, nor did any before it: what they
+ * were labels no re-entry (an IPI that ran a callback, and a reschedule
+ * later, is not a wake-up by IPI).
+ */
+static __always_inline void ir_irq_quiet_body(struct ir_cpu *c)
+{
+	c->hits++;
+	c->fired |= BIT(IR_HOOK_IRQ_QUIET);
+	if (c->phase == PHASE_NONE && !need_resched() && !in_serving_softirq())
+		c->wake = 0;
 }
 
 /*
@@ -661,6 +773,8 @@ IR_PHASE_HOOK(ir_newidle, ir_pick_body(c, IR_HOOK_NEWIDLE, false, false);
 IR_PHASE_HOOK(ir_wake_poll, ir_wake_body(c, IR_HOOK_WAKE_POLL, WAKE_POLL, ir_in_idle_task(c)))
 IR_PHASE_HOOK(ir_wake_ipi, ir_wake_body(c, IR_HOOK_WAKE_IPI, WAKE_IPI, true))
 IR_PHASE_HOOK(ir_wake_timer, ir_wake_body(c, IR_HOOK_WAKE_TIMER, WAKE_TIMER, true))
+IR_PHASE_HOOK(ir_irq_enter, ir_irq_enter_body(c))
+IR_PHASE_HOOK(ir_irq_quiet, ir_irq_quiet_body(c))
 
 /*
  * sched_switch away from the idle task inside schedule_idle(): whether the
@@ -773,6 +887,15 @@ static struct ips_hook ir_hooks[] = {
 	[IR_HOOK_PICK_CORE] = {
 		.names = IPS_HOOK_NAMES("pick_task_fair"),
 		.func = ir_pick_core,
+	},
+	/* phases=1: every interrupt's entry, and its end on a CPU left idle. */
+	[IR_HOOK_IRQ_ENTER] = {
+		.names = IPS_HOOK_NAMES("irq_enter_rcu"),
+		.func = ir_irq_enter,
+	},
+	[IR_HOOK_IRQ_QUIET] = {
+		.names = IPS_HOOK_NAMES("tick_nohz_irq_exit"),
+		.func = ir_irq_quiet,
 	},
 	[IR_HOOK_CAL_TICK] = {
 		.names = IPS_HOOK_NAMES("ir_cal_fn_tick"),
@@ -988,6 +1111,8 @@ static void ir_hooks_choose(void)
  */
 static int ir_unhook(void)
 {
+	int cpu, ret;
+
 	ips_hooks_unregister_start(&ir_hook_set);
 	if (ir_tp_switch) {
 		tracepoint_probe_unregister(ir_tp_switch, (void *)ir_switch_probe,
@@ -995,7 +1120,12 @@ static int ir_unhook(void)
 		tracepoint_synchronize_unregister();
 		ir_tp_switch = NULL;
 	}
-	return ips_hooks_unregister_wait(&ir_hook_set);
+	ret = ips_hooks_unregister_wait(&ir_hook_set);
+	/* No hook queues test_interrupt's work now: none may run after us. */
+	if (!ret && static_branch_unlikely(&ir_test_irq))
+		for_each_possible_cpu(cpu)
+			irq_work_sync(per_cpu_ptr(&ir_test_work, cpu));
+	return ret;
 }
 
 /*
@@ -1315,6 +1445,7 @@ static const char * const ir_count_name[] = {
 	[IR_SWITCHED] = "switched", [IR_SWITCHED_FAIR] = "switched_fair",
 	[IR_SWITCHED_PICK] = "switched_pick", [IR_PICK_FAIR] = "pick_fair",
 	[IR_PICK_IDLE] = "pick_idle", [IR_NEWIDLE] = "newidle",
+	[IR_INTERRUPTED] = "reentries_interrupted",
 };
 
 /* Whether the count @i is a figure of this run's instrument. */
@@ -1326,6 +1457,9 @@ static bool ir_count_shown(unsigned int i)
 	case IR_NEWIDLE:
 		/* Not counted at all where its hook is missing. */
 		return ir_phases && ir_hooks[IR_HOOK_NEWIDLE].hooked;
+	case IR_INTERRUPTED:
+		/* Counted where every interrupt's entry is hooked. */
+		return ir_phases && ir_hooks[IR_HOOK_IRQ_ENTER].hooked;
 	default:
 		return true;
 	}
@@ -1507,7 +1641,8 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	BUILD_BUG_ON(BITS_PER_TYPE(fired) < IR_NR_HOOKS);
 	/* The wake-up hooks, looped over from the polled one to the timer's. */
 	BUILD_BUG_ON(IR_HOOK_WAKE_IPI - IR_HOOK_WAKE_POLL != 1 ||
-		     IR_HOOK_WAKE_TIMER - IR_HOOK_WAKE_IPI != 1);
+		     IR_HOOK_WAKE_TIMER - IR_HOOK_WAKE_IPI != 1 ||
+		     IR_HOOK_IRQ_QUIET - IR_HOOK_IRQ_ENTER != 1);
 	for_each_cpu(cpu, ir_mask) {
 		fired |= ir_state[cpu]->fired;
 		idle_ran |= ir_state[cpu]->idle_ran;
@@ -1522,7 +1657,16 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 					      FIRED(IR_HOOK_WAKE_IPI));
 	p[IR_HOOK_WAKE_IPI] = ips_hook_prove(FIRED(IR_HOOK_WAKE_IPI), false);
 	p[IR_HOOK_WAKE_TIMER] = ips_hook_prove(FIRED(IR_HOOK_WAKE_TIMER), false);
+	/* An interrupt's entry, shown by an IPI's or a timer's. */
+	p[IR_HOOK_IRQ_ENTER] = ips_hook_prove(FIRED(IR_HOOK_IRQ_ENTER),
+					      FIRED(IR_HOOK_WAKE_IPI) ||
+					      FIRED(IR_HOOK_WAKE_TIMER));
+	p[IR_HOOK_IRQ_QUIET] = ips_hook_prove(FIRED(IR_HOOK_IRQ_QUIET), false);
 	for (i = IR_HOOK_WAKE_POLL; ir_phases && i <= IR_HOOK_WAKE_TIMER; i++)
+		if (!ir_hooks[i].hooked)
+			p[i] = IPS_HOOK_MISSING;
+	/* The split's labels rest on the quiet end, the interrupted count on the entry. */
+	for (i = IR_HOOK_IRQ_ENTER; ir_phases && i <= IR_HOOK_IRQ_QUIET; i++)
 		if (!ir_hooks[i].hooked)
 			p[i] = IPS_HOOK_MISSING;
 	p[IR_HOOK_TICK] = ips_hook_prove(FIRED(IR_HOOK_TICK), t->v[IR_ROUNDS]);
@@ -1757,12 +1901,15 @@ static void ir_free_state(void)
 
 /*
  * test_skip= must name an optional hook of this run's instrument, and
- * test_misname= one of its hooks: anything else would change nothing.
+ * test_misname= one of its hooks; test_interrupt= needs phases=1 (the
+ * light instrument counts no interrupt): anything else would change
+ * nothing.
  */
 static int ir_check_test_params(void)
 {
 	bool skip_ok = !ir_test_skip, misname_ok = !ir_test_misname;
 	unsigned int i;
+	int cpu;
 
 	for (i = 0; i < IR_NR_HOOKS; i++) {
 		const struct ips_hook *h = &ir_hooks[i];
@@ -1784,6 +1931,22 @@ static int ir_check_test_params(void)
 		       ir_test_misname, ir_phases);
 		return -EINVAL;
 	}
+	if (ir_test_interrupt >= IR_NR_TEST_IRQ) {
+		pr_err("test_interrupt=%u: 0, 1 (an irq_work) or 2 (a reschedule IPI)\n",
+		       ir_test_interrupt);
+		return -EINVAL;
+	}
+	if (ir_test_interrupt && (!ir_phases || !IS_ENABLED(CONFIG_X86))) {
+		pr_err("test_interrupt=%u: counted with phases=1 only, on x86\n",
+		       ir_test_interrupt);
+		return -EINVAL;
+	}
+	if (!ir_test_interrupt)
+		return 0;
+	/* In hard IRQ, on PREEMPT_RT too. */
+	for_each_possible_cpu(cpu)
+		per_cpu(ir_test_work, cpu) = IRQ_WORK_INIT_HARD(ir_test_irq_fn);
+	static_branch_enable(&ir_test_irq);
 	return 0;
 }
 

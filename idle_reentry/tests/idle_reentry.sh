@@ -22,7 +22,7 @@ ir_stop() {
 
 # The checks every result must pass, of either instrument.
 check_ir() {
-	[ "$(val idle_reentry format)" = idle_reentry/5 ] || fail "unknown result format"
+	[ "$(val idle_reentry format)" = idle_reentry/6 ] || fail "unknown result format"
 	[ "$(val idle_reentry times)" = kernel ] || fail "times=$(val idle_reentry times)"
 	inst=$(val idle_reentry instrument)
 	case $inst in light | phases) ;; *) fail "instrument=$inst" ;; esac
@@ -77,6 +77,8 @@ check_ir() {
 			w=$((w + $(val idle_reentry "$p$k")))
 		done
 		check "$w == $r" "$p: wake reasons sum to $w, not $r re-entries"
+		check "$(val idle_reentry "${p}reentries_interrupted") <= $r" \
+			"$p: more re-entries interrupted than re-entries"
 		check "$(val idle_reentry "${p}pick_fair") <= $r" "$p: more pick_next_task_fair re-entries than re-entries"
 		check_phases "$p" "$r"
 		[ "$c" = total ] && continue
@@ -148,9 +150,50 @@ test_idle_reentry_fast_path() {
 		if [ "$inst" = phases ]; then
 			check "$(val idle_reentry total.wake_poll) >= $polled * 0.5" \
 				"the polling wakes were not seen"
+			ir_check_interrupted "$r"
 		fi
 		check_fast "$(val idle_reentry total.pick_idle_pct)"
 	done
+}
+
+# An interrupt that comes into a re-entry is counted: test_interrupt=
+# raises one of the module's own inside every re-entry, at
+# schedule_idle(), and every re-entry reads interrupted: an irq_work's
+# self-IPI (1), seen at irq_enter_rcu(), and a reschedule IPI (2), which
+# enters no irq_enter_rcu() and is seen by its count, as NMIs are. The same
+# storm without, where (idle=poll) calls come by polling: only a few. A
+# wake-up label is never the interrupt inside.
+test_idle_reentry_spans_interrupted() {
+	need_cpus 2
+	cmdline_has idle=poll || skip "boot with idle=poll: calls come by polling"
+	for _ti in 1 2; do
+		ir_storm_measured phases=1 test_interrupt=$_ti
+		vals idle_reentry total. _r=reentries _in=reentries_interrupted
+		_ipi=$(val idle_reentry total.wake_ipi)
+		note "test_interrupt=$_ti: re-entries $_r, interrupted $_in, wake_ipi $_ipi"
+		check "$_r > 1000" "only $_r re-entries for 20000 calls"
+		check "$_in == $_r" "test_interrupt=$_ti: $_in of $_r re-entries interrupted, where each had an interrupt raised inside"
+		check "$_ipi * 100 <= $_r" "$_ipi of $_r re-entries labelled by an IPI"
+	done
+	ir_storm_measured phases=1
+	ir_check_interrupted "$(val idle_reentry total.reentries)"
+}
+
+# ir_check_interrupted REENTRIES (phases=1, after ir_storm_measured):
+# the re-entries an interrupt came into. In real time, most calls of a
+# storm reach the target after it left the polling loop, by a real IPI
+# taken inside the re-entry (cb_irq): some re-entries must say so. Under
+# instruction counting every call is polled: only a timer's tick may
+# come into one, in at most 1 %.
+ir_check_interrupted() {
+	_in=$(val idle_reentry total.reentries_interrupted)
+	_irq=$(val ipistorm total.cb_irq)
+	note "re-entries interrupted $_in of $1, callbacks by hard IRQ $_irq"
+	if [ "${IPISTORM_ICOUNT:-0}" = 1 ]; then
+		check "$_in * 100 <= $1" "$_in of $1 re-entries interrupted, where every call is polled"
+	elif [ "$_irq" -ge 100 ]; then
+		check "$_in > 0" "$_irq calls came by hard IRQ, none into a re-entry"
+	fi
 }
 
 # check_fast IDLE_PICK_PCT: the fast-path share the kernel's SM_IDLE
@@ -299,7 +342,7 @@ test_idle_reentry_passive() {
 test_idle_reentry_hostile_params() {
 	need_cpus 2
 	c=$(cpu 1)
-	hostile idle_reentry 15 <<-EOF
+	hostile idle_reentry 17 <<-EOF
 	cpulist|duration=1
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
@@ -315,6 +358,8 @@ test_idle_reentry_hostile_params() {
 	test_skip|cpulist=$c test_skip=no_such_function
 	test_skip|cpulist=$c test_skip=hrtimer_interrupt
 	test_misname|cpulist=$c test_misname=schedule_idle
+	test_interrupt|cpulist=$c test_interrupt=1
+	test_interrupt|cpulist=$c phases=1 test_interrupt=3
 	EOF
 }
 

@@ -231,7 +231,7 @@ params() {
 	[[ $output == *"iteration 1: status=stopped"* ]]
 	sed 's|^format=idle_reentry/4$|format=idle_reentry/9|' "$s/idle_reentry/qemu-6.1" >"$T/v9"
 	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/v9"
-	[[ $output == *"not idle_reentry/1 or idle_reentry/2 or idle_reentry/3 or idle_reentry/4 or idle_reentry/5"* ]]
+	[[ $output == *"not idle_reentry/1 or idle_reentry/2 or idle_reentry/3 or idle_reentry/4 or idle_reentry/5 or idle_reentry/6"* ]]
 	# Iterations of different formats are not one record.
 	sed '0,\|^format=idle_reentry/4$|s||format=idle_reentry/3|' "$s/idle_reentry/qemu-6.1" >"$T/mixed"
 	run -1 env LKP_SRC="$L" "$L/programs/idle_reentry/parse" <"$T/mixed"
