@@ -298,18 +298,29 @@ void ips_calib_drift_emit(struct seq_buf *sb, const char *pfx,
 
 /*
  * The result's keys of the passes before the run (@p[0]) and after it
- * (@p[1]): CPUs calibrated, further tries, the longest stretch with
- * interrupts off, what the pass after the run took; the CPUs whose drift
- * is @over the limit, and the largest drift, @drift_max in tenths of %.
+ * (@p[1]): the CPUs of @mask with a calibration kept (@of(cpu)), by any
+ * try, further tries, the longest stretch with interrupts off, what the
+ * pass after the run took; the CPUs whose drift is @over the limit, and
+ * the largest drift, @drift_max in tenths of %.
  */
 void ips_calib_emit(struct seq_buf *sb, const struct ips_calib_pass *p,
+		    const struct cpumask *mask,
+		    const struct ips_calib_drift *(*of)(int cpu),
 		    unsigned int over, u64 drift_max)
 {
+	unsigned int cpus[2] = {};
+	int cpu;
+
+	/* A CPU calibrated by any try: a calibration kept. */
+	for_each_cpu(cpu, mask) {
+		cpus[0] += !!of(cpu)->calls[0];
+		cpus[1] += !!of(cpu)->calls[1];
+	}
 	seq_buf_printf(sb, "calib_irqs_off_limit_ns=%u\n", IPS_CALIB_STRETCH_NS);
-	seq_buf_printf(sb, "calib_cpus=%u\n", p[0].done);
+	seq_buf_printf(sb, "calib_cpus=%u\n", cpus[0]);
 	seq_buf_printf(sb, "calib_again=%u\n", p[0].again);
 	seq_buf_printf(sb, "calib_irqs_off_max_ns=%llu\n", p[0].off_max_ns);
-	seq_buf_printf(sb, "calib_end_cpus=%u\n", p[1].done);
+	seq_buf_printf(sb, "calib_end_cpus=%u\n", cpus[1]);
 	seq_buf_printf(sb, "calib_end_again=%u\n", p[1].again);
 	seq_buf_printf(sb, "calib_end_irqs_off_max_ns=%llu\n", p[1].off_max_ns);
 	seq_buf_printf(sb, "calib_end_pass_ns=%llu\n", p[1].ns);

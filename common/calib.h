@@ -137,6 +137,8 @@ void ips_calib_end(const struct cpumask *mask,
 		   bool (*again)(int cpu), u64 budget_ns,
 		   struct ips_calib_pass *p);
 void ips_calib_emit(struct seq_buf *sb, const struct ips_calib_pass *p,
+		    const struct cpumask *mask,
+		    const struct ips_calib_drift *(*of)(int cpu),
 		    unsigned int over, u64 drift_max);
 u64 ips_calib_drift_pct10(u64 start, u64 end);
 u64 ips_calib_rel_drift_pct10(u32 cost, u32 plain, u32 cost_end, u32 plain_end);

@@ -1771,7 +1771,8 @@ static void ir_emit_calib(struct seq_buf *sb, const char *pfx, const char *what,
 /* The two passes of the calibration, and the drift (common/calib.c). */
 static void ir_emit_passes(struct seq_buf *sb)
 {
-	ips_calib_emit(sb, ir_cal_pass, ir_drift_over, ir_drift_max);
+	ips_calib_emit(sb, ir_cal_pass, ir_mask, ir_drift_of, ir_drift_over,
+		       ir_drift_max);
 }
 
 static void ir_emit(struct seq_buf *sb, bool interrupted)

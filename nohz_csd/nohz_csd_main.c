@@ -1486,7 +1486,8 @@ static void nc_emit_spreads(struct seq_buf *sb)
 /* The two passes of the calibration, and the drift (common/calib.c). */
 static void nc_emit_passes(struct seq_buf *sb)
 {
-	ips_calib_emit(sb, nc_cal_pass, nc_drift_over, nc_drift_max);
+	ips_calib_emit(sb, nc_cal_pass, nc_mask, nc_drift_of, nc_drift_over,
+		       nc_drift_max);
 }
 
 /*
