@@ -126,6 +126,12 @@ static __always_inline void ips_calib_on(struct ips_calib_cpu *k)
 typedef u64 (*ips_calib_run_fn)(struct ips_calib_cpu *k, void *data,
 				unsigned int i, u64 best);
 
+/* A run of @calls calls that took @units clock units: ps a call (0: no run). */
+static inline u64 ips_calib_ps(u64 units, unsigned int calls)
+{
+	return units == U64_MAX ? 0 : div_u64(ips_clock_ns(units * 1000), calls);
+}
+
 unsigned int ips_calib_calls(u64 call_ps, unsigned int max);
 bool ips_calib_best(struct ips_calib_cpu *k, ips_calib_run_fn run, void *data,
 		    unsigned int runs, unsigned int n, u64 *best);

@@ -1281,7 +1281,7 @@ static bool ir_cal_best(struct ips_calib_cpu *k, struct ir_cpu *scratch,
 	if (!ips_calib_best(k, ir_cal_run, &vs, CALIB_RUNS, n, ps))
 		return false;
 	for (i = 0; i < n; i++)
-		ps[i] = div_u64(ips_clock_ns(ps[i] * 1000), v[i].calls);
+		ps[i] = ips_calib_ps(ps[i], v[i].calls);
 	return true;
 }
 
@@ -1308,7 +1308,7 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 	const struct ir_cal_round *rounds = ir_phases ? ir_cal_phases : ir_cal_light;
 	struct ir_cpu *c = ir_state[k->cpu], *s = a->scratch, *got = s + 1;
 	struct ir_calib cal = {};
-	unsigned int span, calls;
+	unsigned int span, calls, i;
 	/*
 	 * The rounds, fast ([0]) and with a pick ([1]), hooked and plain,
 	 * and the drift's reference: the plain calls of a fast round, as
@@ -1323,7 +1323,7 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 		[PLAIN1] = { ir_cal_plain_of(&rounds[1]) },
 		[HOOKED0] = { &rounds[0], 0, got },
 	};
-	u64 t[NR_VAR], plain[2], hooked[2];
+	u64 t[NR_VAR];
 
 	s->calibrating = true;
 	/*
@@ -1334,24 +1334,18 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 		return;
 	/* A run's calls: as many as the heavier round makes in the aim. */
 	calls = ips_calib_calls(t[HOOKED1], CALIB_CALLS);
-	v[HOOKED1].calls = calls;
+	for (i = 0; i < NR_VAR; i++)
+		v[i].calls = calls;
 	v[PLAIN_REF].calls = ips_calib_calls(t[PLAIN_REF], CALIB_PLAIN_CALLS);
-	v[PLAIN0].calls = calls;
-	v[PLAIN1].calls = calls;
-	v[HOOKED0].calls = calls;
 	if (!ir_cal_best(k, s, v, NR_VAR, t))
 		return;
-	plain[0] = t[PLAIN0];
-	plain[1] = t[PLAIN1];
-	hooked[0] = t[HOOKED0];
-	hooked[1] = t[HOOKED1];
-	cal.round_ps = ir_cal_ps(hooked[0], plain[0]);
+	cal.round_ps = ir_cal_ps(t[HOOKED0], t[PLAIN0]);
 	cal.plain_ps = min_t(u64, U32_MAX, t[PLAIN_REF]);
 	cal.round_hits = rounds[0].n;
 	/* Noise can order two near runs either way: no difference wraps. */
-	cal.hit_ps = hooked[1] > hooked[0] ?
-		     ir_cal_ps(hooked[1] - hooked[0],
-			       plain[1] > plain[0] ? plain[1] - plain[0] : 0) : 0;
+	cal.hit_ps = t[HOOKED1] > t[HOOKED0] ?
+		     ir_cal_ps(t[HOOKED1] - t[HOOKED0],
+			       t[PLAIN1] > t[PLAIN0] ? t[PLAIN1] - t[PLAIN0] : 0) : 0;
 	for (span = 0; span < IR_NR_HIST; span++) {
 		u64 raw = div_u64(ir_raw_ns(got, span) * 1000, calls);
 		u32 hits = div_u64(got->n.v[IR_HITS + span], calls);
@@ -1360,7 +1354,7 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 		 * next function, as a plain call: not the hooks' cost. A
 		 * span holds one such gap per hook hit it is charged.
 		 */
-		u64 gaps = div_u64(plain[0], rounds[0].n) * hits;
+		u64 gaps = div_u64(t[PLAIN0], rounds[0].n) * hits;
 
 		cal.span_ps[span] = min_t(u64, U32_MAX, raw > gaps ? raw - gaps : 0);
 		cal.span_hits[span] = hits;
@@ -1910,7 +1904,6 @@ static int ir_check_test_params(void)
 {
 	bool skip_ok = !ir_test_skip, misname_ok = !ir_test_misname;
 	unsigned int i;
-	int cpu;
 
 	for (i = 0; i < IR_NR_HOOKS; i++) {
 		const struct ips_hook *h = &ir_hooks[i];
@@ -1942,13 +1935,18 @@ static int ir_check_test_params(void)
 		       ir_test_interrupt);
 		return -EINVAL;
 	}
-	if (!ir_test_interrupt)
-		return 0;
+	return 0;
+}
+
+/* test_interrupt=: each CPU's interrupt work, then the hooks' key. */
+static void ir_test_irq_init(void)
+{
+	int cpu;
+
 	/* In hard IRQ, on PREEMPT_RT too. */
 	for_each_possible_cpu(cpu)
 		per_cpu(ir_test_work, cpu) = IRQ_WORK_INIT_HARD(ir_test_irq_fn);
 	static_branch_enable(&ir_test_irq);
-	return 0;
 }
 
 static int ir_parse(void)
@@ -1968,6 +1966,8 @@ static int ir_parse(void)
 	ret = ir_check_test_params();
 	if (ret)
 		return ret;
+	if (ir_test_interrupt)
+		ir_test_irq_init();
 	ips_clock_init();
 	if (!zalloc_cpumask_var(&ir_mask, GFP_KERNEL))
 		return -ENOMEM;

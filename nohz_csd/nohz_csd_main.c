@@ -1167,8 +1167,7 @@ static bool nc_cal_best(struct ips_calib_cpu *k, struct nc_cpu *s,
 	if (!ips_calib_best(k, nc_cal_run, &vs, CALIB_RUNS, n, ps))
 		return false;
 	for (i = 0; i < n; i++)
-		ps[i] = ps[i] == U64_MAX ? 0 :
-			div_u64(ips_clock_ns(ps[i] * 1000), v[i].calls);
+		ps[i] = ips_calib_ps(ps[i], v[i].calls);
 	return true;
 }
 
