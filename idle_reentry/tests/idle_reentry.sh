@@ -567,11 +567,18 @@ test_idle_reentry_tick_restart() {
 		"restarting a stopped tick ($p50_sparse ns) took no longer than finding it running ($p50_tight ns)"
 }
 
-# ir_switch_load CPU: a shell on CPU that sleeps and wakes 100 times in
-# the background, so that idle rounds there switch to a task.
+# ir_switch_load CPU: a shell on CPU that reads a pipe, woken 100 times in
+# the background by a writer on another CPU that sleeps 20 ms between
+# writes, so that idle rounds on CPU switch to a fair task. The writer
+# wakes the reader, not a timer: on PREEMPT_RT a fair task's sleep ends in
+# the timer softirq's thread, a real-time task the idle task would switch
+# to first.
 ir_switch_load() {
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	taskset -c "$1" sh -c 'i=0; while [ $i -lt 100 ]; do usleep 20000; i=$((i + 1)); done' &
+	_w=$(cpu 0)
+	[ "$_w" != "$1" ] || _w=$(cpu 1)
+	# shellcheck disable=SC2016 # expanded by the inner shells
+	taskset -c "$_w" sh -c 'i=0; while [ $i -lt 100 ]; do usleep 20000; echo $i; i=$((i + 1)); done' |
+		taskset -c "$1" sh -c 'while read -r _; do :; done' &
 	load_pid=$!
 }
 
