@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make [KDIR=...]   build every module against KDIR (W=1)
+# make [KDIR=...]   build the suite's own programs, and every module
+#                   against KDIR (W=1)
+# make programs     the suite's own programs alone (msgwake/msgwake)
 # make check        checkpatch --strict, shellcheck, W=1 + sparse builds
 #                   against the test bed's kernels (PREEMPT_RT's too)
 # make test         the tests, in QEMU, on every kernel of the matrix (the
@@ -26,7 +28,20 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 # Empty: each script's default (vm/lib.sh's matrix).
 KERNELS ?=
 
-all: modules
+all: programs modules
+
+# The suite's own programs: of each program's declaration without
+# package=, each of programs= from its C beside it (docs/bench.md).
+PROGRAMS := $(foreach d,$(patsubst %/bench.conf,%,$(wildcard */bench.conf)),\
+	$(if $(shell grep -qx 'kind=program' $(d)/bench.conf && grep -qx 'package=' $(d)/bench.conf && echo y),\
+	$(addprefix $(d)/,$(shell sed -n 's/^programs=//p' $(d)/bench.conf))))
+CFLAGS ?= -O2
+PROGRAM_CFLAGS := -Wall -Wextra -Werror -pthread
+
+programs: $(PROGRAMS)
+
+$(PROGRAMS): %: %.c
+	$(CC) $(CFLAGS) $(PROGRAM_CFLAGS) -o $@ $<
 
 modules:
 	@test -f $(KDIR)/Makefile || { echo "no kernel headers at $(KDIR):" \
@@ -55,7 +70,7 @@ sign:
 
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -rf build
+	rm -rf build $(PROGRAMS)
 
 check:
 	KERNELS="$(KERNELS)" scripts/check.sh
@@ -84,4 +99,4 @@ demo-race:
 help:
 	@sed -n '3,/^$$/ s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all modules clean check test test-rt test-race test-debug bench demo demo-race help sign
+.PHONY: all programs modules clean check test test-rt test-race test-debug bench demo demo-race help sign

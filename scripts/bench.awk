@@ -1,5 +1,5 @@
 # bench.awk: check a benchmark's declaration, <folder>/bench.conf (format
-# ipistorm-bench/5, docs/bench.md; an older one is refused, naming what
+# ipistorm-bench/6, docs/bench.md; an older one is refused, naming what
 # it lacks), read on stdin; POSIX awk (busybox).
 #   awk -v prog=PROG -v file=PATH -v name=FOLDER -v mods="MODULE..." -f bench.awk <PATH
 # Prints one "PROG: PATH: line N: what is wrong" per defect on stderr, exits 1 on
@@ -32,11 +32,20 @@ function placeholders(k,    s, p, n, w) {
 	if (s ~ /[{}]/) err(at[k], k ": a brace outside a {NAME} placeholder")
 }
 # program: the keys of a program's declaration (/4, kind=program)
-function program(    n, w, i, f, p) {
+# (/6: without package=, the programs are the suite's own, each built by
+# make from PROGRAM.c beside the declaration)
+function program(    n, w, i, f, p, src, line) {
 	words("package", "^[a-z0-9][a-z0-9+.-]+$", "a Debian package's name")
 	n = split(v["programs"], w, " ")
 	for (i = 1; i <= n; i++) {
 		if (w[i] !~ /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/) err(at["programs"], "programs: '" w[i] "' is not a program's name (no /)")
+		else if (v["package"] == "") {
+			src = file
+			sub(/[^\/]*$/, "", src)
+			src = src w[i] ".c"
+			if ((getline line < src) < 0) err(at["programs"], "programs: no " src ": a program of no package= is built from its C beside the declaration")
+			close(src)
+		}
 		isprog[w[i]] = 1
 	}
 	words("data", "^/[A-Za-z0-9_./+-]+$", "an absolute path")
@@ -88,13 +97,14 @@ BEGIN {
 	# every key and whether its value may be empty
 	split("format name kind metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed package programs data params command server server_port choices timeout", ks, " ")
 	for (i in ks) known[ks[i]] = 1
-	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed data server server_port choices", es, " ")
+	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed package data server server_port choices", es, " ")
 	# the keys of one kind only: a module's, a program's
 	split("hist hist_label duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp", ms, " ")
 	for (i in ms) only[ms[i]] = "module"
 	split("package programs data params command server server_port choices timeout", ps, " ")
 	for (i in ps) only[ps[i]] = "program"
 	# what a declaration of an older format lacks
+	lacks["ipistorm-bench/5"] = ""
 	lacks["ipistorm-bench/4"] = "choices= and timeout= (a program's)"
 	lacks["ipistorm-bench/3"] = "kind=module"
 	lacks["ipistorm-bench/2"] = "kind=module, tail=, tail_label= and testbed="
@@ -122,9 +132,10 @@ END {
 	# one format: an older one says what to add
 	fmt = v["format"]
 	if (fmt in lacks)
-		err(at["format"], "format is " fmt ", no longer read: make it format=ipistorm-bench/5 and add " lacks[fmt] " (docs/bench.md)")
-	else if (("format" in v) && fmt != "ipistorm-bench/5")
-		err(at["format"], "format is '" fmt "', want ipistorm-bench/5")
+		err(at["format"], "format is " fmt ", no longer read: make it format=ipistorm-bench/6" \
+		    (lacks[fmt] == "" ? " (nothing to add: since /6 a program's package= may be empty)" : " and add " lacks[fmt]) " (docs/bench.md)")
+	else if (("format" in v) && fmt != "ipistorm-bench/6")
+		err(at["format"], "format is '" fmt "', want ipistorm-bench/6")
 	kind = ("kind" in v) ? v["kind"] : ""
 	if (("kind" in v) && kind !~ /^(module|program)$/) {
 		err(at["kind"], "kind is '" kind "', want module or program")

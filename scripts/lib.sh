@@ -400,6 +400,31 @@ bench_check() {
 
 bench_get() { key "$3" "$1/$2/bench.conf"; }
 
+# bench_program TOP BENCH PROGRAM: the path of a program BENCH runs, or
+# status 1 when there is none: a declaration without package= runs the
+# suite's own, built by make into its folder (TOP/BENCH/PROGRAM), any
+# other the one PATH finds.
+bench_program() {
+	if [ -n "$(bench_get "$1" "$2" package)" ]; then
+		command -v "$3" 2>/dev/null
+	elif [ -f "$1/$2/$3" ] && [ -x "$1/$2/$3" ]; then
+		echo "$1/$2/$3"
+	else
+		return 1
+	fi
+}
+
+# bench_program_from TOP BENCH: where BENCH's programs come from, for a
+# message: its Debian packages, or make.
+bench_program_from() {
+	_bpf=$(bench_get "$1" "$2" package)
+	if [ -n "$_bpf" ]; then
+		echo "package $_bpf"
+	else
+		echo "the suite's own: make programs"
+	fi
+}
+
 bench_metrics() {
 	bench_get "$@" metrics | awk '{ for (i = 1; i <= NF; i++) { split($i, f, ":"); printf "%s%s:%s", (i > 1 ? " " : ""), f[1], f[2] } print "" }'
 }

@@ -332,11 +332,11 @@ check pair_classes "${classes:-none}"
 for b in $benches; do
 	[ "$(bench_kind "$TOP" "$b")" = program ] || continue
 	for p in $(bench_get "$TOP" "$b" programs); do
-		if command -v "$p" >/dev/null 2>&1; then
-			check "program.$p" "$(command -v "$p")"
+		if bench_program "$TOP" "$b" "$p" >/dev/null; then
+			check "program.$p" "$(bench_program "$TOP" "$b" "$p")"
 		else
 			check "program.$p" "not installed"
-			found "$b" invalid "$p is not installed (Debian package $(bench_get "$TOP" "$b" package))"
+			found "$b" invalid "$p is not installed ($(bench_program_from "$TOP" "$b"))"
 		fi
 	done
 done

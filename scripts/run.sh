@@ -350,9 +350,14 @@ program_args() {
 	# a taken port before anything is made
 	[ -z "$pport" ] || ! listening "$pport" || port_taken
 	for _pa in $(bench_get "$TOP" "$bench" programs); do
-		command -v "$_pa" >/dev/null 2>&1 ||
-			usage_error "$bench needs $_pa, which is not installed (package $(bench_get "$TOP" "$bench" package))"
+		bench_program "$TOP" "$bench" "$_pa" >/dev/null ||
+			usage_error "$bench needs $_pa, which is not installed ($(bench_program_from "$TOP" "$bench"))"
 	done
+	# the suite's own programs run from their folder
+	if [ -z "$(bench_get "$TOP" "$bench" package)" ]; then
+		PATH=$(CDPATH='' cd -P -- "$TOP/$bench" && pwd -P):$PATH
+		export PATH
+	fi
 }
 # expand_params KEY PARAM=VALUE...: the declared KEY with each {NAME} the
 # given value of NAME, else its declared default; of a parameter with

@@ -6,7 +6,8 @@
 # the host's bash and trace-cmd with their libraries when installed (for
 # trace.sh), vm/core-cookie.c and vm/fail-nth.c, built, and the benchmarks that are programs
 # (kind=program: their parsers and tests, and the host's programs they
-# declare with their libraries and data files, at their paths; a program
+# declare with their libraries and data files, at their paths, or the
+# suite's own built static into their folders; a program
 # the host lacks is an error naming its package). Prints the image's path.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -54,7 +55,14 @@ for b in $(suite_benches "$TOP"); do
 	cp "$TOP/$b/parse.awk" "$root/suite/$b/"
 	[ ! -d "$TOP/$b/tests" ] || cp -r "$TOP/$b/tests" "$root/suite/$b/"
 	for p in $(bench_get "$TOP" "$b" programs); do
-		host_bin "$p" || die "$b needs $p, which is not installed (package $(bench_get "$TOP" "$b" package): vm/install-deps.sh)"
+		if [ -z "$(bench_get "$TOP" "$b" package)" ]; then
+			# the suite's own, static, where run.sh runs it, beside
+			# its C (which its declaration names)
+			gcc -static -O2 -Wall -Wextra -Werror -pthread -o "$root/suite/$b/$p" "$TOP/$b/$p.c"
+			cp "$TOP/$b/$p.c" "$root/suite/$b/"
+		else
+			host_bin "$p" || die "$b needs $p, which is not installed (package $(bench_get "$TOP" "$b" package): vm/install-deps.sh)"
+		fi
 	done
 	for f in $(bench_get "$TOP" "$b" data); do
 		[ -f "$f" ] || die "$b needs $f, which is not installed (package $(bench_get "$TOP" "$b" package): vm/install-deps.sh)"

@@ -11,8 +11,8 @@ battery_run() {
 	_bn=$1 _br=$2
 	shift 2
 	for _bp in $(bench_get "$SUITE" "$_br" programs); do
-		command -v "$_bp" >/dev/null 2>&1 ||
-			skip "needs $_bp (package $(bench_get "$SUITE" "$_br" package))"
+		bench_program "$SUITE" "$_br" "$_bp" >/dev/null ||
+			skip "needs $_bp ($(bench_program_from "$SUITE" "$_br"))"
 	done
 	_bd=$TMP/$_br-run
 	rm -rf "$_bd"

@@ -235,7 +235,7 @@ fake_bench() {
 	mkdir -p "$1/fake_bench"
 	cat >"$1/fake_bench/bench.conf" <<-'EOF'
 		# A made-up benchmark: its declaration only.
-		format=ipistorm-bench/5
+		format=ipistorm-bench/6
 		name=fake_bench
 		kind=module
 		metrics=total.wake_mean_ns:lower:ns total.wakeups_per_sec:higher:per_sec runtime_ns:lower:ns total.misses:none:count total.hit_pct:higher:pct

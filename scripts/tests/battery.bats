@@ -442,7 +442,7 @@ exit=0" ]
 	sed 's/^name=.*/name=prog/; s/^format=.*/format=ipistorm-bench\/4/' "$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is ipistorm-bench/4, no longer read: make it format=ipistorm-bench/5 and add choices= and timeout= (a program's) (docs/bench.md)"* ]]
+	[[ $output == *"format is ipistorm-bench/4, no longer read: make it format=ipistorm-bench/6 and add choices= and timeout= (a program's) (docs/bench.md)"* ]]
 	sed -i '/^choices=/d; /^timeout=/d; s/^format=.*/format=ipistorm-bench\/5/' "$d/prog/bench.conf"
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]

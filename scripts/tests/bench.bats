@@ -19,7 +19,7 @@ setup_file() {
 	echo 'obj-m := fakebench.o' >"$R/fakebench/Kbuild"
 	cat >"$R/fakebench/bench.conf" <<-'CONF'
 	# A made-up benchmark: nothing outside this folder names it.
-	format=ipistorm-bench/5
+	format=ipistorm-bench/6
 	name=fakebench
 	kind=module
 	metrics=total.wake_mean_ns:lower:ns total.wakes_per_sec:higher:per_sec total.missed:lower:count total.spin_pct:none:pct

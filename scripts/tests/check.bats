@@ -108,13 +108,14 @@ ipistorm" ]
 		sed "s|^format=.*|format=$fmt|; $drop" "$T/conf" >"$d"
 		run bench_check "$T/t" idle_reentry
 		[ "$status" -eq 1 ]
-		[[ $output == *"idle_reentry/bench.conf: line "*": format is $fmt, no longer read: make it format=ipistorm-bench/5 and add $want (docs/bench.md)"* ]] ||
+		[[ $output == *"idle_reentry/bench.conf: line "*": format is $fmt, no longer read: make it format=ipistorm-bench/6$want (docs/bench.md)"* ]] ||
 			{ echo "$fmt: $output"; false; }
 	done <<-'EOF'
-	ipistorm-bench/4|/^kind=/s/x/x/|choices= and timeout= (a program's)
-	ipistorm-bench/3|/^kind=/d|kind=module
-	ipistorm-bench/2|/^kind=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d|kind=module, tail=, tail_label= and testbed=
-	ipistorm-bench/1|/^kind=/d; /^instrument=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d|kind=module, instrument=, tail=, tail_label= and testbed=
+	ipistorm-bench/5|/^kind=/s/x/x/| (nothing to add: since /6 a program's package= may be empty)
+	ipistorm-bench/4|/^kind=/s/x/x/| and add choices= and timeout= (a program's)
+	ipistorm-bench/3|/^kind=/d| and add kind=module
+	ipistorm-bench/2|/^kind=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d| and add kind=module, tail=, tail_label= and testbed=
+	ipistorm-bench/1|/^kind=/d; /^instrument=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d| and add kind=module, instrument=, tail=, tail_label= and testbed=
 	EOF
 	# what they lack is named too
 	sed 's|^format=.*|format=ipistorm-bench/3|; /^kind=/d' "$T/conf" >"$d"
@@ -128,17 +129,17 @@ ipistorm" ]
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
 	[[ $output == *"instrument key '3x' is not a result key" ]]
-	sed 's|^format=.*|format=ipistorm-bench/6|' "$T/conf" >"$d"
+	sed 's|^format=.*|format=ipistorm-bench/7|' "$T/conf" >"$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is 'ipistorm-bench/6', want ipistorm-bench/5" ]]
-	# the tree's own are of /5
+	[[ $output == *"format is 'ipistorm-bench/7', want ipistorm-bench/6" ]]
+	# the tree's own are of /6
 	cp "$T/conf" "$d"
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 0 ]
 	local f
 	for f in "$S"/../*/bench.conf; do
-		grep -qx 'format=ipistorm-bench/5' "$f" || { echo "$f: not of ipistorm-bench/5"; false; }
+		grep -qx 'format=ipistorm-bench/6' "$f" || { echo "$f: not of ipistorm-bench/6"; false; }
 	done
 }
 

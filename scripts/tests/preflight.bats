@@ -228,7 +228,7 @@ for b in d["benchmarks"]:
 	[ "$status" -eq 1 ]
 	reasons nohz_csd | grep -q '^  - degraded: nohz_full=2-7: those CPUs are left out of idle load balancing'
 	reasons nohz_csd | grep -q '^  - degraded: isolcpus=4-7'
-	reasons hackbench | grep -q '^  - invalid: hackbench is not installed (Debian package rt-tests)'
+	reasons hackbench | grep -q '^  - invalid: hackbench is not installed (package rt-tests)'
 	pf nosuch
 	[ "$status" -eq 2 ]
 	[[ $stderr == *"unknown benchmark 'nosuch'"* ]]
