@@ -66,9 +66,9 @@ fake_server() {
 }
 
 @test "battery: the program benchmarks are declared, apart from the module folders" {
-	[ "$(suite_benches "$TOP" | tr '\n' ' ')" = "cyclictest hackbench idle_reentry ipistorm netperf netperf_stream nohz_csd tbench wakeup " ]
+	[ "$(suite_benches "$TOP" | tr '\n' ' ')" = "cyclictest hackbench idle_reentry ipistorm msgwake netperf netperf_stream nohz_csd tbench wakeup " ]
 	[ "$(suite_kmods "$TOP" | tr '\n' ' ')" = "idle_reentry ipistorm nohz_csd wakeup " ]
-	for b in cyclictest hackbench netperf netperf_stream tbench; do
+	for b in cyclictest hackbench msgwake netperf netperf_stream tbench; do
 		bench_check "$TOP" "$b"
 		[ "$(bench_kind "$TOP" "$b")" = program ]
 		[ -f "$TOP/$b/parse.awk" ]
@@ -97,7 +97,7 @@ fake_server() {
 			n=$((n + 1))
 		done
 	done
-	[ "$n" -eq 11 ]
+	[ "$n" -eq 13 ]
 }
 
 @test "battery: hackbench's time in ns and its messages per second" {
