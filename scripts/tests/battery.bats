@@ -66,8 +66,8 @@ fake_server() {
 }
 
 @test "battery: the program benchmarks are declared, apart from the module folders" {
-	[ "$(suite_benches "$TOP" | tr '\n' ' ')" = "cyclictest hackbench idle_reentry ipistorm msgwake netperf netperf_stream nohz_csd tbench wakeup " ]
-	[ "$(suite_kmods "$TOP" | tr '\n' ' ')" = "idle_reentry ipistorm nohz_csd wakeup " ]
+	[ "$(suite_benches "$TOP" | tr '\n' ' ')" = "cyclictest hackbench idle_reentry ipistorm msgwake netperf netperf_stream nohz_csd placement tbench wakeup " ]
+	[ "$(suite_kmods "$TOP" | tr '\n' ' ')" = "idle_reentry ipistorm nohz_csd placement wakeup " ]
 	for b in cyclictest hackbench msgwake netperf netperf_stream tbench; do
 		bench_check "$TOP" "$b"
 		[ "$(bench_kind "$TOP" "$b")" = program ]
@@ -77,7 +77,7 @@ fake_server() {
 	# shellcheck disable=SC2016 # make's $(...)
 	printf 'include %s\n$(info $(obj-m))\nall: ;\n' "$TOP/Kbuild" >"$T/kbuild.mk"
 	run make -s -f "$T/kbuild.mk" srctree=/nonexistent
-	[ "$output" = "idle_reentry/ ipistorm/ nohz_csd/ wakeup/" ]
+	[ "$output" = "idle_reentry/ ipistorm/ nohz_csd/ placement/ wakeup/" ]
 }
 
 @test "battery: every parser gives every declared metric from its real output, under busybox awk too" {
