@@ -202,12 +202,16 @@ if [ -n "$unstable" ] || { ! has_flag constant_tsc && ! has_flag hypervisor; }; 
 	found idle_reentry degraded "the TSC is not a constant, stable clock ($why): the hooks time with sched_clock(), whose reads cost more"
 	found nohz_csd degraded "the TSC is not a constant, stable clock ($why): the hooks time with sched_clock(), whose reads cost more"
 	found wakeup degraded "the TSC is not a constant, stable clock ($why): a wake-up is timed with ktime_get_mono_fast_ns() on clocksource $clocksource, whose reads enter every latency"
+	found placement degraded "the TSC is not a constant, stable clock ($why): a wake-up is timed with ktime_get_mono_fast_ns() on clocksource $clocksource, whose reads enter every latency"
 elif grep -q -E 'TSC warp|TSC ADJUST|Measured [0-9]+ cycles' "$TMP/tsclog"; then
 	found wakeup degraded "the kernel log reports TSC offsets between CPUs ($(grep -E 'warp|ADJUST|Measured' "$TMP/tsclog" | head -n 1)): latencies across them carry the offset"
+	found placement degraded "the kernel log reports TSC offsets between CPUs ($(grep -E 'warp|ADJUST|Measured' "$TMP/tsclog" | head -n 1)): latencies across them carry the offset, which placement.ko does not bound"
 elif [ "$sockets" -gt 1 ] && { [ "$tscarg" = reliable ] || has_flag tsc_reliable; }; then
 	found wakeup degraded "$sockets sockets and the kernel's TSC warp test skipped (tsc=$tscarg, flags: $tsc): a cross-socket wake-up latency carries the sockets' unmeasured TSC offset (docs/hardware.md)"
+	found placement degraded "$sockets sockets and the kernel's TSC warp test skipped (tsc=$tscarg, flags: $tsc): an other_node latency carries the sockets' unmeasured TSC offset (docs/hardware.md)"
 elif [ "$sockets" -gt 1 ]; then
 	found wakeup note "$sockets sockets: the kernel's TSC warp test checked one CPU per package at boot; the suite measures no skew per pair (docs/hardware.md)"
+	found placement note "$sockets sockets: other_node latencies are read on two sockets' TSCs, whose skew placement.ko does not bound (clock_skew=not_bounded)"
 fi
 
 # ---- idle -------------------------------------------------------------------
@@ -250,6 +254,7 @@ poll)
 	found ipistorm degraded "idle=poll: every callback is polled, but the tick never stops and the cpuidle governor is bypassed, an idle no server runs (README)"
 	found idle_reentry degraded "idle=poll: re-entries of an idle loop that never stops the tick, not a server's"
 	found wakeup degraded "idle=poll: every idle CPU polls; no wake-up takes the IPI path a server's deep states take"
+	found placement degraded "idle=poll: every idle target polls; an idle target's latency is a poll's, never a deep state's exit"
 	found nohz_csd invalid "idle=poll: the tick is never stopped, so no CPU joins the idle-balance mask and no kick reaches an idle CPU"
 	;;
 *)
@@ -287,6 +292,7 @@ check isolation "nohz_full=$nohz_full isolated=$isolated"
 if [ "$isolated" != none ]; then
 	found nohz_csd degraded "isolcpus=$isolated: no scheduling domain balances those CPUs; watch CPUs outside the list"
 	found wakeup note "isolcpus=$isolated: a wakee bound there is never moved; wake-ups there are of bound tasks only"
+	found placement degraded "isolcpus=$isolated: no scheduling domain covers those CPUs, so a wakee allowed there is not placed by the wake-up's search; keep cpulist outside them"
 fi
 smt=$(get "$CPU/smt/active")
 check smt "active=$smt control=$(get "$CPU/smt/control")"

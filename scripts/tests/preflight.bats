@@ -170,11 +170,14 @@ for b in d["benchmarks"]:
 	disable 2
 	pf wakeup ipistorm
 	[ "$status" -eq 0 ]
+	pf placement
+	reasons placement | grep -q '^  note: 2 sockets: other_node latencies are read on two sockets. TSCs'
 	sed -i 's/quiet$/quiet tsc=reliable/' "$R/proc/cmdline"
-	pf wakeup ipistorm
+	pf wakeup ipistorm placement
 	[ "$status" -eq 3 ]
 	[ "$(verdict ipistorm)" = valid ]
 	reasons wakeup | grep -q '^  - degraded: 2 sockets and the kernel.s TSC warp test skipped (tsc=reliable'
+	reasons placement | grep -q '^  - degraded: 2 sockets and the kernel.s TSC warp test skipped (tsc=reliable.*: an other_node latency'
 	echo '[    5.100000] tsc: Marking TSC unstable due to check_tsc_sync_source failed' >>"$R/dmesg"
 	pf wakeup ipistorm idle_reentry
 	[ "$status" -eq 3 ]
@@ -198,9 +201,10 @@ for b in d["benchmarks"]:
 	server epyc
 	disable 2
 	sed -i 's/quiet$/quiet idle=poll/' "$R/proc/cmdline"
-	pf ipistorm idle_reentry nohz_csd
+	pf ipistorm idle_reentry nohz_csd placement
 	[ "$status" -eq 1 ]
 	reasons ipistorm | grep -q '^  - degraded: idle=poll: every callback is polled, but the tick never stops'
+	reasons placement | grep -q '^  - degraded: idle=poll: every idle target polls'
 	reasons nohz_csd | grep -q '^  - invalid: idle=poll: the tick is never stopped'
 	# acpi_idle with C1 by HLT and POLL off
 	server epyc
@@ -224,8 +228,9 @@ for b in d["benchmarks"]:
 	for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
 		[ "${f##*/}" = hackbench ] || ln -sf "$f" "$T/path/"
 	done
-	PATH=$T/path pf nohz_csd hackbench
+	PATH=$T/path pf nohz_csd hackbench placement
 	[ "$status" -eq 1 ]
+	reasons placement | grep -q '^  - degraded: isolcpus=4-7: no scheduling domain covers those CPUs'
 	reasons nohz_csd | grep -q '^  - degraded: nohz_full=2-7: those CPUs are left out of idle load balancing'
 	reasons nohz_csd | grep -q '^  - degraded: isolcpus=4-7'
 	reasons hackbench | grep -q '^  - invalid: hackbench is not installed (package rt-tests)'
