@@ -271,9 +271,29 @@ static int llc(int cpu)
  * Each CPU's last-level cache from sysfs: the first CPU of the
  * shared_cpu_list of its cache of the highest level.
  */
-static void read_llcs(void)
+/*
+ * The first integer of sysfs's cpuCPU/cache/indexINDEX/FILE into @val: 1,
+ * or 0 when it holds none, -1 when there is no such file.
+ */
+static int cache_int(int cpu, int index, const char *file, int *val)
 {
 	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cache/index%d/%s", cpu, index,
+		 file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok;
+}
+
+static void read_llcs(void)
+{
 	int cpu, i;
 
 	nr_llc_cpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -288,29 +308,17 @@ static void read_llcs(void)
 		int best = -1, id = -1;
 
 		for (i = 0; i < 16; i++) {
-			FILE *f;
-			int level, first;
+			int level, first, r = cache_int(cpu, i, "level", &level);
 
-			snprintf(path, sizeof(path),
-				 "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
-				 cpu, i);
-			f = fopen(path, "r");
-			if (!f)
+			if (r < 0)
 				break;
-			if (fscanf(f, "%d", &level) != 1)
+			if (!r)
 				level = -1;
-			fclose(f);
-			snprintf(path, sizeof(path),
-				 "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
-				 cpu, i);
-			f = fopen(path, "r");
-			if (!f)
-				continue;
-			if (fscanf(f, "%d", &first) == 1 && level > best) {
+			if (cache_int(cpu, i, "shared_cpu_list", &first) > 0 &&
+			    level > best) {
 				best = level;
 				id = first;
 			}
-			fclose(f);
 		}
 		llc_of[cpu] = id;
 	}
