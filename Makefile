@@ -31,12 +31,12 @@ KERNELS ?=
 all: programs modules
 
 # The suite's own programs: of each program's declaration without
-# package=, each of programs= from its C beside it (docs/bench.md).
-PROGRAMS := $(foreach d,$(patsubst %/bench.conf,%,$(wildcard */bench.conf)),\
-	$(if $(shell grep -qx 'kind=program' $(d)/bench.conf && grep -qx 'package=' $(d)/bench.conf && echo y),\
-	$(addprefix $(d)/,$(shell sed -n 's/^programs=//p' $(d)/bench.conf))))
+# package=, each of programs= from its C beside it (docs/bench.md), as
+# scripts/lib.sh, the one reader of the declarations, lists them; and
+# the flags it gives them, which the test bed's static builds share.
+PROGRAMS := $(shell . ./scripts/lib.sh && suite_programs .)
+PROGRAM_CFLAGS := $(shell . ./scripts/lib.sh && echo "$$PROGRAM_CFLAGS")
 CFLAGS ?= -O2
-PROGRAM_CFLAGS := -Wall -Wextra -Werror -pthread
 
 programs: $(PROGRAMS)
 

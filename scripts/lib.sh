@@ -371,6 +371,22 @@ suite_kmods() {
 	done
 }
 
+# suite_programs TOP: the suite's own programs, BENCH/PROGRAM a line, in
+# suite_benches' order: each of programs= of a program's declaration
+# without package= (docs/bench.md), which make programs builds and the
+# test bed builds static, both with PROGRAM_CFLAGS.
+suite_programs() {
+	for _sp in $(suite_benches "$1"); do
+		[ "$(bench_kind "$1" "$_sp")" = program ] || continue
+		[ -z "$(bench_get "$1" "$_sp" package)" ] || continue
+		for _spp in $(bench_get "$1" "$_sp" programs); do
+			printf '%s/%s\n' "$_sp" "$_spp"
+		done
+	done
+}
+# shellcheck disable=SC2034 # read by the Makefile and vm/mkinitramfs.sh
+PROGRAM_CFLAGS="-Wall -Wextra -Werror -pthread"
+
 bench_kind() {
 	_bk=$(bench_get "$1" "$2" kind)
 	echo "${_bk:-module}"

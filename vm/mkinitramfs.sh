@@ -58,7 +58,8 @@ for b in $(suite_benches "$TOP"); do
 		if [ -z "$(bench_get "$TOP" "$b" package)" ]; then
 			# the suite's own, static, where run.sh runs it, beside
 			# its C (which its declaration names)
-			gcc -static -O2 -Wall -Wextra -Werror -pthread -o "$root/suite/$b/$p" "$TOP/$b/$p.c"
+			# shellcheck disable=SC2086 # flags are words
+			gcc -static -O2 $PROGRAM_CFLAGS -o "$root/suite/$b/$p" "$TOP/$b/$p.c"
 			cp "$TOP/$b/$p.c" "$root/suite/$b/"
 		else
 			host_bin "$p" || die "$b needs $p, which is not installed (package $(bench_get "$TOP" "$b" package): vm/install-deps.sh)"
