@@ -338,8 +338,8 @@ check pair_classes "${classes:-none}"
 for b in $benches; do
 	[ "$(bench_kind "$TOP" "$b")" = program ] || continue
 	for p in $(bench_get "$TOP" "$b" programs); do
-		if bench_program "$TOP" "$b" "$p" >/dev/null; then
-			check "program.$p" "$(bench_program "$TOP" "$b" "$p")"
+		if path=$(bench_program "$TOP" "$b" "$p"); then
+			check "program.$p" "$path"
 		else
 			check "program.$p" "not installed"
 			found "$b" invalid "$p is not installed ($(bench_program_from "$TOP" "$b"))"
