@@ -1,7 +1,8 @@
 #!/bin/sh
 # validate.sh: validate a kernel the way its reviewers will, on one
 # prepared machine, as root: the ipistorm storm in the published command
-# line's shape, the idle re-entry check beside that storm and the
+# line's shape, the idle re-entry check beside that storm, where the
+# scheduler places a task woken from the sender (placement.ko) and the
 # companion battery (hackbench, cyclictest, tbench, netperf) at two load
 # levels, N runs each through run.sh, one result directory per step; and,
 # given a baseline validate directory, one report: compare.sh per step,
@@ -107,6 +108,9 @@ plan() {
 	# re-entries (a percent of the storm's calls at least)
 	echo "step=storm|ipistorm|numipi=$numipi single=1 offset=$((t - s)) cpulist=$s wait=1||total.poll_pct>=1"
 	echo "step=reentry|idle_reentry|cpulist=$t|pairs=$s:$t numipi=$numipi|total.reentries>=$(((numipi + 99) / 100))"
+	# a tenth of the storm's calls as wake-ups, the kernel choosing
+	# between the waker's CPU and the target's
+	echo "step=placement|placement|numwake=$(((numipi + 9) / 10)) waker=$s cpulist=$s,$t||total.wakeups>=1"
 	for l in "$lo" "$hi"; do
 		echo "step=hackbench-$l|hackbench|groups=$l loops=$loops||"
 		echo "step=cyclictest-$l|cyclictest|threads=$l duration=$dur||"
