@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Tracepoints found by name (tp.h). */
+#include <linux/printk.h>
 #include <linux/string.h>
 
 #include "tp.h"
@@ -20,4 +21,51 @@ struct tracepoint *ips_tp_find(const char *name)
 
 	for_each_kernel_tracepoint(ips_tp_match, &l);
 	return l.tp;
+}
+
+/*
+ * Remove the probes of @t[0..@n) that are in, then wait until no CPU is
+ * inside one (a probe's work is then done, its data free to read).
+ */
+void ips_tp_unprobe_all(struct ips_tp_probe *t, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].registered)
+			tracepoint_probe_unregister(t[i].tp, t[i].probe, NULL);
+		t[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}
+
+/*
+ * Find every tracepoint of @t[0..@n), then put each probe in: all, or on
+ * an error none, after one error naming the tracepoint (and @need, what
+ * needs it, when not NULL).
+ */
+int ips_tp_probe_all(struct ips_tp_probe *t, unsigned int n, const char *need)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		t[i].tp = ips_tp_find(t[i].name);
+		if (!t[i].tp) {
+			pr_err("%s%sthis kernel has no %s tracepoint\n",
+			       need ?: "", need ? ": " : "", t[i].name);
+			return -ENOENT;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ret = tracepoint_probe_register(t[i].tp, t[i].probe, NULL);
+		if (ret) {
+			pr_err("%s%scannot probe %s: %d\n", need ?: "",
+			       need ? ": " : "", t[i].name, ret);
+			ips_tp_unprobe_all(t, n);
+			return ret;
+		}
+		t[i].registered = true;
+	}
+	return 0;
 }

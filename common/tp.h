@@ -16,4 +16,15 @@ struct ips_tp_lookup {
 
 struct tracepoint *ips_tp_find(const char *name);
 
+/* A tracepoint a module probes: its name, its probe, and whether it is in. */
+struct ips_tp_probe {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+int ips_tp_probe_all(struct ips_tp_probe *t, unsigned int n, const char *need);
+void ips_tp_unprobe_all(struct ips_tp_probe *t, unsigned int n);
+
 #endif /* IPISTORM_TP_H */

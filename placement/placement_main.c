@@ -255,12 +255,7 @@ static void pl_probe_ipi(void *data, int vector)
 	this_cpu_write(pl_cpu.ipi_seq, READ_ONCE(run.seq));
 }
 
-static struct pl_tp {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-	bool registered;
-} pl_tps[] = {
+static struct ips_tp_probe pl_tps[] = {
 	{ "sched_wakeup", pl_probe_wakeup },
 	{ "sched_wake_idle_without_ipi", pl_probe_noipi },
 	{ "sched_switch", pl_probe_switch },
@@ -270,45 +265,18 @@ static struct pl_tp {
 
 static void pl_probes_off(void)
 {
-	unsigned int i;
-
 	if (!run.probes)
 		return;
-	for (i = 0; i < ARRAY_SIZE(pl_tps); i++) {
-		if (pl_tps[i].registered)
-			tracepoint_probe_unregister(pl_tps[i].tp,
-						    pl_tps[i].probe, NULL);
-		pl_tps[i].registered = false;
-	}
-	tracepoint_synchronize_unregister();
+	ips_tp_unprobe_all(pl_tps, ARRAY_SIZE(pl_tps));
 	run.probes = false;
 }
 
 static int __init pl_probes_on(void)
 {
-	unsigned int i;
-	int ret;
+	int ret = ips_tp_probe_all(pl_tps, ARRAY_SIZE(pl_tps), NULL);
 
-	for (i = 0; i < ARRAY_SIZE(pl_tps); i++) {
-		pl_tps[i].tp = ips_tp_find(pl_tps[i].name);
-		if (!pl_tps[i].tp) {
-			pr_err("this kernel has no %s tracepoint\n",
-			       pl_tps[i].name);
-			return -ENOENT;
-		}
-	}
-	run.probes = true;
-	for (i = 0; i < ARRAY_SIZE(pl_tps); i++) {
-		ret = tracepoint_probe_register(pl_tps[i].tp, pl_tps[i].probe,
-						NULL);
-		if (ret) {
-			pr_err("cannot probe %s: %d\n", pl_tps[i].name, ret);
-			pl_probes_off();
-			return ret;
-		}
-		pl_tps[i].registered = true;
-	}
-	return 0;
+	run.probes = !ret;
+	return ret;
 }
 
 /*

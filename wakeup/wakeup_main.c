@@ -307,12 +307,7 @@ static void wk_probe_res_ipi(void *data, int vector)
 
 enum { WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, WK_TP_CF, NR_WK_TPS };
 
-static struct wk_tp {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-	bool registered;
-} wk_tps[NR_WK_TPS] = {
+static struct ips_tp_probe wk_tps[NR_WK_TPS] = {
 	[WK_TP_WAKEUP] = { "sched_wakeup", wk_probe_wakeup },
 	[WK_TP_NOIPI] = { "sched_wake_idle_without_ipi", wk_probe_noipi },
 	[WK_TP_CFS] = { "call_function_single_entry", wk_probe_cfs_ipi },
@@ -323,46 +318,18 @@ static struct wk_tp {
 
 static void wk_probes_off(void)
 {
-	unsigned int i;
-
 	if (!run.probes)
 		return;
-	for (i = 0; i < NR_WK_TPS; i++) {
-		if (wk_tps[i].registered)
-			tracepoint_probe_unregister(wk_tps[i].tp, wk_tps[i].probe,
-						    NULL);
-		wk_tps[i].registered = false;
-	}
-	tracepoint_synchronize_unregister();
+	ips_tp_unprobe_all(wk_tps, NR_WK_TPS);
 	run.probes = false;
 }
 
 static int __init wk_probes_on(void)
 {
-	unsigned int i;
-	int ret;
+	int ret = ips_tp_probe_all(wk_tps, NR_WK_TPS, "timing=1");
 
-	for (i = 0; i < NR_WK_TPS; i++) {
-		wk_tps[i].tp = ips_tp_find(wk_tps[i].name);
-		if (!wk_tps[i].tp) {
-			pr_err("timing=1: this kernel has no %s tracepoint (timing=0 runs without)\n",
-			       wk_tps[i].name);
-			return -ENOENT;
-		}
-	}
-	run.probes = true;
-	for (i = 0; i < NR_WK_TPS; i++) {
-		ret = tracepoint_probe_register(wk_tps[i].tp, wk_tps[i].probe,
-						NULL);
-		if (ret) {
-			pr_err("timing=1: cannot probe %s: %d\n", wk_tps[i].name,
-			       ret);
-			wk_probes_off();
-			return ret;
-		}
-		wk_tps[i].registered = true;
-	}
-	return 0;
+	run.probes = !ret;
+	return ret;
 }
 
 /*
