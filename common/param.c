@@ -100,3 +100,27 @@ int ips_cpus_parse_online(const char *param, const char *str,
 	return 0;
 }
 
+/*
+ * A run's length, as a count, parameter @count=@n (at most @max_n), or as
+ * duration=@secs seconds (at most @max_secs): one of them, or neither
+ * (until stopped); else one error naming the parameter, and -EINVAL.
+ */
+int ips_param_count_or_duration(const char *count, unsigned long n,
+				unsigned long max_n, unsigned int secs,
+				unsigned int max_secs)
+{
+	if (n && secs) {
+		pr_err("%s=%lu duration=%u: give one of %s (count) or duration (seconds), or neither (until stopped)\n",
+		       count, n, secs, count);
+		return -EINVAL;
+	}
+	if (n > max_n) {
+		pr_err("%s=%lu: more than %lu\n", count, n, max_n);
+		return -EINVAL;
+	}
+	if (secs > max_secs) {
+		pr_err("duration=%u: more than %u seconds\n", secs, max_secs);
+		return -EINVAL;
+	}
+	return 0;
+}

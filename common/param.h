@@ -47,5 +47,8 @@ extern const struct kernel_param_ops ips_bool_strict_ops;
 
 int ips_cpus_parse_online(const char *param, const char *str,
 			  struct cpumask *mask);
+int ips_param_count_or_duration(const char *count, unsigned long n,
+				unsigned long max_n, unsigned int secs,
+				unsigned int max_secs);
 
 #endif /* IPISTORM_PARAM_H */

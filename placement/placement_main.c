@@ -874,20 +874,12 @@ static void placement_finish(bool interrupted)
 /* Every check that needs no CPU; a parameter without effect is refused. */
 static int __init pl_check_params(void)
 {
-	if (pl_numwake && pl_duration) {
-		pr_err("numwake=%lu duration=%u: give one of numwake (count) or duration (seconds), or neither (until stopped)\n",
-		       pl_numwake, pl_duration);
-		return -EINVAL;
-	}
-	if (pl_numwake > MAX_NUMWAKE) {
-		pr_err("numwake=%lu: more than %lu\n", pl_numwake, MAX_NUMWAKE);
-		return -EINVAL;
-	}
-	if (pl_duration > MAX_DURATION_S) {
-		pr_err("duration=%u: more than %u seconds\n", pl_duration,
-		       MAX_DURATION_S);
-		return -EINVAL;
-	}
+	int ret = ips_param_count_or_duration("numwake", pl_numwake,
+					      MAX_NUMWAKE, pl_duration,
+					      MAX_DURATION_S);
+
+	if (ret)
+		return ret;
 	if (!pl_wakees || pl_wakees > MAX_WAKEES) {
 		pr_err("wakees=%u: want 1 to %u\n", pl_wakees, MAX_WAKEES);
 		return -EINVAL;

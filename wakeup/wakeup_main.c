@@ -1412,20 +1412,12 @@ static int __init wk_parse_pairs(struct cpumask *used)
 /* Every check that needs no CPU; a parameter without effect is refused. */
 static int __init wk_check_params(void)
 {
-	if (wk_numwake && wk_duration) {
-		pr_err("numwake=%lu duration=%u: give one of numwake (count) or duration (seconds), or neither (until stopped)\n",
-		       wk_numwake, wk_duration);
-		return -EINVAL;
-	}
-	if (wk_numwake > MAX_NUMWAKE) {
-		pr_err("numwake=%lu: more than %lu\n", wk_numwake, MAX_NUMWAKE);
-		return -EINVAL;
-	}
-	if (wk_duration > MAX_DURATION_S) {
-		pr_err("duration=%u: more than %u seconds\n", wk_duration,
-		       MAX_DURATION_S);
-		return -EINVAL;
-	}
+	int ret = ips_param_count_or_duration("numwake", wk_numwake,
+					      MAX_NUMWAKE, wk_duration,
+					      MAX_DURATION_S);
+
+	if (ret)
+		return ret;
 	if (wk_delay > MAX_DELAY_US) {
 		pr_err("delay=%u: more than %u microseconds\n", wk_delay,
 		       MAX_DELAY_US);
