@@ -131,6 +131,29 @@ int ips_session_sleep(struct ips_session *s)
 }
 
 /*
+ * An active module's run inside insmod (a count or a duration): wait up
+ * to @timeout jiffies for @done, the run's end. A signal to insmod ends
+ * the session early, interrupted, and frees its result: -EINTR, and the
+ * module frees its state. Else what the wait returned: 0 when it timed
+ * out (a count past its cap), then the caller stops the run and requests
+ * the session's stop (ips_session_stop_request()), which reports.
+ */
+long ips_session_wait(struct ips_session *s, struct completion *done,
+		      unsigned long timeout)
+{
+	long rc = wait_for_completion_interruptible_timeout(done, timeout);
+
+	if (rc >= 0)
+		return rc;
+	ips_result_control_remove(&s->result);
+	mutex_lock(&s->lock);
+	ips_session_stop(s, true);
+	mutex_unlock(&s->lock);
+	ips_result_free(&s->result);
+	return -EINTR;
+}
+
+/*
  * rmmod: stop what still runs and free the result. The module then frees
  * its state under the lock: a late write of the stop parameter finds
  * nothing to stop.

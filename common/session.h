@@ -12,6 +12,7 @@
 #ifndef IPISTORM_SESSION_H
 #define IPISTORM_SESSION_H
 
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
@@ -82,6 +83,8 @@ int ips_session_stop_get(char *buf, const struct kernel_param *kp);
 extern const struct kernel_param_ops ips_session_stop_ops;
 int ips_session_control(struct ips_session *s);
 int ips_session_sleep(struct ips_session *s);
+long ips_session_wait(struct ips_session *s, struct completion *done,
+		      unsigned long timeout);
 void ips_session_exit(struct ips_session *s);
 void ips_session_cpus_free(void **state, const struct cpumask *mask);
 void **ips_session_cpus_alloc(const struct cpumask *mask, size_t size);

@@ -990,15 +990,10 @@ static int __init placement_init(void)
 	if (!pl_numwake && !pl_duration)
 		return 0;
 	/* A count or a duration: inside insmod, to its end, a stop, a signal or the cap. */
-	rc = wait_for_completion_interruptible_timeout(&run.done, wait);
+	rc = ips_session_wait(&pl_session, &run.done, wait);
 	if (rc < 0) {
-		ips_result_control_remove(&pl_session.result);
-		ips_session_lock(&pl_session);
-		ips_session_stop(&pl_session, true);
-		ips_session_unlock(&pl_session);
-		ips_result_free(&pl_session.result);
 		pl_free();
-		return -EINTR;
+		return rc;
 	}
 	if (!rc && pl_numwake) {
 		WRITE_ONCE(run.capped, true);

@@ -1506,15 +1506,10 @@ static int __init wakeup_init(void)
 	 * A count or a duration: inside insmod, to its end (or every
 	 * sender's, on an error), a stop, a signal or the count's cap.
 	 */
-	rc = wait_for_completion_interruptible_timeout(&run.done, wait);
+	rc = ips_session_wait(&wk_session, &run.done, wait);
 	if (rc < 0) {
-		ips_result_control_remove(&wk_session.result);
-		ips_session_lock(&wk_session);
-		ips_session_stop(&wk_session, true);
-		ips_session_unlock(&wk_session);
-		ips_result_free(&wk_session.result);
 		wk_free_senders();
-		return -EINTR;
+		return rc;
 	}
 	if (!rc && wk_numwake) {
 		WRITE_ONCE(run.capped, true);
