@@ -179,7 +179,6 @@ static struct {
 	struct completion done;
 	bool probes;
 	bool capped;
-	bool started;
 	u32 hit_ps;		/* one probe hit off the wake-up's path */
 	u32 path_ps;		/* the probes on a wake-up's path */
 
@@ -676,7 +675,6 @@ static void __init pl_release(void)
 		WRITE_ONCE(per_cpu_ptr(&pl_cpu, cpu)->on, true);
 	/* After the switch probe is on: it keeps idle right from here. */
 	on_each_cpu_mask(run.on, pl_seed_idle, NULL, true);
-	run.started = true;
 	for (i = 0; i < pl_wakees; i++)
 		wake_up_process(run.wakees[i].task);
 	for_each_cpu(cpu, run.busy)

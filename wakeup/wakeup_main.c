@@ -252,7 +252,6 @@ static struct {
 	struct completion go;
 	struct completion done;
 	bool capped;
-	bool started;
 	bool probes;
 	u32 hit_ps;		/* calibrated cost of one probe hit, ps */
 	unsigned int irq_call[2], irq_res[2];	/* pair CPUs' IRQ counts, start */
@@ -952,7 +951,6 @@ static void __init wk_release(void)
 		wk_cpu_set(senders[i]->target, senders[i]->cpu, senders[i]);
 	}
 	wk_irq_counts(&run.irq_call[0], &run.irq_res[0]);
-	run.started = true;
 	for (i = 0; i < nr_senders; i++) {
 		if (senders[i]->wakee)
 			wake_up_process(senders[i]->wakee);
