@@ -4,7 +4,8 @@
  * bound to the waker= CPU, wakes wakee kthreads in turn, each allowed on
  * every CPU of cpulist= (so the kernel's select_task_rq() chooses), one
  * wake-up in flight at a time; busy= CPUs each run a busy kthread of the
- * module's own, so that the choice is between idle and busy CPUs. Each
+ * module's own (spinning, or with busy_run_us= and busy_sleep_us= in
+ * bursts), so that the choice is between idle and busy CPUs. Each
  * wake-up says where the wakee was enqueued (sched:sched_wakeup's
  * task_cpu()), whether that CPU ran its idle task then, how it was
  * notified (polled: sched:sched_wake_idle_without_ipi from the waker; a
@@ -53,6 +54,7 @@
 #define MAX_WAKEES		256U
 #define CALIB_HITS		1000U
 #define CALIB_RUNS		5U
+#define MAX_BURST_US		1000000U
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -78,7 +80,15 @@ MODULE_PARM_DESC(wakees, "Wakee threads, woken in turn (default 1)");
 
 static struct ips_long_string pl_busy = { .max = IPS_MAX_CPULIST_LEN };
 module_param_cb(busy, &ips_long_string_ops, &pl_busy, 0444);
-MODULE_PARM_DESC(busy, "CPUs of cpulist (or the waker's) each given a busy thread");
+MODULE_PARM_DESC(busy, "CPUs of cpulist each given a busy thread");
+
+static unsigned int pl_busy_run_us;
+module_param_named(busy_run_us, pl_busy_run_us, uint, 0444);
+MODULE_PARM_DESC(busy_run_us, "With busy_sleep_us: a busy thread's bursts, in us (default 0: it spins)");
+
+static unsigned int pl_busy_sleep_us;
+module_param_named(busy_sleep_us, pl_busy_sleep_us, uint, 0444);
+MODULE_PARM_DESC(busy_sleep_us, "With busy_run_us: a busy thread's sleep after each burst, in us");
 
 static void placement_finish(bool interrupted);
 static struct ips_session pl_session = IPS_SESSION_INIT(pl_session, placement_finish);
@@ -87,7 +97,8 @@ MODULE_PARM_DESC(stop, "Write 1 to end a run early, as \"stop\" to the debugfs c
 
 /* The start line's order: the declarations' (common/result.c). */
 const char * const ips_params_order[] = {
-	"numwake", "duration", "waker", "cpulist", "wakees", "busy", "stop",
+	"numwake", "duration", "waker", "cpulist", "wakees", "busy",
+	"busy_run_us", "busy_sleep_us", "stop",
 	NULL,
 };
 
@@ -175,6 +186,7 @@ static struct {
 	struct ips_hist *lat;		/* [NR_PL_SCOPES]: wake to run */
 	struct ips_hist *wait;		/* [NR_PL_SCOPES]: enqueue to run */
 	atomic_t busy_running;
+	atomic_long_t busy_sleeps;
 	struct completion go;
 	struct completion done;
 	bool probes;
@@ -403,19 +415,39 @@ static int pl_wakee_thread(void *arg)
 	return 0;
 }
 
+/* A bursty busy thread's sleep, which a stop ends early. */
+static void pl_busy_sleep(void)
+{
+	ktime_t t = ns_to_ktime((u64)pl_busy_sleep_us * NSEC_PER_USEC);
+
+	/* Before the checks: a stop's kthread_stop() after them wakes us. */
+	set_current_state(TASK_IDLE);
+	if (!READ_ONCE(run.stop) && !kthread_should_stop())
+		schedule_hrtimeout(&t, HRTIMER_MODE_REL);
+	__set_current_state(TASK_RUNNING);
+	atomic_long_inc(&run.busy_sleeps);
+}
+
 /*
  * A busy thread spins on its CPU until the run ends, yielding only to
- * what the scheduler puts beside it; it stops spinning if its CPU goes
- * offline (the kernel moved it).
+ * what the scheduler puts beside it, or, bursty, spins busy_run_us and
+ * sleeps busy_sleep_us in turn; it stops if its CPU goes offline (the
+ * kernel moved it).
  */
 static int pl_busy_thread(void *arg)
 {
 	const int cpu = (long)arg;
+	const u64 burst_ns = (u64)pl_busy_run_us * NSEC_PER_USEC;
+	u64 end = local_clock() + burst_ns;
 
 	atomic_inc(&run.busy_running);
 	while (!READ_ONCE(run.stop) && raw_smp_processor_id() == cpu) {
 		cpu_relax();
 		ips_thread_pause();
+		if (burst_ns && local_clock() >= end) {
+			pl_busy_sleep();
+			end = local_clock() + burst_ns;
+		}
 	}
 	ips_thread_wait_stop();
 	return 0;
@@ -788,6 +820,8 @@ static void placement_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(run.cpus));
 	seq_buf_printf(sb, "wakees=%u\n", pl_wakees);
 	seq_buf_printf(sb, "busy=%*pbl\n", cpumask_pr_args(run.busy));
+	seq_buf_printf(sb, "busy_run_us=%u\n", pl_busy_run_us);
+	seq_buf_printf(sb, "busy_sleep_us=%u\n", pl_busy_sleep_us);
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_ordered_name());
 	/* A wake-up's two reads are on two CPUs whose skew is not bounded. */
 	seq_buf_printf(sb, "clock_reads=two_cpus\n");
@@ -817,6 +851,8 @@ static void placement_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "total.dequeue_waits=%llu\n", run.dequeue_waits);
 	seq_buf_printf(sb, "total.moved=%llu\n", run.moved);
 	seq_buf_printf(sb, "total.behind=%llu\n", run.behind);
+	seq_buf_printf(sb, "total.busy_sleeps=%ld\n",
+		       atomic_long_read(&run.busy_sleeps));
 	ips_result_ratio(sb, "total.", "probe_hits_per_wakeup", hits, run.sent);
 	/* The probes' work on a wake-up's path: in every latency. */
 	ips_result_ratio(sb, "total.", "probe_cost_ns", run.path_ps, 1000);
@@ -884,6 +920,21 @@ static int __init pl_check_params(void)
 	}
 	if (!pl_cpulist.val) {
 		pr_err("cpulist=(unset): give the CPUs the wakees may run on\n");
+		return -EINVAL;
+	}
+	if (pl_busy_run_us > MAX_BURST_US || pl_busy_sleep_us > MAX_BURST_US) {
+		pr_err("busy_run_us=%u busy_sleep_us=%u: want 1 to %u each\n",
+		       pl_busy_run_us, pl_busy_sleep_us, MAX_BURST_US);
+		return -EINVAL;
+	}
+	if (!pl_busy_run_us != !pl_busy_sleep_us) {
+		pr_err("busy_run_us=%u busy_sleep_us=%u: a burst needs both\n",
+		       pl_busy_run_us, pl_busy_sleep_us);
+		return -EINVAL;
+	}
+	if (pl_busy_run_us && !pl_busy.val) {
+		pr_err("busy_run_us=%u: no busy= CPUs: no effect\n",
+		       pl_busy_run_us);
 		return -EINVAL;
 	}
 	return 0;

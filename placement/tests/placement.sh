@@ -108,6 +108,26 @@ test_placement_finds_idle() {
 	note "idle CPU $idle took $(val placement "cpu$idle.placed"); busy CPUs $(val placement "cpu$(cpu 1).placed") and $(val placement "cpu$(cpu 2).placed")"
 }
 
+# Every allowed CPU busy in bursts (200 us on, 200 us asleep): unlike
+# spinning threads (test_placement_busy_targets, every target busy), the
+# kernel finds CPUs idle between bursts. The threads slept, and no more
+# often than bursts as long as asked allow in insmod's time.
+test_placement_bursty() {
+	need_cpus 4
+	l="$(cpu 1)-$(cpu 3)"
+	t0=$(uptime_cs)
+	place numwake=2000 waker="$(cpu 0)" cpulist="$l" busy="$l" busy_run_us=200 busy_sleep_us=200
+	cs=$(($(uptime_cs) - t0 + 1))
+	check_pl
+	[ "$(val placement busy_run_us)" = 200 ] || fail "busy_run_us=$(val placement busy_run_us)"
+	s=$(val placement total.busy_sleeps)
+	check "$s >= 1" "the bursty threads never slept"
+	# 3 threads, a cycle of 400 us: 25 a centisecond each at most
+	check "$s <= 75 * $cs + 3" "$s sleeps in ${cs}0 ms: bursts shorter than asked"
+	check "$(val placement target.idle.wakeups) >= 1" "no idle target beside bursty threads"
+	note "bursty: $s sleeps in ${cs}0 ms; idle targets $(pl_share target.idle) %, behind $(val placement total.behind); busy p50 $(val placement target.busy.lat_p50_ns) ns, idle p50 $(val placement target.idle.lat_p50_ns) ns"
+}
+
 # The waker's own CPU only: every wake-up is there, behind the waker.
 test_placement_same_cpu() {
 	need_cpus 2
@@ -191,10 +211,14 @@ test_placement_sockets() {
 }
 
 # pl_stop_once HOW: a run until stopped, stopped 1 s in through HOW
-# (debugfs, param or rmmod); sets $stop_cs, centiseconds.
+# (debugfs, param or rmmod); sets $stop_cs, centiseconds. Through param,
+# the busy thread is bursty and asleep 0.9 s of each second: the stop
+# must wake it.
 pl_stop_once() {
 	unload placement
-	insmod "$(ko placement)" waker="$(cpu 0)" cpulist="$(cpu 1)" busy="$(cpu 1)" ||
+	# shellcheck disable=SC2046 # the bursts' words, split on purpose
+	insmod "$(ko placement)" waker="$(cpu 0)" cpulist="$(cpu 1)" busy="$(cpu 1)" \
+		$([ "$1" != param ] || echo busy_run_us=1000 busy_sleep_us=900000) ||
 		fail "insmod placement failed"
 	sleep 1
 	_t0=$(uptime_cs)
@@ -286,7 +310,7 @@ test_placement_timed() {
 test_placement_hostile_params() {
 	need_cpus 3
 	c0=$(cpu 0) c1=$(cpu 1) c2=$(cpu 2)
-	hostile placement 18 placement <<-EOF
+	hostile placement 23 placement <<-EOF
 	numwake|numwake=10 duration=1 waker=$c0 cpulist=$c1
 	numwake|numwake=200000000 waker=$c0 cpulist=$c1
 	numwake|numwake=-1 waker=$c0 cpulist=$c1
@@ -304,6 +328,11 @@ test_placement_hostile_params() {
 	busy|numwake=10 waker=$c0 cpulist=$c1 busy=$c0
 	busy|numwake=10 waker=$c0 cpulist=$c1 busy=
 	busy|numwake=10 waker=$c0 cpulist=$c1 busy=99999
+	busy_run_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=100
+	busy_sleep_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_sleep_us=100
+	busy_run_us|numwake=10 waker=$c0 cpulist=$c1 busy_run_us=100 busy_sleep_us=100
+	busy_run_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=1000001 busy_sleep_us=100
+	busy_sleep_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=100 busy_sleep_us=1000001
 	stop|numwake=10 waker=$c0 cpulist=$c1 stop=1
 	EOF
 }
