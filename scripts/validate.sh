@@ -2,7 +2,8 @@
 # validate.sh: validate a kernel the way its reviewers will, on one
 # prepared machine, as root: the ipistorm storm in the published command
 # line's shape, the idle re-entry check beside that storm, where the
-# scheduler places a task woken from the sender (placement.ko) and the
+# scheduler places a task woken from the sender (placement.ko), alone and
+# beside bursty load on the target's LLC, and the
 # companion battery (hackbench, cyclictest, tbench, netperf) at two load
 # levels, N runs each through run.sh, one result directory per step; and,
 # given a baseline validate directory, one report: compare.sh per step,
@@ -94,6 +95,31 @@ ncpus() {
 }
 online() { [ "$(cat "$CPU/cpu$1/online" 2>/dev/null || echo 1)" = 1 ] && [ -d "$CPU/cpu$1" ]; }
 
+# llc_peers S T: the online CPUs of T's last cache level but S, as a
+# cpulist (T where sysfs names no cache).
+llc_peers() {
+	_llc=$2
+	for _d in "$CPU/cpu$2"/cache/index*; do
+		[ ! -r "$_d/shared_cpu_list" ] || _llc=$(cat "$_d/shared_cpu_list")
+	done
+	{ cat "$CPU/online"; echo "$_llc"; } | awk -v s="$1" '
+		{ n = split($0, r, ","); for (i = 1; i <= n; i++) {
+			m = split(r[i], b, "-"); for (c = b[1] + 0; c <= b[m] + 0; c++) in_[NR, c] = 1 } }
+		END {
+			for (c = 0; c <= 8192; c++) {
+				if (c != s && in_[1, c] && in_[2, c]) {
+					if (c == last + 1 && out != "") { hi = c } else { flush(); lo = hi = c }
+					last = c; out = out "x"
+				}
+			}
+			flush(); print list
+		}
+		function flush() {
+			if (lo == "") return
+			list = list (list == "" ? "" : ",") (lo == hi ? lo : lo "-" hi); lo = ""
+		}'
+}
+
 # plan: the plan's lines on stdout, from the options.
 plan() {
 	echo "format=ipistorm-validate/2"
@@ -111,6 +137,10 @@ plan() {
 	# a tenth of the storm's calls as wake-ups, the kernel choosing
 	# between the waker's CPU and the target's
 	echo "step=placement|placement|numwake=$(((numipi + 9) / 10)) waker=$s cpulist=$s,$t||total.wakeups>=1"
+	# and beside bursty load (200 us on, 200 us asleep) on the target's
+	# LLC: a kernel that calls busy CPUs idle puts wakees behind bursts
+	_l=$(llc_peers "$s" "$t")
+	echo "step=placement-burst|placement|numwake=$(((numipi + 9) / 10)) waker=$s cpulist=${_l:-$t} busy=${_l:-$t} busy_run_us=200 busy_sleep_us=200||total.wakeups>=1"
 	for l in "$lo" "$hi"; do
 		echo "step=hackbench-$l|hackbench|groups=$l loops=$loops||"
 		echo "step=cyclictest-$l|cyclictest|threads=$l duration=$dur||"

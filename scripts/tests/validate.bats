@@ -89,7 +89,7 @@ validate() {
 	run validate "$T/v"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(sed -n 's/^step=//p' "$T/v/validate.txt" | cut -d'|' -f1 | tr '\n' ' ')" = \
-		"storm reentry placement hackbench-1 cyclictest-1 tbench-1 hackbench-16 cyclictest-16 tbench-16 netperf-tcp_rr netperf-udp_rr " ]
+		"storm reentry placement placement-burst hackbench-1 cyclictest-1 tbench-1 hackbench-16 cyclictest-16 tbench-16 netperf-tcp_rr netperf-udp_rr " ]
 	for d in storm reentry placement hackbench-1 cyclictest-16 tbench-16 netperf-udp_rr; do
 		grep -qx status=ok "$T/v/$d/meta.txt"
 		[ -f "$T/v/$d/iter-002.txt" ]
@@ -100,6 +100,8 @@ validate() {
 	grep -qx 'insmod idle_reentry cpulist=1' "$R/calls"
 	# a tenth of the storm's calls as wake-ups from the sender's CPU
 	grep -qx 'insmod placement numwake=2000 waker=0 cpulist=0,1' "$R/calls"
+	# beside bursts on CPU1's LLC (0-1,8-9) but the waker's CPU
+	grep -qx 'insmod placement numwake=2000 waker=0 cpulist=1,8-9 busy=1,8-9 busy_run_us=200 busy_sleep_us=200' "$R/calls"
 	grep -qx 'hackbench -g 16 -f 20 -l 20 -s 100 --process' "$R/calls"
 	grep -qx 'params=threads=1 duration=2' "$T/v/cyclictest-1/meta.txt"
 	grep -qx 'params=test=UDP_RR duration=2' "$T/v/netperf-udp_rr/meta.txt"
@@ -177,14 +179,14 @@ pair() {
 	[[ $output == *"== reentry: idle_reentry cpulist=1 (storm: pairs=0:1 numipi=20000)"* ]]
 	grep -q '^storm  *ipistorm  *runtime_ns  *23\.[0-9]*  *yes  better$' <<<"$output"
 	grep -q '^hackbench-2  *hackbench  *runtime_ns  *0\.0*  *no  no regression$' <<<"$output"
-	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 11 steps" ]
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 12 steps" ]
 	# a step significantly worse by less than the threshold is worse,
 	# never better
 	slower "$T/v" hackbench-2 runtime_ns 3
 	run "$S/validate.sh" -r "$T/v" "$T/base"
 	[ "$status" -eq 0 ]
 	grep -q '^hackbench-2  *hackbench  *runtime_ns  *-3\.0000  *yes  worse$' <<<"$output"
-	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 11 steps" ]
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 12 steps" ]
 	# a step slower now: regressed, exit 1
 	slower "$T/v" tbench-1 total.max_latency_ns 50
 	run "$S/validate.sh" -r "$T/v" "$T/base"
@@ -213,7 +215,7 @@ setkey() {
 
 # One family: the verdict holds its false-alarm chance at alpha over every
 # test of every step, not per step. A regression compare.sh finds at
-# p 0.02 in one step of 40 tests (2 runs a side, Welch) is no regression
+# p 0.02 in one step of 46 tests (2 runs a side, Welch) is no regression
 # of the validation; one at p 1e-6 is.
 @test "validate: the verdict is corrected over every test of every step; a step not exercised is never compared" {
 	pair
@@ -225,8 +227,8 @@ setkey() {
 	run "$S/validate.sh" -r "$T/v" "$T/base"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	grep -q '^tbench-1  *tbench  *total.mb_per_sec  *0\.0*  *no  no regression$' <<<"$output"
-	[[ $output == *"after Holm-Bonferroni over the 40 tests of every step"* ]]
-	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 11 steps" ]
+	[[ $output == *"after Holm-Bonferroni over the 46 tests of every step"* ]]
+	[ "$(tail -n 1 <<<"$output")" = "Verdict: no regression in 12 steps" ]
 	setkey "$T/v" tbench-1 total.max_latency_ns 100000 100001
 	run "$S/validate.sh" -r "$T/v" "$T/base"
 	[ "$status" -eq 1 ]
@@ -246,6 +248,7 @@ setkey() {
 	grep -qx 'step=storm|ipistorm|numipi=20000 single=1 offset=1 cpulist=0 wait=1||total.poll_pct>=1' "$T/v/validate.txt"
 	grep -qx 'step=reentry|idle_reentry|cpulist=1|pairs=0:1 numipi=20000|total.reentries>=200' "$T/v/validate.txt"
 	grep -qx 'step=placement|placement|numwake=2000 waker=0 cpulist=0,1||total.wakeups>=1' "$T/v/validate.txt"
+	grep -qx 'step=placement-burst|placement|numwake=2000 waker=0 cpulist=1,8-9 busy=1,8-9 busy_run_us=200 busy_sleep_us=200||total.wakeups>=1' "$T/v/validate.txt"
 }
 
 # boot ID: the fake machine's boot is ID from now on.
@@ -373,7 +376,7 @@ as_series() {
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "${lines[0]}" = "Series: 2 boots of $T/new (A) against 2 of $T/base (B, the baseline), begun in the order B A B A; a sample is a boot's mean of its runs" ]
 	grep -q '^storm  *ipistorm  *runtime_ns  .*  no  no regression$' <<<"$output"
-	[ "${lines[-1]}" = "Verdict: no regression in 11 steps" ]
+	[ "${lines[-1]}" = "Verdict: no regression in 12 steps" ]
 	# the same bytes under busybox sh and awk, as on the measured machine
 	local want=$output
 	mkdir "$T/bb"
