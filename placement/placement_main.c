@@ -169,6 +169,8 @@ struct pl_wakee {
 	struct task_struct *task;
 	unsigned long seq;		/* written by the waker */
 	int error;			/* its affinity could not be set */
+	int start;			/* the CPU it starts on */
+	int started;			/* the CPU it found itself on then */
 	bool ready;			/* in its loop */
 };
 
@@ -391,8 +393,13 @@ static int pl_wakee_thread(void *arg)
 	/*
 	 * Here, as a kthread may be given its node's CPUs when it starts
 	 * (Linux 6.14 and later): an affinity set before would be lost.
+	 * First on its start CPU, so that every run's first wake-up has the
+	 * same previous CPU, not wherever the kthread was created (the
+	 * kernel keeps a wakee where it finds room, even in another LLC).
 	 */
+	set_cpus_allowed_ptr(current, cpumask_of(w->start));
 	w->error = set_cpus_allowed_ptr(current, run.cpus);
+	w->started = raw_smp_processor_id();
 	/* Pairs with the waker's acquire: from now on asleep is asleep. */
 	smp_store_release(&w->ready, true);
 	for (;;) {
@@ -662,6 +669,23 @@ static void pl_stop_threads(void)
 }
 
 /* Create the threads; called with the hotplug lock held. */
+/*
+ * Wakee @i's start CPU: cpulist's CPUs in turn, the waker's (if listed)
+ * last, so that with two wakees on "waker,target" one starts beside the
+ * waker and one on the target.
+ */
+static int __init pl_start_cpu(unsigned int i)
+{
+	unsigned int k = i % cpumask_weight(run.cpus);
+	int cpu;
+
+	for_each_cpu(cpu, run.cpus) {
+		if (cpu != pl_waker && !k--)
+			return cpu;
+	}
+	return pl_waker;
+}
+
 static int __init pl_create(void)
 {
 	struct task_struct *t;
@@ -680,6 +704,8 @@ static int __init pl_create(void)
 		if (IS_ERR(t))
 			goto err;
 		run.wakees[i].task = t;
+		run.wakees[i].start = pl_start_cpu(i);
+		run.wakees[i].started = -1;
 	}
 	for_each_cpu(cpu, run.busy) {
 		t = kthread_create_on_node(pl_busy_thread, (void *)(long)cpu,
@@ -797,6 +823,16 @@ static unsigned int pl_distinct(bool node)
 	return n;
 }
 
+/* The wakees that found themselves on @cpu when they started. */
+static unsigned int pl_started(int cpu)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < pl_wakees; i++)
+		n += run.wakees[i].started == cpu;
+	return n;
+}
+
 static void placement_emit(struct seq_buf *sb, bool interrupted)
 {
 	u64 timed = run.count[PL_TOTAL];
@@ -834,6 +870,7 @@ static void placement_emit(struct seq_buf *sb, bool interrupted)
 		seq_buf_printf(sb, "cpu%d.llc=%u\n", cpu, run.llc[cpu]);
 		seq_buf_printf(sb, "cpu%d.node=%d\n", cpu, cpu_to_node(cpu));
 		seq_buf_printf(sb, "cpu%d.placed=%llu\n", cpu, run.placed[cpu]);
+		seq_buf_printf(sb, "cpu%d.started=%u\n", cpu, pl_started(cpu));
 	}
 	seq_buf_printf(sb, "status=%s\n", pl_status(interrupted));
 	seq_buf_printf(sb, "runtime_ns=%llu\n", run.end_ns - run.start_ns);

@@ -128,6 +128,20 @@ test_placement_bursty() {
 	note "bursty: $s sleeps in ${cs}0 ms; idle targets $(pl_share target.idle) %, behind $(val placement total.behind); busy p50 $(val placement target.busy.lat_p50_ns) ns, idle p50 $(val placement target.idle.lat_p50_ns) ns"
 }
 
+# Two wakees on the waker's CPU and another: one starts on each, the
+# waker's last, as each wakee reads its own CPU when it starts. (Where
+# they go next is the kernel's: the one beside the waker stays there
+# while the waker's CPU runs nothing else, a per-CPU kthread's wakee.)
+test_placement_start() {
+	need_cpus 2
+	c0=$(cpu 0) c1=$(cpu 1)
+	place numwake=1000 waker="$c0" cpulist="$c0,$c1" wakees=2
+	check_pl
+	check "$(val placement "cpu$c1.started") == 1 && $(val placement "cpu$c0.started") == 1" \
+		"wakees started on CPU $c1: $(val placement "cpu$c1.started"), on the waker's: $(val placement "cpu$c0.started"); want 1 and 1"
+	note "start: $(val placement waker.same_cpu.wakeups) of $(val placement total.wakeups) wake-ups on the waker's CPU, $(val placement "cpu$c1.placed") on CPU $c1"
+}
+
 # The waker's own CPU only: every wake-up is there, behind the waker.
 test_placement_same_cpu() {
 	need_cpus 2
