@@ -159,8 +159,9 @@ linux_source() {
 }
 
 # The builders of kernels of one's own from Debian's linux-source-6.12 of
-# the test bed's 6.12 (prefix-kernels.sh, enforcing-kernel.sh), each a
-# change of kernel/sched/core.c:
+# the test bed's 6.12 (prefix-kernels.sh, enforcing-kernel.sh, each a
+# change of kernel/sched/core.c; placement-kernels.sh, patches of
+# vm/patches/):
 #
 # own_source DEFAULT_OUT ARGS...: their command line, [OUT] (default
 # DEFAULT_OUT); the source unpacked into OUT, kernel/sched/core.c kept as
@@ -182,6 +183,26 @@ own_core() {
 	sed "$2" "$core.orig" >"$core"
 	cmp -s "$core" "$core.orig" && die "$1: the change did not apply to $core"
 	diff -u "$core.orig" "$core" | sed -n '/^[-+][^-+]/p' >&2 || true
+}
+
+# own_patch PATCH: apply PATCH (-p1) to src, printed on stderr;
+# own_unpatch PATCH: PATCH's files as the source has them, from a copy
+# FILE.orig kept before the first patch (as own_source keeps core.c's),
+# so that every build starts from the source, also after a run stopped
+# with a patch in, whole or in part.
+own_patch() {
+	own_unpatch "$1"
+	patch -d "$src" -p1 -N -s <"$1" || die "$1 does not apply to $src"
+	sed -n '/^[-+][^-+]/p' "$1" >&2
+}
+own_unpatch() {
+	local f
+	while IFS= read -r f; do
+		[ -f "$src/$f" ] || die "$1: no $f in $src"
+		[ -f "$src/$f.orig" ] || cp "$src/$f" "$src/$f.orig"
+		cmp -s "$src/$f.orig" "$src/$f" || cp "$src/$f.orig" "$src/$f"
+		rm -f "$src/$f.rej"
+	done < <(sed -n 's|^+++ b/||p' "$1")
 }
 
 # own_build LABEL SM_IDLE [BUILD-KERNEL.SH OPTIONS...]: build src in

@@ -1,8 +1,10 @@
 #!/bin/bash
-# tests/testbed/validate.sh [-b] [-B BOOTS] [-n RUNS] [-o DIR] [BASELINE OTHER]:
+# tests/testbed/validate.sh [-b] [-B BOOTS] [-n RUNS] [-o DIR] [-c CPUS] [-s SOCKETS]
+#                           [-V OPTIONS] [BASELINE OTHER]:
 # scripts/validate.sh in the test bed, a series a kernel (default 6.1 and
 # 6.12): BOOTS boots of each (default 2), interleaved (BASELINE, OTHER,
-# BASELINE, OTHER ...), each 2 vCPUs with idle=poll in real time (under
+# BASELINE, OTHER ...), each CPUS vCPUs (default 2) on SOCKETS sockets
+# (default 1) with idle=poll in real time (under
 # instruction counting each second the battery measures would last a
 # minute), running validate.sh -S with the test bed's sizes (-n RUNS, default
 # 2, -w 0 -i 20000 -d 1 -l 20: the storm CPU0 -> CPU1, the battery at 1
@@ -15,6 +17,9 @@
 #   -B BOOTS  boots a kernel (2 to 20: the boot is the report's unit)
 #   -n RUNS   validate.sh's runs a step and boot (2 to 20)
 #   -o DIR  where everything goes (default build/validate-<date>)
+#   -c CPUS, -s SOCKETS  the guest's (boot.sh's -c and -s)
+#   -V OPTIONS  more options of validate.sh, words (e.g. "-c 0:2", the
+#           storm's and placement's CPUs)
 #
 # Exit: 0 every step of both kernels ran and was compared (the report's
 # exit 0 or 1: a step may regress between two kernels, and in real time
@@ -25,20 +30,25 @@ set -euo pipefail
 . "$(dirname "$0")/../../../vm/lib.sh"
 
 # shellcheck disable=SC2034 # read by the usage helpers of scripts/lib.sh
-USAGE="$PROG [-b] [-B BOOTS] [-n RUNS] [-o DIR] [BASELINE OTHER]"
-out="" reuse=0 boots=2 runs=2
-while getopts bB:n:o:h opt; do
+USAGE="$PROG [-b] [-B BOOTS] [-n RUNS] [-o DIR] [-c CPUS] [-s SOCKETS] [-V OPTIONS] [BASELINE OTHER]"
+out="" reuse=0 boots=2 runs=2 cpus=2 sockets=1 vopts=()
+while getopts bB:n:o:c:s:V:h opt; do
 	case $opt in
 	b) reuse=1 ;;
 	B) boots=$OPTARG ;;
 	n) runs=$OPTARG ;;
 	o) out=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	s) sockets=$OPTARG ;;
+	V) read -ra vopts <<<"$OPTARG" ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
 parse_uint -B "$boots" 20 2
 parse_uint -n "$runs" 20 2
+parse_uint -c "$cpus" 64 2
+parse_uint -s "$sockets" "$cpus" 1
 case $# in
 0) set -- 6.1 6.12 ;;
 2) ;;
@@ -74,8 +84,8 @@ boot() {
 	local s=$1 k=$2 i=$3 t rc
 	for t in 1 2; do
 		rc=0
-		"$VM_DIR/boot.sh" -c 2 -p -T 900 -a "IPISTORM_SM_IDLE=$(sm_idle "$k")" \
-			-l "$out/console-$s-$i-$t.log" "$k" -- validate-series -n "$runs" -w 0 -i 20000 -d 1 -l 20 \
+		"$VM_DIR/boot.sh" -c "$cpus" -s "$sockets" -p -T 900 -a "IPISTORM_SM_IDLE=$(sm_idle "$k")" \
+			-l "$out/console-$s-$i-$t.log" "$k" -- validate-series -n "$runs" -w 0 -i 20000 -d 1 -l 20 "${vopts[@]}" \
 			>"$out/guest-$s-$i-$t.txt" || rc=$?
 		unpack_block IPISTORM_RESULT_BEGIN IPISTORM_RESULT_END "$out/guest-$s-$i-$t.txt" "$out/$s.tar" 2>"$out/guest-$s-$i-$t.log" ||
 			{ cat "$out/guest-$s-$i-$t.log" >&2; die "$k: no validate directory came back (boot $i, exit $rc)"; }
