@@ -54,7 +54,7 @@
 #define MAX_WAKEES		256U
 #define CALIB_HITS		1000U
 #define CALIB_RUNS		5U
-#define MAX_BURST_US		1000000U
+#define MAX_BURST_US		10000000U
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -429,10 +429,12 @@ static void pl_busy_sleep(void)
 
 	/* Before the checks: a stop's kthread_stop() after them wakes us. */
 	set_current_state(TASK_IDLE);
-	if (!READ_ONCE(run.stop) && !kthread_should_stop())
-		schedule_hrtimeout(&t, HRTIMER_MODE_REL);
+	if (!READ_ONCE(run.stop) && !kthread_should_stop()) {
+		/* Hard: on PREEMPT_RT a soft one would wake us through ktimers. */
+		schedule_hrtimeout(&t, HRTIMER_MODE_REL_HARD);
+		atomic_long_inc(&run.busy_sleeps);
+	}
 	__set_current_state(TASK_RUNNING);
-	atomic_long_inc(&run.busy_sleeps);
 }
 
 /*
@@ -668,7 +670,6 @@ static void pl_stop_threads(void)
 	}
 }
 
-/* Create the threads; called with the hotplug lock held. */
 /*
  * Wakee @i's start CPU: cpulist's CPUs in turn, the waker's (if listed)
  * last, so that with two wakees on "waker,target" one starts beside the
@@ -686,6 +687,7 @@ static int __init pl_start_cpu(unsigned int i)
 	return pl_waker;
 }
 
+/* Create the threads; called with the hotplug lock held. */
 static int __init pl_create(void)
 {
 	struct task_struct *t;
@@ -960,7 +962,7 @@ static int __init pl_check_params(void)
 		return -EINVAL;
 	}
 	if (pl_busy_run_us > MAX_BURST_US || pl_busy_sleep_us > MAX_BURST_US) {
-		pr_err("busy_run_us=%u busy_sleep_us=%u: want 1 to %u each\n",
+		pr_err("busy_run_us=%u busy_sleep_us=%u: want at most %u each\n",
 		       pl_busy_run_us, pl_busy_sleep_us, MAX_BURST_US);
 		return -EINVAL;
 	}

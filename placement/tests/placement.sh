@@ -226,13 +226,13 @@ test_placement_sockets() {
 
 # pl_stop_once HOW: a run until stopped, stopped 1 s in through HOW
 # (debugfs, param or rmmod); sets $stop_cs, centiseconds. Through param,
-# the busy thread is bursty and asleep 0.9 s of each second: the stop
-# must wake it.
+# the busy thread is bursty and asleep 10 s after each 1 ms: unless the
+# stop wakes it, the stop takes seconds.
 pl_stop_once() {
 	unload placement
 	# shellcheck disable=SC2046 # the bursts' words, split on purpose
 	insmod "$(ko placement)" waker="$(cpu 0)" cpulist="$(cpu 1)" busy="$(cpu 1)" \
-		$([ "$1" != param ] || echo busy_run_us=1000 busy_sleep_us=900000) ||
+		$([ "$1" != param ] || echo busy_run_us=1000 busy_sleep_us=10000000) ||
 		fail "insmod placement failed"
 	sleep 1
 	_t0=$(uptime_cs)
@@ -345,8 +345,8 @@ test_placement_hostile_params() {
 	busy_run_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=100
 	busy_sleep_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_sleep_us=100
 	busy_run_us|numwake=10 waker=$c0 cpulist=$c1 busy_run_us=100 busy_sleep_us=100
-	busy_run_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=1000001 busy_sleep_us=100
-	busy_sleep_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=100 busy_sleep_us=1000001
+	busy_run_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=10000001 busy_sleep_us=100
+	busy_sleep_us|numwake=10 waker=$c0 cpulist=$c1 busy=$c1 busy_run_us=100 busy_sleep_us=10000001
 	stop|numwake=10 waker=$c0 cpulist=$c1 stop=1
 	EOF
 }
