@@ -77,16 +77,22 @@ void ips_result_spread(struct seq_buf *sb, const char *key,
 	ips_result_ratio(sb, "", k, hi, 1000);
 }
 
-/* Whether the result line @line holds per-CPU or per-sender detail. */
-bool ips_result_is_detail(const char *line)
+/*
+ * Whether the result line @line (@len bytes) holds detail: per CPU ("cpuN."), per
+ * sender ("senderN.") or per idle state (a key part "idle_STATE", idle.h).
+ */
+bool ips_result_is_detail(const char *line, size_t len)
 {
 	static const char * const pfx[] = { "cpu", "sender" };
+	const char *eq = memchr(line, '=', len);
 	unsigned int i;
 
+	if (eq && strnstr(line, ".idle_", eq - line))
+		return true;
 	for (i = 0; i < ARRAY_SIZE(pfx); i++) {
 		size_t n = strlen(pfx[i]);
 
-		if (!strncmp(line, pfx[i], n) && isdigit(line[n]))
+		if (len > n && !memcmp(line, pfx[i], n) && isdigit(line[n]))
 			return true;
 	}
 	return false;
@@ -132,7 +138,7 @@ void ips_result_log(const char *text, size_t len)
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', end - p) ?: end;
 		n = nl - p;
-		if (!n || ips_result_is_detail(p))
+		if (!n || ips_result_is_detail(p, n))
 			continue;
 		if (!strncmp(p, "status=", 7)) {
 			status = p;

@@ -43,7 +43,7 @@ void ips_result_pct(struct seq_buf *s, const char *pfx, const char *key,
 void ips_result_spread(struct seq_buf *sb, const char *key,
 		       void * const *state, const struct cpumask *mask,
 		       size_t off);
-bool ips_result_is_detail(const char *line);
+bool ips_result_is_detail(const char *line, size_t len);
 
 #define IPS_RESULT_LOG_LINE	160
 

@@ -114,3 +114,62 @@ wrong() { awk '$3 != $4'; }
 	run wrong <<<"$output"
 	[ -z "$output" ] || { echo "$output" | head -n 5; false; }
 }
+
+# detail: a program that prints, for each line read, 1 if
+# ips_result_is_detail() keeps it out of the kernel log, else 0.
+detail() {
+	extract "$H" ips_result_is_detail >"$T/detail.inc"
+	[ -s "$T/detail.inc" ] || { echo "no ips_result_is_detail in $H"; return 1; }
+	cat >"$T/detail.c" <<-'EOF'
+	#define _GNU_SOURCE
+	#include <ctype.h>
+	#include <stdbool.h>
+	#include <stdio.h>
+	#include <string.h>
+
+	#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+	/* The kernel's strnstr(): @s2 in the first @len bytes of @s1. */
+	static char *strnstr(const char *s1, const char *s2, size_t len)
+	{
+		size_t l2 = strlen(s2);
+
+		for (; len >= l2; len--, s1++)
+			if (!memcmp(s1, s2, l2))
+				return (char *)s1;
+		return NULL;
+	}
+	#include "detail.inc"
+	int main(void)
+	{
+		char l[256];
+
+		while (fgets(l, sizeof(l), stdin)) {
+			size_t n = strcspn(l, "\n");
+
+			/* The line's bytes only: the next line follows it. */
+			l[n] = '\n';
+			printf("%d\n", ips_result_is_detail(l, n));
+		}
+		return 0;
+	}
+	EOF
+	cc -O2 -Wall -Werror -o "$T/detail" "$T/detail.c"
+}
+
+@test "result: per-CPU, per-sender and per-idle-state lines stay out of the log" {
+	detail
+	run "$T/detail" <<-'EOF'
+	cpu3.calls=5
+	sender12.lat_p50_ns=3
+	wl_poll.idle_POLL.wakeups=7
+	total.idle_none.lat_p99_ns=9
+	idle_driver=polling_idle
+	idle_driver_changed=0
+	total.lat_p50_ns=3
+	cpus=4
+	status=complete.idle_x
+	total.wakeups=2
+	EOF
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | tr '\n' ' ')" = "1 1 1 1 0 0 0 0 0 0 " ] || { echo "$output"; false; }
+}
