@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The idle state a CPU was in when it was notified, per sample: the index
+ * the power:cpu_idle tracepoint gives at each idle entry (the state the
+ * cpuidle governor picked, which a driver may enter shallower: acpi_idle's
+ * fallback from C2 to C1, its bus-master demotion; idle=poll's loop 0, the
+ * default idle routine 1, also with a driver when cpuidle is off for the
+ * CPU), kept by the module's probe, named here from the cpuidle driver.
+ *
+ * A sample's state is the last one its CPU entered in the sample's
+ * window, or "none" when the CPU entered none there (it was busy). Slots:
+ * 0 none, 1 + i the named state i, then "other" (an index the names do
+ * not cover: a driver registered after the names were read).
+ */
+#ifndef IPISTORM_IDLE_H
+#define IPISTORM_IDLE_H
+
+#include <linux/cpuidle.h>
+#include <linux/types.h>
+
+/* The tracepoint's state at an idle exit (PWR_EVENT_EXIT). */
+#define IPS_IDLE_EXIT		((unsigned int)-1)
+#define IPS_IDLE_NAME_LEN	24
+#define IPS_IDLE_MAX_SLOTS	(CPUIDLE_STATE_MAX + 2)
+
+struct ips_idle_names {
+	/* The driver whose names these are: compared, never read again. */
+	const void *drv;
+	unsigned int states;	/* named states: the driver's, or 2 */
+	char driver[IPS_IDLE_NAME_LEN];
+	char name[CPUIDLE_STATE_MAX][IPS_IDLE_NAME_LEN];
+};
+
+void ips_idle_names_init(struct ips_idle_names *n);
+bool ips_idle_driver_changed(const struct ips_idle_names *n);
+const char *ips_idle_label(const struct ips_idle_names *n, unsigned int slot);
+
+static inline unsigned int ips_idle_slots(const struct ips_idle_names *n)
+{
+	return n->states + 2;
+}
+
+/* The slot of a sample whose CPU entered @entries states, @state last. */
+static inline unsigned int ips_idle_slot(const struct ips_idle_names *n,
+					 u64 entries, unsigned int state)
+{
+	if (!entries)
+		return 0;
+	return state < n->states ? state + 1 : n->states + 1;
+}
+
+#endif /* IPISTORM_IDLE_H */
