@@ -139,6 +139,54 @@ check_hist() {
 	_hn=$(awk -F= -v p="$2_hist_ns." 'index($1, p) == 1 { s += $2 } END { print s + 0 }' \
 		"$TMP/$1")
 	check "$_hn == $3" "$2 histogram holds $_hn values, not $3"
+	check_quantiles "$1" "$2"
+}
+
+# cpuidle_usage CPU: for each idle state of CPU in order, how often
+# cpuidle entered it or had it refused (usage + rejected), "u0 u1 ...":
+# empty without a cpuidle driver.
+cpuidle_usage() {
+	for _d in /sys/devices/system/cpu/cpu"$1"/cpuidle/state*; do
+		[ -r "$_d/usage" ] || continue
+		_r=0
+		[ ! -r "$_d/rejected" ] || _r=$(cat "$_d/rejected")
+		echo $(($(cat "$_d/usage") + _r))
+	done | tr '\n' ' '
+}
+
+# check_idle_witness MODULE KEY CPU BEFORE AFTER: cpuidle's entries into
+# each idle state of CPU (cpuidle_usage BEFORE and AFTER a run) are a
+# second witness of MODULE's split by idle state: no state holds more
+# samples (KEY with STATE for the state's name as a key part, e.g.
+# total.idle_STATE.wakeups; absent: none) than entries into it, as each
+# sample found its CPU in a state entered since the previous one. A
+# sample's state is the one requested, and acpi_idle may enter a
+# shallower one (its C2 to C1 fallback, its bus-master demotion): there
+# the states from the shallowest to each are compared, summed. A state
+# whose name the module made sN (empty or repeated) is not checked.
+check_idle_witness() {
+	_cum=0
+	[ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)" != acpi_idle ] || _cum=1
+	_i=0 _ns=0 _es=0
+	for _a in $4; do
+		_b=$(echo "$5" | cut -d' ' -f$((_i + 1)))
+		_k=$(tr -c 'A-Za-z0-9_\n' _ <"/sys/devices/system/cpu/cpu$3/cpuidle/state$_i/name")
+		_kk=$(echo "$2" | sed "s/STATE/$_k/")
+		_n=0
+		! has "$1" "$_kk" || _n=$(val "$1" "$_kk")
+		if [ "$_cum" = 1 ]; then
+			_ns=$((_ns + _n)) _es=$((_es + _b - _a))
+			check "$_ns <= $_es" "states 0 to $_i: $_ns samples found CPU $3 there, cpuidle counted $_es entries"
+		else
+			check "$_n <= $_b - $_a" "state$_i ($_k): $_n samples found CPU $3 there, cpuidle counted $((_b - _a)) entries"
+		fi
+		_i=$((_i + 1))
+	done
+}
+
+# check_quantiles MODULE NAME: NAME's summary (NAME_min_ns to NAME_max_ns)
+# in MODULE's last result never falls from one quantile to the next.
+check_quantiles() {
 	_prev=$(val "$1" "$2_min_ns")
 	for _q in p50 p90 p99 p999 max; do
 		_v=$(val "$1" "$2_${_q}_ns")

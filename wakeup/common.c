@@ -9,6 +9,7 @@
 
 #include "../common/clock.c"
 #include "../common/hist.c"
+#include "../common/idle.c"
 #include "../common/param.c"
 #include "../common/result.c"
 #include "../common/session.c"

@@ -25,7 +25,9 @@
  * sched:sched_wakeup (on the target: the wake list; on the waker: the
  * remote enqueue), sched:sched_wake_idle_without_ipi (on the waker: the
  * target polled), irq_vectors:call_function_single_entry and
- * irq_vectors:reschedule_entry (on the target: a real IPI).
+ * irq_vectors:reschedule_entry (on the target: a real IPI). Another,
+ * power:cpu_idle, says which idle state the wakee's CPU was in when it
+ * was notified (common/idle.h): each path is split by it too.
  *
  * A count runs inside insmod (a signal ends it, unreported); duration=
  * seconds too; with neither, the senders run until stopped: "stop" to
@@ -60,13 +62,14 @@
 
 #include "../common/clock.h"
 #include "../common/hist.h"
+#include "../common/idle.h"
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/session.h"
 #include "../common/thread.h"
 #include "../common/tp.h"
 
-#define WAKEUP_FORMAT		"wakeup/3"
+#define WAKEUP_FORMAT		"wakeup/4"
 #define MAX_NUMWAKE		100000000UL
 #define MAX_DURATION_S		3600U
 #define TIME_CAP_S		600U
@@ -178,9 +181,11 @@ struct wk_counts {
 	u64 cfs_ipi;	/* call_function_single_entry here */
 	u64 res_ipi;	/* reschedule_entry here */
 	u64 cf_ipi;	/* call_function_entry here (not a path's) */
-	u64 hits;	/* the above summed: the probe calls that counted */
+	u64 hits;	/* the probe calls that counted: the above, idle exits */
 	u64 kcall;	/* the kernel's call-function IRQ count here */
 	u64 kres;	/* the kernel's reschedule IRQ count here */
+	u64 idle_in;	/* cpu_idle entries here */
+	unsigned int idle;	/* the state of the last one */
 };
 
 struct wk_cpu {
@@ -211,14 +216,18 @@ struct wk_sender {
 	 */
 	u64 backwards;
 	u64 hits;
-	u64 sign[5];		/* per tracepoint: its IPI missed (wk_sign()) */
+	u64 sign[6];		/* per tracepoint: its IPI missed (wk_sign()) */
 	u64 start_ns;
 	u64 end_ns;
 	struct ips_clock_skew skew;	/* the target's clock vs this CPU's */
 	int error;
 	bool capped;
 	u64 count[NR_WK_SCOPES];
-	struct ips_hist *hist;		/* [NR_WK_SCOPES], timing=1 */
+	/*
+	 * timing=1: [NR_WK_SCOPES] per scope, then [wk_last_scope() + 1]
+	 * [wk_slots] per scope and the wakee's CPU's idle state (wk_hist()).
+	 */
+	struct ips_hist *hist;
 
 	/* Written by the sender, read on the target. */
 	unsigned long seq ____cacheline_aligned_in_smp;
@@ -245,6 +254,10 @@ struct wk_sender {
 
 static struct wk_sender **senders;
 static unsigned int nr_senders;
+
+/* The idle states' names, and their slots (idle.h), read at init. */
+static struct ips_idle_names wk_idle;
+static unsigned int wk_slots;
 
 static struct {
 	bool stop ____cacheline_aligned_in_smp;
@@ -304,7 +317,27 @@ static void wk_probe_res_ipi(void *data, int vector)
 		wk_hit(res_ipi);
 }
 
-enum { WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, WK_TP_CF, NR_WK_TPS };
+/*
+ * An idle entry here: its state, the one a wake-up that reaches this CPU
+ * next finds it in (idle.h). An exit is a hit too: it runs inside the
+ * wake-up it ends.
+ */
+static void wk_probe_idle(void *data, unsigned int state, unsigned int cpu)
+{
+	if (!this_cpu_read(wk_cpu.on))
+		return;
+	if (state == IPS_IDLE_EXIT) {
+		this_cpu_inc(wk_cpu.n.hits);
+		return;
+	}
+	this_cpu_write(wk_cpu.n.idle, state);
+	wk_hit(idle_in);
+}
+
+enum {
+	WK_TP_WAKEUP, WK_TP_NOIPI, WK_TP_CFS, WK_TP_RES, WK_TP_CF, WK_TP_IDLE,
+	NR_WK_TPS
+};
 
 static struct ips_tp_probe wk_tps[NR_WK_TPS] = {
 	[WK_TP_WAKEUP] = { "sched_wakeup", wk_probe_wakeup },
@@ -313,6 +346,7 @@ static struct ips_tp_probe wk_tps[NR_WK_TPS] = {
 	[WK_TP_RES] = { "reschedule_entry", wk_probe_res_ipi },
 	/* The kernel counts its IPIs with call_function_single's. */
 	[WK_TP_CF] = { "call_function_entry", wk_probe_cf_ipi },
+	[WK_TP_IDLE] = { "cpu_idle", wk_probe_idle },
 };
 
 static void wk_probes_off(void)
@@ -327,6 +361,7 @@ static int __init wk_probes_on(void)
 {
 	int ret = ips_tp_probe_all(wk_tps, NR_WK_TPS, "timing=1");
 
+	BUILD_BUG_ON(ARRAY_SIZE(senders[0]->sign) != NR_WK_TPS);
 	run.probes = !ret;
 	return ret;
 }
@@ -356,6 +391,7 @@ static void __init wk_calibrate(void)
 		for (i = 0; i < CALIB_HITS; i++) {
 			wk_probe_wakeup(NULL, current);
 			wk_probe_cfs_ipi(NULL, 0);
+			wk_probe_idle(NULL, 0, 0);
 		}
 		dt = min(dt, ips_clock_read_ordered() - t0);
 		WRITE_ONCE(c->on, false);
@@ -365,7 +401,7 @@ static void __init wk_calibrate(void)
 	}
 	run.hit_ps = (u32)min_t(u64, U32_MAX,
 				div64_u64(mul_u64_u32_div(dt, mul, div) * 1000,
-					  2 * CALIB_HITS));
+					  3 * CALIB_HITS));
 }
 
 /* The IRQ counts the kernel keeps for a CPU: an independent sign. */
@@ -429,6 +465,8 @@ static __always_inline void wk_copy(struct wk_counts *d,
 	d->res_ipi = READ_ONCE(c->res_ipi);
 	d->cf_ipi = READ_ONCE(c->cf_ipi);
 	d->hits = READ_ONCE(c->hits);
+	d->idle_in = READ_ONCE(c->idle_in);
+	d->idle = READ_ONCE(c->idle);
 }
 
 static __always_inline void wk_snap(struct wk_counts *d)
@@ -465,6 +503,8 @@ static void wk_delta(struct wk_counts *d, struct wk_counts *prev,
 	d->hits = now->hits - prev->hits;
 	d->kcall = now->kcall - prev->kcall;
 	d->kres = now->kres - prev->kres;
+	d->idle_in = now->idle_in - prev->idle_in;
+	d->idle = now->idle;
 	*prev = *now;
 }
 
@@ -487,8 +527,32 @@ static __always_inline enum wk_scope wk_path(const struct wk_counts *w,
 	return w->noipi ? WK_RQ_POLL : t->res_ipi ? WK_RQ_IPI : WK_BUSY;
 }
 
+/* Scope @p's histogram of wake-ups whose wakee's CPU was in idle @slot. */
+static __always_inline struct ips_hist *wk_hist(struct wk_sender *s,
+						enum wk_scope p,
+						unsigned int slot)
+{
+	return &s->hist[NR_WK_SCOPES + p * wk_slots + slot];
+}
+
+/* A sample of scope @p, the wakee's CPU in idle @slot: counted, timed. */
+static __always_inline void wk_add(struct wk_sender *s, enum wk_scope p,
+				   unsigned int slot, u64 dt)
+{
+	s->count[p]++;
+	ips_hist_add(&s->hist[p], dt);
+	ips_hist_add(wk_hist(s, p, slot), dt);
+}
+
+/* The idle slot of the CPU whose counts' delta is @d. */
+static __always_inline unsigned int wk_slot(const struct wk_counts *d)
+{
+	return ips_idle_slot(&wk_idle, d->idle_in, d->idle);
+}
+
 static __always_inline void wk_account(struct wk_sender *s,
-				       enum wk_scope path, u64 dt)
+				       enum wk_scope path, unsigned int slot,
+				       u64 dt)
 {
 	/* Counted, never a wrapped latency in the last bucket. */
 	if (unlikely((s64)dt < 0)) {
@@ -499,8 +563,7 @@ static __always_inline void wk_account(struct wk_sender *s,
 		s->unclassified++;
 		return;
 	}
-	s->count[path]++;
-	ips_hist_add(&s->hist[path], dt);
+	wk_add(s, path, slot, dt);
 }
 
 /*
@@ -566,6 +629,8 @@ static __always_inline u64 wk_wake_delta(struct wk_sender *s,
 	dt->cfs_ipi = now->cfs_ipi - prev->cfs_ipi;
 	dt->res_ipi = now->res_ipi - prev->res_ipi;
 	dt->hits = now->hits - prev->hits;
+	dt->idle_in = now->idle_in - prev->idle_in;
+	dt->idle = now->idle;
 	return dw->hits + dt->hits;
 }
 
@@ -630,14 +695,14 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		if (unlikely(READ_ONCE(s->wrong_cpu) ||
 			     raw_smp_processor_id() != cpu)) {
 			if (timed)
-				wk_account(s, WK_BUSY, s->t1 - t0);
+				wk_account(s, WK_BUSY, 0, s->t1 - t0);
 			ret = -ENXIO;
 			break;
 		}
 		if (timed) {
 			enum wk_scope path = wk_path(&dw, &dt, 0);
 
-			wk_account(s, path, s->t1 - t0);
+			wk_account(s, path, wk_slot(&dt), s->t1 - t0);
 			if (unlikely(path == WK_BUSY))
 				wk_wake_sign(s, seq, &dt);
 		}
@@ -770,11 +835,9 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 		if (unlikely(raw_smp_processor_id() != cpu)) {
 			if (timed) {
 				/* Two CPUs' clocks: wk_account() counts a backwards one. */
-				if ((s64)(t1 - t0) >= 0) {
-					s->count[WK_CALL_OTHER]++;
-					ips_hist_add(&s->hist[WK_CALL_OTHER], t1 - t0);
-				}
-				wk_account(s, WK_BUSY, t1 - t0);
+				if ((s64)(t1 - t0) >= 0)
+					wk_add(s, WK_CALL_OTHER, 0, t1 - t0);
+				wk_account(s, WK_BUSY, 0, t1 - t0);
 			}
 			ret = -ENXIO;
 			break;
@@ -787,15 +850,14 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			wk_delta(&dt, &pt, &s->tn[0]);
 			s->hits += wk_hits(&dw) + wk_hits(&dt);
 			call = wk_call_path(&dw, &dt);
-			s->count[call]++;
-			ips_hist_add(&s->hist[call], t1 - t0);
+			wk_add(s, call, wk_slot(&dt), t1 - t0);
 			wk_sign(s, call, &dt);
 			/*
 			 * The wake-up came from the target: roles swapped. A
 			 * round trip with none (the sender never slept) is busy.
 			 */
 			path = READ_ONCE(s->woke) ? wk_path(&dt, &dw, 1) : WK_BUSY;
-			wk_account(s, path, t1 - t0);
+			wk_account(s, path, wk_slot(&dw), t1 - t0);
 			wk_sign(s, path, &dw);
 		}
 		/* The pause's own wake-up: as in wk_loop_wake(). */
@@ -841,7 +903,7 @@ static void wk_skew(struct wk_sender *s)
 static int wk_sender_thread(void *arg)
 {
 	struct wk_sender *s = arg;
-	enum wk_scope p;
+	unsigned int p, slot;
 	bool stopped;
 
 	if (wk_timing && !wk_rpc)
@@ -851,8 +913,12 @@ static int wk_sender_thread(void *arg)
 	s->error = wk_run(s);
 	s->end_ns = ktime_get_ns();
 	if (s->hist) {
-		for (p = WK_FIRST_PATH; p <= WK_LAST_PATH; p++)
+		for (p = WK_FIRST_PATH; p <= WK_LAST_PATH; p++) {
 			ips_hist_merge(&s->hist[WK_TOTAL], &s->hist[p]);
+			for (slot = 0; slot < wk_slots; slot++)
+				ips_hist_merge(wk_hist(s, WK_TOTAL, slot),
+					       wk_hist(s, p, slot));
+		}
 	}
 	/* The timed ones: a backwards latency is no latency. */
 	s->count[WK_TOTAL] = s->woken - s->backwards;
@@ -1023,11 +1089,10 @@ static unsigned int wk_last_scope(void)
 
 /* The keys of one scope: its count, share and latency percentiles. */
 static void wk_emit_scope(struct seq_buf *sb, const char *pfx,
-			  enum wk_scope p, u64 n, u64 all,
+			  const char *name, u64 n, u64 all,
 			  const struct ips_hist *h, u32 mul, u32 div)
 {
-	const char *name = wk_scope_names[p];
-	char key[32];
+	char key[64];
 
 	seq_buf_printf(sb, "%s%s.wakeups=%llu\n", pfx, name, n);
 	snprintf(key, sizeof(key), "%s.share_pct", name);
@@ -1036,6 +1101,29 @@ static void wk_emit_scope(struct seq_buf *sb, const char *pfx,
 		return;
 	snprintf(key, sizeof(key), "%s.lat", name);
 	ips_hist_emit_summary(sb, pfx, key, h, true, mul, div);
+}
+
+/*
+ * Scope @p split by the idle state its wake-ups found the wakee's CPU in
+ * (rpc=1's calls: the target's), the states that hold any: as a scope,
+ * their share of @p's. @h is scratch.
+ */
+static void wk_emit_states(struct seq_buf *sb, enum wk_scope p, u64 n,
+			   struct ips_hist *h, u32 mul, u32 div)
+{
+	unsigned int i, slot;
+	char name[64];
+
+	for (slot = 0; slot < wk_slots; slot++) {
+		ips_hist_init(h);
+		for (i = 0; i < nr_senders; i++)
+			ips_hist_merge(h, wk_hist(senders[i], p, slot));
+		if (!h->n)
+			continue;
+		snprintf(name, sizeof(name), "%s.idle_%s", wk_scope_names[p],
+			 ips_idle_label(&wk_idle, slot));
+		wk_emit_scope(sb, "", name, h->n, n, h, mul, div);
+	}
 }
 
 /* Clock units to ns, signed. */
@@ -1144,6 +1232,9 @@ static const char *wk_proof(unsigned int tp, const struct wk_totals *t)
 		case WK_TP_CF:
 			fired += a->n.cf_ipi + b->n.cf_ipi;
 			break;
+		case WK_TP_IDLE:
+			fired += a->n.idle_in + b->n.idle_in;
+			break;
 		}
 	}
 	/*
@@ -1209,6 +1300,11 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
 	if (wk_timing) {
+		seq_buf_printf(sb, "idle_driver=%s\n", wk_idle.driver);
+		seq_buf_printf(sb, "idle_driver_changed=%d\n",
+			       ips_idle_driver_changed(&wk_idle));
+	}
+	if (wk_timing) {
 		wk_irq_counts(&call, &res);
 		call -= run.irq_call[0];
 		res -= run.irq_res[0];
@@ -1252,8 +1348,9 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 		ips_hist_init(h);
 		for (i = 0; i < nr_senders; i++)
 			ips_hist_merge(h, &senders[i]->hist[p]);
-		wk_emit_scope(sb, "", p, t.count[p],
+		wk_emit_scope(sb, "", wk_scope_names[p], t.count[p],
 			      p >= WK_CALL_POLL ? t.sent : t.woken, h, mul, div);
+		wk_emit_states(sb, p, t.count[p], h, mul, div);
 	}
 }
 
@@ -1262,6 +1359,9 @@ static size_t wk_result_size(void)
 	size_t size = 16384;
 	unsigned int i;
 
+	/* The scopes by idle state: a few lines each, its percentiles. */
+	if (wk_timing)
+		size += NR_WK_SCOPES * wk_slots * 1024;
 	for (i = 0; i < nr_senders; i++)
 		size += 2048 + (senders[i]->hist ?
 				64 * ips_hist_used(&senders[i]->hist[WK_TOTAL]) : 0);
@@ -1294,7 +1394,7 @@ static void wakeup_finish(bool interrupted)
 static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 {
 	struct wk_sender *s;
-	unsigned int p;
+	unsigned int p, n;
 
 	if (cpumask_test_cpu(cpu, used) || cpumask_test_cpu(target, used)) {
 		pr_err("%s: CPU %d is in two pairs: each CPU would see the other pair's IPIs\n",
@@ -1312,13 +1412,13 @@ static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 	init_completion(&s->ping_go);
 	init_completion(&s->turn);
 	if (wk_timing) {
-		s->hist = kvmalloc_array(NR_WK_SCOPES, sizeof(*s->hist),
-					 GFP_KERNEL);
+		n = NR_WK_SCOPES + (wk_last_scope() + 1) * wk_slots;
+		s->hist = kvmalloc_array(n, sizeof(*s->hist), GFP_KERNEL);
 		if (!s->hist) {
 			kfree(s);
 			return -ENOMEM;
 		}
-		for (p = 0; p < NR_WK_SCOPES; p++)
+		for (p = 0; p < n; p++)
 			ips_hist_init(&s->hist[p]);
 	}
 	if (nr_senders)
@@ -1466,6 +1566,8 @@ static int __init wakeup_init(void)
 	init_completion(&run.go);
 	init_completion(&run.done);
 	if (wk_timing) {
+		ips_idle_names_init(&wk_idle);
+		wk_slots = ips_idle_slots(&wk_idle);
 		wk_calibrate();
 		/* Before the hotplug lock: registering patches the kernel. */
 		ret = wk_probes_on();

@@ -16,7 +16,9 @@ wk_bare() {
 
 # wakeup's runtime against the bare wake loop, timed (probes, clock reads,
 # histograms) and untimed (timing=0: no probe); three interleaved rounds,
-# medians. The target is a timed ratio of at most 1.05.
+# medians. The target is a timed ratio of at most 1.06 (1.04 before the
+# split by idle state, whose tracepoint fires twice a wake-up on the
+# target: 6.12 under instruction counting, 5534 then 5632 ns a wake-up).
 bench_wakeup_overhead() {
 	need_cpus 2
 	a=$(cpu 0) b=$(cpu 1) n=${WAKEUP_BENCH_NUMWAKE:-20000}

@@ -20,7 +20,7 @@ wake() {
 # add up to the total, none unclassified), per sender and in total.
 # shellcheck disable=SC2154 # vals sets the variables
 check_wake() {
-	[ "$(val wakeup format)" = wakeup/3 ] || fail "unknown result format"
+	[ "$(val wakeup format)" = wakeup/4 ] || fail "unknown result format"
 	_n=$(val wakeup senders)
 	_i=0 _sum=0
 	while [ "$_i" -lt "$_n" ]; do
@@ -182,6 +182,77 @@ test_wakeup_path_split() {
 	else
 		note "a cpuidle driver picks the idle state: no path expected"
 	fi
+}
+
+# wk_states SCOPE: SCOPE's split by idle state, "state=count/p50 ...", and
+# checks that the states hold the scope's wake-ups, no more, no fewer.
+wk_states() {
+	_all=$(val wakeup "$1.wakeups")
+	_st="" _sum=0
+	_ks=$(sed -n "s/^$1\.idle_\([A-Za-z0-9_]*\)\.wakeups=.*/\1/p" "$TMP/wakeup")
+	for _k in $_ks; do
+		_c=$(val wakeup "$1.idle_$_k.wakeups")
+		_sum=$((_sum + _c))
+		_st="$_st $_k=$_c/$(val wakeup "$1.idle_$_k.lat_p50_ns")ns"
+		check_quantiles wakeup "$1.idle_$_k.lat"
+	done
+	check "$_sum == $_all" "$1: its idle states hold $_sum wake-ups of $_all"
+	echo "$_st"
+}
+
+# The idle state each wake-up found the wakee's CPU in: every scope's
+# states add up to it; the driver named is the CPU's. With a cpuidle
+# driver, a second witness: no state holds more wake-ups than cpuidle
+# counted entries into it on the target (sysfs usage), one entry each.
+# Without one, the kernel's own loops: idle=poll's (poll), else HLT
+# (halt). With the polling aid, idle that lasts (delay=, 2 ms against its
+# POLLTIF state's 100 us residency) moves wake-ups to its deep state.
+test_wakeup_idle_states() {
+	need_cpus 2
+	drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+	t=$(cpu 1)
+	for d in 0 2000; do
+		u0=$(cpuidle_usage "$t")
+		wake numwake=2000 delay=$d pairs="$(cpu 0):$t"
+		u1=$(cpuidle_usage "$t")
+		check_wake
+		[ "$(val wakeup idle_driver)" = "$drv" ] || fail "idle_driver=$(val wakeup idle_driver), the CPU's is $drv"
+		[ "$(val wakeup idle_driver_changed)" = 0 ] || fail "idle_driver_changed=$(val wakeup idle_driver_changed)"
+		[ "$(val wakeup proof.cpu_idle)" = proven ] || fail "proof.cpu_idle=$(val wakeup proof.cpu_idle): its probe counted no idle entry"
+		note "delay=$d:$(wk_split)"
+		for q in total $WK_PATHS; do
+			s=$(wk_states "$q")
+			[ -z "$s" ] || note "  $q by idle state (wake-ups/p50):$s"
+		done
+		if [ "$drv" = none ]; then
+			# the paths of that idle: halting, IPIs; else polled
+			# (a wake-up may come before the CPU's entry: none)
+			want=halt p1=wl_ipi p2=rq_ipi
+			! cmdline_has idle=poll || want=poll p1=wl_poll p2=rq_poll
+			n=$(($(val wakeup $p1.wakeups) + $(val wakeup $p2.wakeups)))
+			w=0
+			for q in $p1 $p2; do
+				! has wakeup "$q.idle_$want.wakeups" || w=$((w + $(val wakeup "$q.idle_$want.wakeups")))
+			done
+			check "$w * 2 >= $n && $n > 0" "$w of $n $p1/$p2 wake-ups found the CPU in $want, the only idle here"
+			continue
+		fi
+		check_idle_witness wakeup total.idle_STATE.wakeups "$t" "$u0" "$u1"
+		tif=0
+		! has wakeup total.idle_POLLTIF.wakeups || tif=$(val wakeup total.idle_POLLTIF.wakeups)
+		eval "tif_$d=$tif"
+	done
+	# rpc=1: the calls by the target's state, the wake-ups back by the
+	# sender's CPU's.
+	wake numwake=2000 rpc=1 pairs="$(cpu 0):$t"
+	check_wake
+	for q in total $WK_PATHS call_poll call_ipi call_other; do
+		s=$(wk_states "$q")
+		case $q in call_*) [ -z "$s" ] || note "rpc=1: $q by the target's idle state (calls/p50):$s" ;; esac
+	done
+	[ "$drv" = polling_idle ] || return 0
+	# shellcheck disable=SC2154 # set by the eval above
+	check "$tif_2000 > $tif_0" "lasting idle did not reach POLLTIF more often ($tif_2000 against $tif_0 wake-ups)"
 }
 
 # TTWU_QUEUE off: the waker enqueues the wakee itself, so wake-ups move

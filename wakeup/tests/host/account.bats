@@ -14,11 +14,14 @@ setup() {
 }
 
 # build: account, which accounts the latencies (signed, ns) read from
-# stdin to the path "0" and prints the path's count, its histogram's
-# count, sum and maximum, and the backwards count.
+# stdin to the path "0", its wakee's CPU in idle slot 1, and prints the
+# path's count, its histogram's count, sum and maximum, the backwards
+# count, and the count of the path's histogram of slot 1.
 build() {
-	extract "$F" wk_account >"$T/account.inc"
-	[ -s "$T/account.inc" ] || { echo "no wk_account in $F"; return 1; }
+	for f in wk_hist wk_add wk_account; do
+		extract "$F" $f
+	done >"$T/account.inc"
+	grep -q 'wk_account(' "$T/account.inc" || { echo "no wk_account in $F"; return 1; }
 	cat >"$T/account.c" <<-'EOF'
 	#include <inttypes.h>
 	#include <stdio.h>
@@ -40,18 +43,21 @@ build() {
 		u64 count[NR_WK_SCOPES];
 		struct ips_hist *hist;
 	};
+	/* none, two states, other */
+	static unsigned int wk_slots = 4;
 	#include "account.inc"
 
 	int main(void)
 	{
-		struct ips_hist h[NR_WK_SCOPES] = { 0 };
+		struct ips_hist h[NR_WK_SCOPES * 5] = { 0 };
 		struct wk_sender s = { .hist = h };
 		long long dt;
 
 		while (scanf("%lld", &dt) == 1)
-			wk_account(&s, WK_PATH0, (u64)dt);
-		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-		       s.count[0], h[0].n, h[0].sum, h[0].max, s.backwards);
+			wk_account(&s, WK_PATH0, 1, (u64)dt);
+		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		       s.count[0], h[0].n, h[0].sum, h[0].max, s.backwards,
+		       wk_hist(&s, WK_PATH0, 1)->n);
 		return 0;
 	}
 	EOF
@@ -63,8 +69,9 @@ build() {
 	run "$T/account" <<<"1200 -35 800 -1 0"
 	[ "$status" -eq 0 ]
 	# 3 timed (2000 ns, at most 1200), 2 backwards; before, -35 and -1
-	# wrapped to 2^64 - 35 and 2^64 - 1 in the histogram's maximum
-	[ "$output" = "3 3 2000 1200 2" ]
+	# wrapped to 2^64 - 35 and 2^64 - 1 in the histogram's maximum; the
+	# idle state's histogram holds the 3 timed ones too
+	[ "$output" = "3 3 2000 1200 2 3" ]
 }
 
 # build_path: path, which reads "T W" lines (the activations the wakee's
