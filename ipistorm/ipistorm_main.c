@@ -40,6 +40,7 @@
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/idle.h"
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/thread.h"
@@ -147,10 +148,18 @@ static bool ipistorm_witness;
 module_param_cb(witness, &ips_bool_strict_ops, &ipistorm_witness, 0444);
 MODULE_PARM_DESC(witness, "1: also count on the sending side how the kernel notified the target of each call (needs single=1); 0: do not (default 0)");
 
+/*
+ * The idle state each callback's CPU was in costs a tracepoint probe at
+ * every idle entry and exit of every CPU, inside the storm: asked for.
+ */
+static bool ipistorm_idle_states;
+module_param_cb(idle_states, &ips_bool_strict_ops, &ipistorm_idle_states, 0444);
+MODULE_PARM_DESC(idle_states, "1: also count the idle state each callback's CPU was in when its call reached it, and with timing, wait and single time each call by it (a probe at every idle entry and exit, in the storm's time); 0: do not (default 0)");
+
 /* The start line's order (ips_result_log_params()): as declared above. */
 const char * const ips_params_order[] = {
 	"numipi", "timeout", "time_cap", "cpulist", "offset", "pairs", "single",
-	"wait", "delay", "timing", "witness", NULL,
+	"wait", "delay", "timing", "witness", "idle_states", NULL,
 };
 
 /* ---- state ------------------------------------------------------------- */
@@ -200,11 +209,35 @@ struct sender {
 	bool in_call;	/* inside one of the storm's calls (witness=1) */
 	struct ips_hist lat;
 	struct ips_hist *path_lat;	/* [NR_PATHS], witness=1 timing=1 only */
+	/* [idle_slots], idle_states=1 with timing, wait and single only */
+	struct ips_hist *idle_lat;
+
+	/* idle_states=1: written by the target's callback, each call. */
+	unsigned int idle_slot ____cacheline_aligned_in_smp;
 };
 
 static struct sender **senders;
 static unsigned int nr_senders;
 static DEFINE_PER_CPU(struct sender *, witness_sender);
+
+/*
+ * idle_states=1: each CPU's idle entries (the probe's) and its callbacks
+ * by context (poll, irq, other) and idle slot (common/idle.h), written on
+ * that CPU only, with interrupts off (the probe in the idle loop, the
+ * callbacks in an interrupt or the idle task's queue flush).
+ */
+enum { CB_POLL, CB_IRQ, CB_OTHER, NR_CB };
+
+struct idle_cpu {
+	u64 entries;
+	u64 seen;		/* entries at this CPU's last callback */
+	unsigned int state;	/* the last entry's */
+	u64 cb[NR_CB][IPS_IDLE_MAX_SLOTS];
+};
+
+static struct idle_cpu __percpu *idle_cpus;
+static struct ips_idle_names idle_names;
+static unsigned int idle_slots;
 
 static struct {
 	bool stop ____cacheline_aligned_in_smp;
@@ -393,8 +426,76 @@ static void ipistorm_cb(void *info)
 		this_cpu_inc(dlv->other);
 }
 
+/*
+ * idle_states=1: the callback also counts the idle state its CPU was in
+ * when the call reached it (the last one it entered since its previous
+ * callback; none: it was awake) and gives it to the sender.
+ */
+static void ipistorm_cb_idle(void *info)
+{
+	struct sender *s = info;
+	struct idle_cpu *c = this_cpu_ptr(idle_cpus);
+	unsigned int kind = in_hardirq() ? CB_IRQ :
+			    is_idle_task(current) ? CB_POLL : CB_OTHER;
+	unsigned int slot = ips_idle_slot(&idle_names, c->entries - c->seen,
+					  c->state);
+
+	c->seen = c->entries;
+	c->cb[kind][slot]++;
+	/* Its sender's line: only where the sender reads it (one target). */
+	if (s->idle_lat)
+		WRITE_ONCE(s->idle_slot, slot);
+	ipistorm_cb(info);
+}
+
 static void ipistorm_nop(void *info)
 {
+}
+
+/* An idle entry here, and its state (power:cpu_idle; not an exit). */
+static void ipistorm_idle_probe(void *data, unsigned int state,
+				unsigned int cpu)
+{
+	struct idle_cpu *c;
+
+	if (state == IPS_IDLE_EXIT)
+		return;
+	c = this_cpu_ptr(idle_cpus);
+	c->state = state;
+	c->entries++;
+}
+
+static struct ips_tp_probe idle_tp = { "cpu_idle", ipistorm_idle_probe };
+
+/* Before the hotplug lock: registering a probe patches the kernel. */
+static int __init ipistorm_idle_start(void)
+{
+	int ret;
+
+	ips_idle_names_init(&idle_names);
+	idle_slots = ips_idle_slots(&idle_names);
+	idle_cpus = alloc_percpu(struct idle_cpu);
+	if (!idle_cpus)
+		return -ENOMEM;
+	ret = ips_tp_probe_all(&idle_tp, 1, "idle_states=1");
+	if (ret) {
+		free_percpu(idle_cpus);
+		idle_cpus = NULL;
+	}
+	return ret;
+}
+
+/* Out, and no CPU inside the probe: its counts are final. */
+static void ipistorm_idle_stop(void)
+{
+	if (idle_tp.registered)
+		ips_tp_unprobe_all(&idle_tp, 1);
+}
+
+static void ipistorm_idle_free(void)
+{
+	free_percpu(idle_cpus);
+	idle_cpus = NULL;
 }
 
 /* One call; returns the number of callbacks it queued, or -errno. */
@@ -469,6 +570,7 @@ enum ipistorm_loop_flags {
 	LOOP_MANY	= BIT(1),	/* smp_call_function_many() (single=0) */
 	LOOP_WITNESS	= BIT(2),	/* the witness counts during the call */
 	LOOP_PATHS	= BIT(3),	/* time into the path's histogram */
+	LOOP_IDLE	= BIT(4),	/* and into the idle state's (idle_lat) */
 };
 
 /* Every caller passes constant @flags: the loop is built for each. */
@@ -477,11 +579,14 @@ static __always_inline int ipistorm_loop(struct sender *s,
 {
 	const bool timed = flags & LOOP_TIMED, many = flags & LOOP_MANY;
 	const bool wit = flags & LOOP_WITNESS;
-	const bool paths = flags & LOOP_PATHS;
+	const bool paths = flags & LOOP_PATHS, idle = flags & LOOP_IDLE;
 	const u64 limit = ipistorm_numipi ?: U64_MAX;
 	const unsigned int pause = ipistorm_delay;
 	const int cpu = s->cpu, target = s->target, w = ipistorm_wait;
+	const smp_call_func_t cb = ipistorm_idle_states ? ipistorm_cb_idle :
+							  ipistorm_cb;
 	struct ips_hist *lat = &s->lat, *path_lat = s->path_lat;
+	struct ips_hist *idle_lat = s->idle_lat;
 	u64 sent = 0, expected = 0, t0 = 0, dt, no_ipi = 0, ipi = 0;
 	int ret = 0;
 
@@ -500,9 +605,9 @@ static __always_inline int ipistorm_loop(struct sender *s,
 		if (timed)
 			t0 = ips_clock_read_ordered();
 		if (many)
-			ret = ipistorm_fire(target, ipistorm_cb, s, w, true);
+			ret = ipistorm_fire(target, cb, s, w, true);
 		else
-			ret = smp_call_function_single(target, ipistorm_cb, s, w);
+			ret = smp_call_function_single(target, cb, s, w);
 		if (timed)
 			dt = ips_clock_read_ordered() - t0;
 		if (wit)
@@ -515,6 +620,14 @@ static __always_inline int ipistorm_loop(struct sender *s,
 				ips_hist_add(&path_lat[ipistorm_path_of(s, &no_ipi,
 									&ipi)],
 					 dt);
+			/*
+			 * wait=1: the callback's slot is seen (csd unlock); a
+			 * failed call, in lat without the witness, ran none.
+			 */
+			if (idle)
+				ips_hist_add(&idle_lat[likely(ret >= 0) ?
+						       READ_ONCE(s->idle_slot) : 0],
+					     dt);
 		}
 		if (unlikely(ret < 0))
 			break;
@@ -543,7 +656,12 @@ static int ipistorm_storm(struct sender *s)
 					  ipistorm_loop(s, 0);
 	}
 	if (s->path_lat)
-		return ipistorm_loop(s, LOOP_TIMED | LOOP_WITNESS | LOOP_PATHS);
+		return s->idle_lat ?
+		       ipistorm_loop(s, LOOP_TIMED | LOOP_WITNESS | LOOP_PATHS |
+				     LOOP_IDLE) :
+		       ipistorm_loop(s, LOOP_TIMED | LOOP_WITNESS | LOOP_PATHS);
+	if (s->idle_lat)
+		return ipistorm_loop(s, LOOP_TIMED | LOOP_IDLE);
 	return many ? ipistorm_loop(s, LOOP_TIMED | LOOP_MANY) :
 		      ipistorm_loop(s, LOOP_TIMED);
 }
@@ -833,6 +951,12 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "timing=%d\n", ipistorm_timing);
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_ordered_name());
 	seq_buf_printf(sb, "witness=%d\n", ipistorm_witness);
+	seq_buf_printf(sb, "idle_states=%d\n", ipistorm_idle_states);
+	if (ipistorm_idle_states) {
+		seq_buf_printf(sb, "idle_driver=%s\n", idle_names.driver);
+		seq_buf_printf(sb, "idle_driver_changed=%d\n",
+			       ips_idle_driver_changed(&idle_names));
+	}
 	if (!ipistorm_single)
 		seq_buf_printf(sb, "%s%s%s\n",
 			       "note=single=0: smp_call_function_many() notifies two or more targets by real IPIs; ",
@@ -840,6 +964,51 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 			       "through the polling path when it polls");
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
+}
+
+/*
+ * idle_states=1: the callbacks by the idle state their CPU was in, every
+ * CPU's summed, for the states that hold any; and with idle_lat the
+ * calls' latencies by it, every sender's merged.
+ */
+static void ipistorm_emit_idle(struct seq_buf *sb, u32 mul, u32 div)
+{
+	/* static: merging cannot fail after the run; one report a load */
+	static struct ips_hist h;
+	u64 cb[NR_CB], all = 0;
+	unsigned int slot, k, i;
+	char name[48];
+	int cpu;
+
+	if (!idle_cpus)
+		return;
+	for_each_possible_cpu(cpu)
+		for (k = 0; k < NR_CB; k++)
+			for (slot = 0; slot < idle_slots; slot++)
+				all += per_cpu_ptr(idle_cpus, cpu)->cb[k][slot];
+	for (slot = 0; slot < idle_slots; slot++) {
+		memset(cb, 0, sizeof(cb));
+		for_each_possible_cpu(cpu)
+			for (k = 0; k < NR_CB; k++)
+				cb[k] += per_cpu_ptr(idle_cpus, cpu)->cb[k][slot];
+		if (!cb[CB_POLL] && !cb[CB_IRQ] && !cb[CB_OTHER])
+			continue;
+		snprintf(name, sizeof(name), "total.idle_%s.",
+			 ips_idle_label(&idle_names, slot));
+		seq_buf_printf(sb, "%scallbacks=%llu\n", name,
+			       cb[CB_POLL] + cb[CB_IRQ] + cb[CB_OTHER]);
+		seq_buf_printf(sb, "%scb_poll=%llu\n", name, cb[CB_POLL]);
+		seq_buf_printf(sb, "%scb_irq=%llu\n", name, cb[CB_IRQ]);
+		seq_buf_printf(sb, "%scb_other=%llu\n", name, cb[CB_OTHER]);
+		ips_result_pct(sb, name, "share_pct",
+			       cb[CB_POLL] + cb[CB_IRQ] + cb[CB_OTHER], all);
+		ips_hist_init(&h);
+		for (i = 0; i < nr_senders; i++)
+			if (senders[i]->idle_lat)
+				ips_hist_merge(&h, &senders[i]->idle_lat[slot]);
+		if (h.n)
+			ips_hist_emit_scaled(sb, name, "lat", &h, false, mul, div);
+	}
 }
 
 /* The status, then every sender's counts summed and latencies merged. */
@@ -864,6 +1033,7 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
 		       ips_result_rate(t.sent, t.runtime));
 	ips_result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
+	ipistorm_emit_idle(sb, mul, div);
 	if (!ipistorm_timing)
 		return;
 	for (p = 0; p <= NR_PATHS; p++)
@@ -895,7 +1065,7 @@ static void ipistorm_emit(struct seq_buf *sb, bool interrupted)
 
 static size_t __init ipistorm_result_size(void)
 {
-	size_t size = 4096;
+	size_t size = 4096 + (ipistorm_idle_states ? idle_slots * 1024 : 0);
 	unsigned int i;
 
 	for (i = 0; i < nr_senders; i++)
@@ -924,6 +1094,7 @@ static void ipistorm_free_senders(void)
 	for (i = 0; i < nr_senders; i++) {
 		free_percpu(senders[i]->dlv);
 		kvfree(senders[i]->path_lat);
+		kvfree(senders[i]->idle_lat);
 		kfree(senders[i]);
 	}
 	kfree(senders);
@@ -958,6 +1129,22 @@ static int __init ipistorm_add_sender(int cpu, int target)
 		}
 		for (p = 0; p < NR_PATHS; p++)
 			ips_hist_init(&s->path_lat[p]);
+	}
+	/* A call's idle state reaches its sender with wait=1, one target. */
+	if (ipistorm_idle_states && ipistorm_timing && ipistorm_wait &&
+	    target != TARGET_ALL) {
+		unsigned int i;
+
+		s->idle_lat = kvmalloc_array(idle_slots, sizeof(*s->idle_lat),
+					     GFP_KERNEL);
+		if (!s->idle_lat) {
+			kvfree(s->path_lat);
+			free_percpu(s->dlv);
+			kfree(s);
+			return -ENOMEM;
+		}
+		for (i = 0; i < idle_slots; i++)
+			ips_hist_init(&s->idle_lat[i]);
 	}
 	senders[nr_senders++] = s;
 	return 0;
@@ -1174,10 +1361,15 @@ static int __init ipistorm_init(void)
 	if (ret)
 		return ret;
 	/* Before the hotplug lock: probes take it to patch the kernel. */
+	if (ipistorm_idle_states) {
+		ret = ipistorm_idle_start();
+		if (ret)
+			return ret;
+	}
 	if (ipistorm_witness) {
 		ret = witness_start();
 		if (ret)
-			return witness_stuck ? 0 : ret;
+			goto err_idle;
 	}
 	/* From the CPUs' validation to the binding of their senders. */
 	cpus_read_lock();
@@ -1200,9 +1392,11 @@ static int __init ipistorm_init(void)
 	ret = ipistorm_join();
 	if (ipistorm_witness)
 		witness_stop();
+	ipistorm_idle_stop();
 	ipistorm_warn();
 	ret = ips_result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
 				ipistorm_emit, ret == -EINTR) ?: ret;
+	ipistorm_idle_free();
 	/* Probes left in place may read the senders: keep them, stay loaded. */
 	if (witness_stuck)
 		return 0;
@@ -1213,10 +1407,18 @@ err_free:
 	ipistorm_free_senders();
 err_unlock:
 	cpus_read_unlock();
+	ipistorm_idle_stop();
+	ipistorm_idle_free();
 	/* No sender ran: the probes read none, but they are this module's code. */
 	if (ipistorm_witness && witness_stop())
 		return 0;
 	return ret;
+
+err_idle:
+	ipistorm_idle_stop();
+	ipistorm_idle_free();
+	/* A witness that could not unhook pins the module (witness_start()). */
+	return witness_stuck ? 0 : ret;
 }
 
 static void __exit ipistorm_exit(void)

@@ -44,7 +44,7 @@ order_problems() {
 	[ -z "$output" ] || { echo "$output"; false; }
 	# the check saw the modules
 	[ "$(declared "$TOP/ipistorm/ipistorm_main.c" | tr '\n' ' ')" = \
-		"numipi timeout time_cap cpulist offset pairs single wait delay timing witness " ]
+		"numipi timeout time_cap cpulist offset pairs single wait delay timing witness idle_states " ]
 	[ "$(listed "$TOP/idle_reentry/idle_reentry_main.c" | head -n 1)" = cpulist ]
 	[ "$(listed "$TOP/nohz_csd/nohz_csd_main.c" | tail -n 1)" = stop ]
 }

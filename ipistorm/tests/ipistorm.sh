@@ -265,9 +265,9 @@ test_ipistorm_start_line() {
 	storm numipi=100 single=1 cpulist="$(cpu 0)" offset=1
 	got=$(dmesg_since "$mark" | sed -n 's/.*ipistorm: start //p' | tr ' ' '\n' |
 		sed 's/=.*//' | tr '\n' ' ')
-	want="numipi timeout time_cap cpulist offset pairs single wait delay timing witness "
+	want="numipi timeout time_cap cpulist offset pairs single wait delay timing witness idle_states "
 	[ "$got" = "$want" ] || fail "start line's parameters: '$got', not '$want'"
-	dmesg_since "$mark" | grep -q "ipistorm: start numipi=100 timeout=0 time_cap=0 cpulist=$(cpu 0) offset=1 pairs=(null) single=Y wait=Y delay=0 timing=Y witness=N\$" ||
+	dmesg_since "$mark" | grep -q "ipistorm: start numipi=100 timeout=0 time_cap=0 cpulist=$(cpu 0) offset=1 pairs=(null) single=Y wait=Y delay=0 timing=Y witness=N idle_states=N\$" ||
 		fail "the start line does not read as documented (docs/ipistorm.md)"
 }
 
@@ -296,6 +296,51 @@ test_ipistorm_debugfs_lifetime() {
 # TIF_POLLING_NRFLAG set, so callbacks run in its idle task. Under
 # instruction counting nearly all do; in real time the next call often
 # lands while the target is still in schedule_idle(), so only a share.
+# idle_states=1: every callback counted by the idle state its CPU was in
+# when its call reached it (the last state entered since its previous
+# callback; none: awake), and with wait=1 every call timed by it: the
+# states hold the callbacks of each context and the timed calls, no more,
+# no fewer. Halting idle: the IPIs' callbacks found the target in halt;
+# idle=poll: the polled ones in poll; with a cpuidle driver, cpuidle's own
+# entries bound each state (check_idle_witness).
+test_ipistorm_idle_states() {
+	need_cpus 2
+	t=$(($(cpu 0) + 1))
+	drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+	u0=$(cpuidle_usage "$t")
+	storm numipi=5000 single=1 wait=1 cpulist="$(cpu 0)" offset=1 idle_states=1
+	u1=$(cpuidle_usage "$t")
+	check_run
+	[ "$(val ipistorm idle_states)" = 1 ] || fail "idle_states=$(val ipistorm idle_states)"
+	[ "$(val ipistorm idle_driver)" = "$drv" ] || fail "idle_driver=$(val ipistorm idle_driver), the CPU's is $drv"
+	[ "$(val ipistorm idle_driver_changed)" = 0 ] || fail "idle_driver_changed=$(val ipistorm idle_driver_changed)"
+	sp=0 si=0 so=0 sn=0 st=""
+	ks=$(sed -n 's/^total\.idle_\([A-Za-z0-9_]*\)\.callbacks=.*/\1/p' "$TMP/ipistorm")
+	for k in $ks; do
+		vals ipistorm "total.idle_$k." p=cb_poll i=cb_irq o=cb_other c=callbacks n=lat_n
+		# shellcheck disable=SC2154 # vals sets them
+		check "$p + $i + $o == $c" "idle_$k: $p + $i + $o callbacks by context, $c in all"
+		[ "$n" = 0 ] || check_quantiles ipistorm "total.idle_$k.lat"
+		sp=$((sp + p)) si=$((si + i)) so=$((so + o)) sn=$((sn + n))
+		st="$st $k=$p/$i/$o/$(val ipistorm "total.idle_$k.lat_p50_ns")ns"
+	done
+	vals ipistorm total. cp=cb_poll ci=cb_irq co=cb_other
+	# shellcheck disable=SC2154 # vals sets them
+	check "$sp == $cp && $si == $ci && $so == $co" \
+		"the states hold $sp/$si/$so callbacks polled/IPI/other, the target ran $cp/$ci/$co"
+	check "$sn == $(val ipistorm total.lat_n)" "the states' histograms hold $sn calls of $(val ipistorm total.lat_n)"
+	note "by idle state (polled/IPI/other/p50):$st"
+	if [ "$drv" != none ]; then
+		check_idle_witness ipistorm total.idle_STATE.callbacks "$t" "$u0" "$u1"
+	elif cmdline_has idle=poll; then
+		has ipistorm total.idle_poll.cb_poll || fail "no polled callback found its CPU in poll"
+		check "$(val ipistorm total.idle_poll.cb_poll) * 2 >= $cp" "most polled callbacks not in poll, the only idle here"
+	else
+		has ipistorm total.idle_halt.cb_irq || fail "no IPI's callback found its CPU in halt"
+		check "$(val ipistorm total.idle_halt.cb_irq) * 2 >= $ci" "most IPIs' callbacks not in halt, the only idle here"
+	fi
+}
+
 test_ipistorm_delivery_poll() {
 	need_cpus 2
 	cmdline_has idle=poll || skip "boot with idle=poll"
@@ -389,7 +434,7 @@ test_ipistorm_delivery_irq() {
 test_ipistorm_hostile_params() {
 	need_cpus 2
 	c0=$(cpu 0) c1=$(cpu 1)
-	bools="wait=10 timing=yes witness=on-please single=true wait=Yes timing=00"
+	bools="wait=10 timing=yes witness=on-please single=true wait=Yes timing=00 idle_states=2"
 	for b in $bools; do
 		mark=$(dmesg_mark)
 		# shellcheck disable=SC2086 # the storm's words
@@ -638,7 +683,8 @@ test_ipistorm_alloc_failures() {
 	alloc_failures_each ipistorm "numipi=50 single=1 cpulist=$(cpu 1)" \
 		"numipi=50 single=1 pairs=$(cpu 0):$(cpu 1),$(cpu 2):$(cpu 3) timing=0" \
 		"numipi=20 single=0 cpulist=$(cat /sys/devices/system/cpu/online)" \
-		"numipi=50 single=1 cpulist=$(cpu 1) witness=1"
+		"numipi=50 single=1 cpulist=$(cpu 1) witness=1" \
+		"numipi=50 single=1 cpulist=$(cpu 1) idle_states=1"
 	alloc_failures ipistorm_bare numipi=50 cpu="$(cpu 0)" target="$(cpu 1)"
 	note "injection points per shape:$af_each; ipistorm_bare $af_points"
 }
