@@ -3,7 +3,22 @@
  * Result text shared by the suite's modules (result.h). Built into each
  * module by its common.c, which defines pr_fmt first.
  */
+#include <linux/utsname.h>
+
 #include "result.h"
+
+/*
+ * The lines every result starts with: its format (@format, "NAME/N"), the
+ * suite's version, the kernel's release and the run's mode (@mode).
+ */
+void ips_result_header(struct seq_buf *s, const char *format,
+		       const char *mode)
+{
+	seq_buf_printf(s, "format=%s\n", format);
+	seq_buf_printf(s, "suite=%s\n", IPISTORM_SUITE_VERSION);
+	seq_buf_printf(s, "kernel=%s\n", init_utsname()->release);
+	seq_buf_printf(s, "mode=%s\n", mode);
+}
 
 /*
  * Per-second rate of @n events in @ns nanoseconds, floor(n * 1e9 / ns),

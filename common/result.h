@@ -35,6 +35,8 @@ struct ips_result {
 	void (*stop)(struct ips_result *r);
 };
 
+void ips_result_header(struct seq_buf *s, const char *format,
+		       const char *mode);
 u64 ips_result_rate(u64 n, u64 ns);
 void ips_result_ratio(struct seq_buf *s, const char *pfx, const char *key,
 		      u64 num, u64 den);

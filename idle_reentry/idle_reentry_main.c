@@ -48,7 +48,6 @@
 #include <linux/smp.h>
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
-#include <linux/utsname.h>
 
 #ifdef CONFIG_X86
 #include <asm/smp.h>
@@ -1781,10 +1780,7 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	int cpu;
 
 	ir_total(&tot);
-	seq_buf_printf(sb, "format=%s\n", IR_FORMAT);
-	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
-	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", ir_duration ? "timed" : "until_stop");
+	ips_result_header(sb, IR_FORMAT, ir_duration ? "timed" : "until_stop");
 	seq_buf_printf(sb, "instrument=%s\n", ir_phases ? "phases" : "light");
 	seq_buf_printf(sb, "times=kernel\n");
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_name());

@@ -35,7 +35,6 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <linux/utsname.h>
 
 #include "../common/clock.h"
 #include "../common/hist.h"
@@ -937,10 +936,7 @@ static const char *ipistorm_status(const struct totals *t, bool interrupted)
 /* What ran: the run's parameters and its senders' number. */
 static void ipistorm_emit_run(struct seq_buf *sb)
 {
-	seq_buf_printf(sb, "format=%s\n", IPISTORM_FORMAT);
-	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
-	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", ipistorm_numipi ? "count" : "timed");
+	ips_result_header(sb, IPISTORM_FORMAT, ipistorm_numipi ? "count" : "timed");
 	seq_buf_printf(sb, "numipi=%lu\n", ipistorm_numipi);
 	seq_buf_printf(sb, "timeout_s=%u\n", ipistorm_timeout);
 	seq_buf_printf(sb, "time_cap_s=%u\n",

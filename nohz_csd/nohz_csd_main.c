@@ -50,7 +50,6 @@
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
-#include <linux/utsname.h>
 #include <linux/workqueue.h>
 #include <asm/local.h>
 
@@ -1563,10 +1562,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	char pfx[24];
 	int cpu;
 
-	seq_buf_printf(sb, "format=%s\n", NC_FORMAT);
-	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
-	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", nc_duration ? "timed" : "until_stop");
+	ips_result_header(sb, NC_FORMAT, nc_duration ? "timed" : "until_stop");
 	seq_buf_printf(sb, "times=kernel\n");
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_name());
 	seq_buf_printf(sb, "hooks_via=%s\n", ips_hooks_how(&nc_hook_set));

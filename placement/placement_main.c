@@ -36,7 +36,6 @@
 #include <linux/smp.h>
 #include <linux/topology.h>
 #include <linux/tracepoint.h>
-#include <linux/utsname.h>
 #include <asm/processor.h>
 
 #include "../common/clock.h"
@@ -847,11 +846,8 @@ static void placement_emit(struct seq_buf *sb, bool interrupted)
 	ips_clock_scale(&mul, &div);
 	for_each_cpu(cpu, run.on)
 		hits += per_cpu(pl_cpu.hits, cpu);
-	seq_buf_printf(sb, "format=%s\n", PLACEMENT_FORMAT);
-	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
-	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", pl_numwake ? "count" :
-		       pl_duration ? "timed" : "until_stopped");
+	ips_result_header(sb, PLACEMENT_FORMAT, pl_numwake ? "count" :
+			  pl_duration ? "timed" : "until_stopped");
 	seq_buf_printf(sb, "numwake=%lu\n", pl_numwake);
 	seq_buf_printf(sb, "duration_s=%u\n", pl_duration);
 	seq_buf_printf(sb, "waker=%d\n", pl_waker);

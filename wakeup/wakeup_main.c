@@ -55,7 +55,6 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <linux/utsname.h>
 #ifdef CONFIG_X86
 #include <asm/hardirq.h>
 #endif
@@ -1278,11 +1277,8 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 
 	ips_clock_scale(&mul, &div);
 	wk_totals(&t);
-	seq_buf_printf(sb, "format=%s\n", WAKEUP_FORMAT);
-	seq_buf_printf(sb, "suite=%s\n", IPISTORM_SUITE_VERSION);
-	seq_buf_printf(sb, "kernel=%s\n", init_utsname()->release);
-	seq_buf_printf(sb, "mode=%s\n", wk_numwake ? "count" :
-		       wk_duration ? "timed" : "until_stopped");
+	ips_result_header(sb, WAKEUP_FORMAT, wk_numwake ? "count" :
+			  wk_duration ? "timed" : "until_stopped");
 	seq_buf_printf(sb, "numwake=%lu\n", wk_numwake);
 	seq_buf_printf(sb, "duration_s=%u\n", wk_duration);
 	seq_buf_printf(sb, "rpc=%d\n", wk_rpc);
