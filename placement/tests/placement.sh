@@ -224,47 +224,19 @@ test_placement_sockets() {
 	note "all CPUs, own socket busy: same_llc $(pl_share waker.same_llc) % other_node $(pl_share waker.other_node) %; idle $(pl_share target.idle) %"
 }
 
-# pl_stop_once HOW: a run until stopped, stopped 1 s in through HOW
-# (debugfs, param or rmmod); sets $stop_cs, centiseconds. Through param,
-# the busy thread is bursty and asleep 10 s after each 1 ms: unless the
+# pl_stop_params HOW: a run until stopped, beside a busy thread. Through
+# param the thread is bursty and asleep 10 s after each 1 ms: unless the
 # stop wakes it, the stop takes seconds.
-pl_stop_once() {
-	unload placement
-	# shellcheck disable=SC2046 # the bursts' words, split on purpose
-	insmod "$(ko placement)" waker="$(cpu 0)" cpulist="$(cpu 1)" busy="$(cpu 1)" \
-		$([ "$1" != param ] || echo busy_run_us=1000 busy_sleep_us=10000000) ||
-		fail "insmod placement failed"
-	sleep 1
-	_t0=$(uptime_cs)
-	case $1 in
-	debugfs) echo stop >"$PL_CTL" ;;
-	param) echo 1 >/sys/module/placement/parameters/stop ;;
-	rmmod) rmmod placement ;;
-	esac || fail "stop through $1 failed"
-	stop_cs=$(($(uptime_cs) - _t0))
-	if [ "$1" != rmmod ]; then
-		cat "$PL_RESULT" >"$TMP/placement" || fail "no result after stop"
-		unload placement
-		check_pl
-		check "$(val placement total.sent) > 0" "no wake-up in 1 s"
-	fi
-	no_threads placement
+pl_stop_params() {
+	echo waker="$(cpu 0)" cpulist="$(cpu 1)" busy="$(cpu 1)"
+	[ "$1" != param ] || echo busy_run_us=1000 busy_sleep_us=10000000
 }
 
-# A run until stopped ends within 1 s of a stop, whichever way (the better
-# of two attempts, as a loaded host may delay one), its busy thread too.
+# A run until stopped ends within 1 s of a stop, whichever way, its busy
+# thread too.
 test_placement_stop() {
 	need_cpus 2
-	for how in debugfs param rmmod; do
-		best=1000
-		for _ in 1 2; do
-			pl_stop_once "$how"
-			[ "$stop_cs" -ge "$best" ] || best=$stop_cs
-			[ "$best" -ge 100 ] || break
-		done
-		note "stop through $how 1 s in: ${best}0 ms"
-		check "$best < 100" "stop through $how took ${best}0 ms"
-	done
+	stop_within placement pl_stop_params check_pl
 	unload placement
 	insmod "$(ko placement)" numwake=100000000 waker="$(cpu 0)" cpulist="$(cpu 1)" &
 	pid=$!
