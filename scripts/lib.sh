@@ -34,6 +34,8 @@
 #   get FILE              FILE's first line, or "unknown"
 #   firsts FILES...       the first non-empty line of each readable FILE
 #   uniq_lines FILES...   their distinct first lines, ";"-separated
+#   llc_list CPUDIR       the CPUs sharing CPUDIR's last-level cache (the
+#                         highest cache/index* level), a cpulist, or empty
 #   join_lines SEP        the lines of stdin joined by SEP
 #   kernel_config OUT PROC BOOT RELEASE  the kernel's configuration into
 #                         OUT: PROC/config.gz, else BOOT/config-RELEASE,
@@ -251,6 +253,24 @@ rd() {
 get() {
 	rd "$1"
 	echo "${v:-unknown}"
+}
+# llc_list CPUDIR: the CPUs that share CPUDIR's (a
+# /sys/devices/system/cpu/cpuN) last-level cache, as sysfs lists them: the
+# shared_cpu_list of its cache/index* of the highest level (the last of
+# them where no level is given: index3, the L3, on x86); empty where
+# sysfs names no cache. The read builtin: no process per file.
+llc_list() {
+	_lv=-1 _ll=""
+	for _ld in "$1"/cache/index*; do
+		[ -r "$_ld/shared_cpu_list" ] || continue
+		rd "$_ld/level"
+		case $v in '' | *[!0-9]*) v=0 ;; esac
+		[ "$v" -ge "$_lv" ] || continue
+		_lv=$v
+		rd "$_ld/shared_cpu_list"
+		_ll=$v
+	done
+	echo "$_ll"
 }
 # (one grep for every file: 512 CPUs have thousands of them)
 firsts() { grep -s -h -m 1 . "$@" || :; }

@@ -1,13 +1,7 @@
 # run-cpus.awk: run.sh's measured CPUs. Input: "BENCH PARAM=VALUE... [;
 # STORM_BENCH PARAM=VALUE...]"; -v online= the online CPU list, rules0 and
 # rules1 the two benches' declared cpus= rules (docs/bench.md). Prints the
-# measured CPUs, one a line.
-function expand(list, set,    n, i, r, a, b) {
-	n = split(list, r, ",")
-	for (i = 1; i <= n; i++)
-		if (split(r[i], a, "-") == 2) { for (b = a[1] + 0; b <= a[2] + 0; b++) set[b] = 1 }
-		else if (r[i] ~ /^[0-9]+$/) set[r[i] + 0] = 1
-}
+# measured CPUs, one a line. Needs cpulist.awk loaded before it.
 function group(    r, nr, f, nf, j, k, c, n, p, x, l, set) {
 	nr = split(g ? rules1 : rules0, r, " ")
 	for (j = 1; j <= nr; j++) {
@@ -18,13 +12,13 @@ function group(    r, nr, f, nf, j, k, c, n, p, x, l, set) {
 			for (k = 1; k <= n; k++) { split(p[k], x, ":"); cpus[x[1] + 0]; cpus[x[2] + 0] }
 			break
 		} else if (f[1] == "shift" && index(f[5], "=") && v[substr(f[5], 1, index(f[5], "=") - 1)] == substr(f[5], index(f[5], "=") + 1)) {
-			expand(v[f[2]], set)
+			cpulist_expand(v[f[2]], set)
 			for (c in set) { cpus[c]; cpus[c + (f[3] in v ? v[f[3]] : f[4])] }
 			break
 		} else if (f[1] == "list") {
 			l = v[f[2]]
 			for (k = 3; k <= nf; k++) l = l "," v[f[k]]
-			expand(l, cpus)
+			cpulist_expand(l, cpus)
 			break
 		}
 	}
@@ -41,6 +35,6 @@ function group(    r, nr, f, nf, j, k, c, n, p, x, l, set) {
 	group()
 }
 END {
-	if (all) expand(online, cpus)
+	if (all) cpulist_expand(online, cpus)
 	for (c in cpus) print c
 }

@@ -691,7 +691,7 @@ ndirs() {
 measured_cpus() {
 	echo "$bench $* ${storm:+; $stormmod $storm}" | awk -v online="$(get "$CPU/online")" \
 		-v rules0="$(bench_get "$TOP" "$bench" cpus)" \
-		-v rules1="${storm:+$(bench_get "$TOP" "$stormmod" cpus)}" -f "$HERE/run-cpus.awk" | sort -n | join_lines ' '
+		-v rules1="${storm:+$(bench_get "$TOP" "$stormmod" cpus)}" -f "$HERE/cpulist.awk" -f "$HERE/run-cpus.awk" | sort -n | join_lines ' '
 }
 
 # cstates CPUS...: a cstates.cpuN= line per CPU: NAME:LATENCY_US:DISABLE
@@ -844,7 +844,7 @@ write_meta() {
 	for d in "$SYS"/devices/system/node/node[0-9]*; do
 		[ -d "$d" ] && rd "$d/cpulist" && echo "${d##*/}.cpulist=${v:-unknown}"
 	done
-	echo "llc=$(uniq_lines "$CPU"/cpu[0-9]*/cache/index3/shared_cpu_list)"
+	echo "llc=$(for d in "$CPU"/cpu[0-9]*; do llc_list "$d"; done | sort -u | grep . | join_lines ';')"
 	echo "clocksource=$(get "$SYS/devices/system/clocksource/clocksource0/current_clocksource")"
 	for v in "$CPU"/vulnerabilities/*; do
 		[ -r "$v" ] && echo "vuln.${v##*/}=$(get "$v")"

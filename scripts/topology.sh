@@ -13,7 +13,7 @@
 #
 # Classes (S < T, online CPUs, lowest first), each pair in exactly one:
 #   smt           SMT siblings (same core)
-#   llc           same last-level cache (index3), different core
+#   llc           same last-level cache (lib.sh's llc_list), different core
 #   cross-llc     same NUMA node, different LLC (CCX to CCX on EPYC;
 #                 -c node is the old name)
 #   cross-node    same die, different NUMA node (NPS2/4, SNC)
@@ -62,7 +62,7 @@ NODE=$root/sys/devices/system/node
 		die=$(first_line "$d/topology/die_id")
 		core=$(first_line "$d/topology/core_cpus_list")
 		[ -n "$core" ] || core=$(first_line "$d/topology/thread_siblings_list")
-		llc=$(first_line "$d/cache/index3/shared_cpu_list")
+		llc=$(llc_list "$d")
 		[ "$nocpu0" = 0 ] || [ "$c" != 0 ] || continue
 		echo "cpu $c ${pkg:-0} ${pkg:-0}.${die:-0} ${core:-$c} ${llc:-$c}"
 	done
@@ -70,18 +70,9 @@ NODE=$root/sys/devices/system/node
 		[ -d "$d" ] && echo "node ${d##*/node} $(first_line "$d/cpulist")"
 	done
 	:
-} | awk -v all="$all" -v want="$class" '
-# expand "0-3,8" into set[0..3], set[8]
-function expand(list, set,    n, i, r, a, b) {
-	n = split(list, r, ",")
-	for (i = 1; i <= n; i++) {
-		if (split(r[i], a, "-") == 2) {
-			for (b = a[1] + 0; b <= a[2] + 0; b++) set[b] = 1
-		} else if (r[i] != "") set[r[i] + 0] = 1
-	}
-}
+} | awk -v all="$all" -v want="$class" "$(cat "$(dirname "$0")/cpulist.awk")"'
 $1 == "cpu" { ncpu++; id[ncpu] = $2 + 0; pkg[$2 + 0] = $3; die[$2 + 0] = $4; core[$2 + 0] = $5; llc[$2 + 0] = $6 }
-$1 == "node" { split("", cs); expand($3, cs); for (c in cs) node[c] = $2 }
+$1 == "node" { split("", cs); cpulist_expand($3, cs); for (c in cs) node[c] = $2 }
 function classof(s, t) {
 	if (pkg[s] != pkg[t]) return "cross-socket"
 	if (die[s] != die[t]) return "cross-die"

@@ -95,28 +95,17 @@ ncpus() {
 }
 online() { [ "$(cat "$CPU/cpu$1/online" 2>/dev/null || echo 1)" = 1 ] && [ -d "$CPU/cpu$1" ]; }
 
-# llc_peers S T: the online CPUs of T's last cache level but S, as a
-# cpulist (T where sysfs names no cache).
+# llc_peers S T: the online CPUs of T's last-level cache (lib.sh's
+# llc_list) but S, as a cpulist (T where sysfs names no cache).
 llc_peers() {
-	_llc=$2
-	for _d in "$CPU/cpu$2"/cache/index*; do
-		[ ! -r "$_d/shared_cpu_list" ] || _llc=$(cat "$_d/shared_cpu_list")
-	done
-	{ cat "$CPU/online"; echo "$_llc"; } | awk -v s="$1" '
-		{ n = split($0, r, ","); for (i = 1; i <= n; i++) {
-			m = split(r[i], b, "-"); for (c = b[1] + 0; c <= b[m] + 0; c++) in_[NR, c] = 1 } }
+	_llc=$(llc_list "$CPU/cpu$2")
+	{ cat "$CPU/online"; echo "${_llc:-$2}"; } |
+		awk -v s="$1" "$(cat "$HERE/cpulist.awk")"'
+		NR == 1 { cpulist_expand($0, online) }
+		NR == 2 { cpulist_expand($0, llc) }
 		END {
-			for (c = 0; c <= 8192; c++) {
-				if (c != s && in_[1, c] && in_[2, c]) {
-					if (c == last + 1 && out != "") { hi = c } else { flush(); lo = hi = c }
-					last = c; out = out "x"
-				}
-			}
-			flush(); print list
-		}
-		function flush() {
-			if (lo == "") return
-			list = list (list == "" ? "" : ",") (lo == hi ? lo : lo "-" hi); lo = ""
+			for (c in llc) if (c + 0 != s + 0 && (c in online)) peers[c] = 1
+			print cpulist_compress(peers)
 		}'
 }
 

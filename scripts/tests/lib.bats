@@ -284,3 +284,32 @@ usage: t" || { echo "'$v', want: t: -g: $msg"; false; }
 	a\364\220\200\200|'a\xf4\x90\x80\x80' is not valid UTF-8
 	EOF
 }
+
+@test "lib: llc_list takes the highest cache level's CPUs, the last index without levels, none without caches" {
+	c=$T/cpu3/cache
+	mkdir -p "$c/index0" "$c/index2" "$c/index3" "$T/cpu4/cache/index1" "$T/cpu5"
+	echo 3 >"$c/index0/shared_cpu_list"
+	echo 1 >"$c/index0/level"
+	echo 2-3 >"$c/index2/shared_cpu_list"
+	echo 2 >"$c/index2/level"
+	echo 0-7 >"$c/index3/shared_cpu_list"
+	echo 3 >"$c/index3/level"
+	echo 4,5 >"$T/cpu4/cache/index1/shared_cpu_list"
+	run lib "llc_list '$T/cpu3'; llc_list '$T/cpu4'; llc_list '$T/cpu5'; echo end"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '0-7\n4,5\n\nend')" ]
+	# a level 3 listed first still wins over a later level 2
+	mv "$c/index2" "$c/index9"
+	run lib "llc_list '$T/cpu3'"
+	[ "$output" = 0-7 ]
+}
+
+@test "lib: cpulist.awk expands and compresses the kernel's CPU lists, busybox awk too" {
+	# shellcheck disable=SC2016 # awk's program, not the shell's
+	echo '{ split("", s); cpulist_expand($0, s); print "[" cpulist_compress(s) "]" }' >"$T/p.awk"
+	for a in "busybox awk" mawk; do
+		run sh -c "printf '0-3,8\n5,7-9,12\n\n100-102,3\nx,4-5\n' | $a -f '$BATS_TEST_DIRNAME/../cpulist.awk' -f '$T/p.awk'"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$(printf '[0-3,8]\n[5,7-9,12]\n[]\n[3,100-102]\n[4-5]')" ] || { echo "$a: $output"; false; }
+	done
+}
