@@ -164,8 +164,8 @@ linux_source() {
 # vm/patches/):
 #
 # own_source DEFAULT_OUT ARGS...: their command line, [OUT] (default
-# DEFAULT_OUT); the source unpacked into OUT, kernel/sched/core.c kept as
-# core.c.orig; sets out, src and core.
+# DEFAULT_OUT); the source unpacked into OUT, kernel/sched/core.c as the
+# source has it (own_pristine); sets out, src and core.
 own_source() {
 	only_help "${@:2}"
 	[ $# -le 2 ] || usage_error "unexpected argument '$3'"
@@ -174,7 +174,21 @@ own_source() {
 	core=$src/kernel/sched/core.c
 	mkdir -p "$out"
 	linux_source 6.12.95-1~bpo12+1 "$out"
-	[ -f "$core.orig" ] || cp "$core" "$core.orig"
+	own_pristine kernel/sched/core.c
+}
+
+# own_pristine FILE...: each FILE of src (a path in it) as the source has
+# it, from a copy FILE.orig kept before its first change, so that every
+# build starts from the source, also after a run stopped with a change
+# in, whole or in part.
+own_pristine() {
+	local f
+	for f in "$@"; do
+		[ -f "$src/$f" ] || die "no $f in $src"
+		[ -f "$src/$f.orig" ] || cp "$src/$f" "$src/$f.orig"
+		cmp -s "$src/$f.orig" "$src/$f" || cp "$src/$f.orig" "$src/$f"
+		rm -f "$src/$f.rej"
+	done
 }
 
 # own_core LABEL SED: core.c is core.c.orig changed by SED, which must
@@ -186,23 +200,17 @@ own_core() {
 }
 
 # own_patch PATCH: apply PATCH (-p1) to src, printed on stderr;
-# own_unpatch PATCH: PATCH's files as the source has them, from a copy
-# FILE.orig kept before the first patch (as own_source keeps core.c's),
-# so that every build starts from the source, also after a run stopped
-# with a patch in, whole or in part.
+# own_unpatch PATCH: PATCH's files as the source has them (own_pristine).
 own_patch() {
 	own_unpatch "$1"
 	patch -d "$src" -p1 -N -s <"$1" || die "$1 does not apply to $src"
 	sed -n '/^[-+][^-+]/p' "$1" >&2
 }
 own_unpatch() {
-	local f
-	while IFS= read -r f; do
-		[ -f "$src/$f" ] || die "$1: no $f in $src"
-		[ -f "$src/$f.orig" ] || cp "$src/$f" "$src/$f.orig"
-		cmp -s "$src/$f.orig" "$src/$f" || cp "$src/$f.orig" "$src/$f"
-		rm -f "$src/$f.rej"
-	done < <(sed -n 's|^+++ b/||p' "$1")
+	local files
+	mapfile -t files < <(sed -n 's|^+++ b/||p' "$1")
+	[ "${#files[@]}" -gt 0 ] || die "$1: names no file"
+	own_pristine "${files[@]}"
 }
 
 # own_build LABEL SM_IDLE [BUILD-KERNEL.SH OPTIONS...]: build src in

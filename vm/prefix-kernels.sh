@@ -25,4 +25,4 @@ own_core 6.12-needresched 's/^\(\t*\)if (rq->idle_balance) {$/\1if (rq->idle_bal
 own_build 6.12-needresched 1
 own_core 6.12-raise '/^static void nohz_csd_func/,/^}/s/__raise_softirq_irqoff(SCHED_SOFTIRQ)/raise_softirq_irqoff(SCHED_SOFTIRQ)/'
 own_build 6.12-raise 1
-cp "$core.orig" "$core"
+own_pristine kernel/sched/core.c
