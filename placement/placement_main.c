@@ -151,14 +151,16 @@ struct pl_rec {
 	u64 t_enq;
 	/* sched_wake_idle_without_ipi for the target, from the waker */
 	bool polled;
-	/* sched_switch to the wakee: its first run */
+	/* sched_switch to the wakee: its first run, and its latest */
 	unsigned int runs;
 	int ran_cpu;
+	int cur_cpu;
 	bool behind;			/* it ran after a task, not after idle */
 	bool ipi;			/* its CPU took an IPI since the wake */
 	u64 t_run;
-	/* the wakee, running: the witness of ran_cpu */
+	/* the wakee, running: its CPU, and the latest run's as it read it */
 	int self_cpu;
+	int self_seen;
 	unsigned long ack ____cacheline_aligned_in_smp;
 };
 
@@ -197,6 +199,7 @@ static struct {
 
 	/* Written by the waker. */
 	u64 sent, woken, unclassified, backwards, moved, behind, mismatch;
+	u64 moved_before_ack;
 	u64 dequeue_waits;	/* wakees still queued, asleep, when due */
 	u64 outside, hits;
 	u64 count[NR_PL_SCOPES];
@@ -251,7 +254,10 @@ static void pl_probe_switch(void *data, bool preempt, struct task_struct *prev,
 		return;
 	this_cpu_inc(pl_cpu.hits);
 	this_cpu_write(pl_cpu.idle, is_idle_task(next));
-	if (next != READ_ONCE(rec.task) || rec.runs++)
+	if (next != READ_ONCE(rec.task))
+		return;
+	rec.cur_cpu = smp_processor_id();
+	if (rec.runs++)
 		return;
 	rec.t_run = ips_clock_read_ordered();
 	rec.ran_cpu = smp_processor_id();
@@ -412,7 +418,16 @@ static int pl_wakee_thread(void *arg)
 		}
 		__set_current_state(TASK_RUNNING);
 		seen = seq;
-		rec.self_cpu = raw_smp_processor_id();
+		/*
+		 * Its CPU and the one sched_switch saw it come in on, in
+		 * one stretch with no switch: a wakee switched out after
+		 * its first run (need_resched at once) may run again
+		 * elsewhere before it reads, which is no probe's error.
+		 */
+		preempt_disable();
+		rec.self_cpu = smp_processor_id();
+		rec.self_seen = READ_ONCE(rec.cur_cpu);
+		preempt_enable();
 		/* Pairs with pl_wait_ack(): self_cpu goes first. */
 		smp_store_release(&rec.ack, seq);
 		wake_up_process(run.waker);
@@ -533,7 +548,8 @@ static void pl_account(int prev, u64 t0)
 		run.outside += rec.outside;
 		return;
 	}
-	run.mismatch += rec.self_cpu != rec.ran_cpu;
+	run.mismatch += rec.self_cpu != rec.self_seen;
+	run.moved_before_ack += rec.self_cpu != rec.ran_cpu;
 	/*
 	 * Two CPUs' clocks: a negative time is counted, never wrapped, and
 	 * the wake-up is in no split, so that each adds up to the total.
@@ -587,6 +603,7 @@ static int pl_loop(void)
 		rec.seq = ++seq;
 		rec.target = -1;
 		rec.ran_cpu = -1;
+		rec.cur_cpu = -1;
 		WRITE_ONCE(run.seq, seq);
 		WRITE_ONCE(w->seq, seq);
 		/* The wake-up's full barrier publishes it to the probes. */
@@ -882,6 +899,7 @@ static void placement_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "total.unclassified=%llu\n", run.unclassified);
 	seq_buf_printf(sb, "total.outside_cpulist=%llu\n", run.outside);
 	seq_buf_printf(sb, "total.witness_mismatch=%llu\n", run.mismatch);
+	seq_buf_printf(sb, "total.moved_before_ack=%llu\n", run.moved_before_ack);
 	seq_buf_printf(sb, "total.clock_backwards=%llu\n", run.backwards);
 	seq_buf_printf(sb, "total.dequeue_waits=%llu\n", run.dequeue_waits);
 	seq_buf_printf(sb, "total.moved=%llu\n", run.moved);
