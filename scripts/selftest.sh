@@ -497,11 +497,14 @@ leaks() {
 result_keys() { sed -n '/_hist_/d; s/=.*//p' "$1" | sort -u; }
 # missing_keys RESULT KEYS: the keys of the file KEYS that RESULT lacks,
 # but a histogram's summary (min, mean, quantiles, max), which a histogram
-# without values leaves out (ips_hist_emit_summary()): a lost histogram
-# shows by its count (NAME_n), a lost block by its other keys.
+# without values leaves out (ips_hist_emit_summary()), and the split by
+# idle state (a key part idle_STATE), which has the states that held a
+# sample in that run: a lost histogram shows by its count (NAME_n), a
+# lost block by its other keys.
 missing_keys() {
 	awk -F= 'NR == FNR { v[$1] = $2; next }
-		!($1 in v) && $1 !~ /_(min|mean|max|p[0-9]+)_ns$/ { print $1 }' "$1" "$2"
+		!($1 in v) && $1 !~ /_(min|mean|max|p[0-9]+)_ns$/ &&
+		$1 !~ /\.idle_[A-Za-z0-9_]+\./ { print $1 }' "$1" "$2"
 }
 
 # alloc_failures_each MODULE SHAPE...: alloc_failures MODULE with each
