@@ -225,7 +225,7 @@ static DEFINE_PER_CPU(struct sender *, witness_sender);
  * that CPU only, with interrupts off (the probe in the idle loop, the
  * callbacks in an interrupt or the idle task's queue flush).
  */
-enum { CB_POLL, CB_IRQ, CB_OTHER, NR_CB };
+enum { CB_POLL, CB_IRQ, CB_OTHER, NR_CB };	/* ipistorm_deliver()'s */
 
 struct idle_cpu {
 	u64 entries;
@@ -413,16 +413,28 @@ static int __init witness_stop(void)
 
 /* ---- the storm --------------------------------------------------------- */
 
+/* Count where sender @s's callback runs here; returns which (CB_*). */
+static __always_inline unsigned int ipistorm_deliver(struct sender *s)
+{
+	struct delivery __percpu *dlv = s->dlv;
+	unsigned int kind;
+
+	if (in_hardirq()) {
+		this_cpu_inc(dlv->irq);
+		kind = CB_IRQ;
+	} else if (is_idle_task(current)) {
+		this_cpu_inc(dlv->poll);
+		kind = CB_POLL;
+	} else {
+		this_cpu_inc(dlv->other);
+		kind = CB_OTHER;
+	}
+	return kind;
+}
+
 static void ipistorm_cb(void *info)
 {
-	struct delivery __percpu *dlv = ((struct sender *)info)->dlv;
-
-	if (in_hardirq())
-		this_cpu_inc(dlv->irq);
-	else if (is_idle_task(current))
-		this_cpu_inc(dlv->poll);
-	else
-		this_cpu_inc(dlv->other);
+	ipistorm_deliver(info);
 }
 
 /*
@@ -434,8 +446,7 @@ static void ipistorm_cb_idle(void *info)
 {
 	struct sender *s = info;
 	struct idle_cpu *c = this_cpu_ptr(idle_cpus);
-	unsigned int kind = in_hardirq() ? CB_IRQ :
-			    is_idle_task(current) ? CB_POLL : CB_OTHER;
+	unsigned int kind = ipistorm_deliver(s);
 	unsigned int slot = ips_idle_slot(&idle_names, c->entries - c->seen,
 					  c->state);
 
@@ -444,7 +455,6 @@ static void ipistorm_cb_idle(void *info)
 	/* Its sender's line: only where the sender reads it (one target). */
 	if (s->idle_lat)
 		WRITE_ONCE(s->idle_slot, slot);
-	ipistorm_cb(info);
 }
 
 static void ipistorm_nop(void *info)
