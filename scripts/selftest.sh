@@ -142,6 +142,11 @@ check_hist() {
 	check_quantiles "$1" "$2"
 }
 
+# cpuidle_driver: the cpuidle driver that owns the CPUs' idle, or none.
+cpuidle_driver() {
+	cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none
+}
+
 # cpuidle_usage CPU: for each idle state of CPU in order, how often
 # cpuidle entered it or had it refused (usage + rejected), "u0 u1 ...":
 # empty without a cpuidle driver.
@@ -166,7 +171,7 @@ cpuidle_usage() {
 # whose name the module made sN (empty or repeated) is not checked.
 check_idle_witness() {
 	_cum=0
-	[ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)" != acpi_idle ] || _cum=1
+	[ "$(cpuidle_driver)" != acpi_idle ] || _cum=1
 	_i=0 _ns=0 _es=0
 	for _a in $4; do
 		_b=$(echo "$5" | cut -d' ' -f$((_i + 1)))

@@ -306,7 +306,7 @@ test_ipistorm_debugfs_lifetime() {
 test_ipistorm_idle_states() {
 	need_cpus 2
 	t=$(($(cpu 0) + 1))
-	drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+	drv=$(cpuidle_driver)
 	u0=$(cpuidle_usage "$t")
 	storm numipi=5000 single=1 wait=1 cpulist="$(cpu 0)" offset=1 idle_states=1
 	u1=$(cpuidle_usage "$t")

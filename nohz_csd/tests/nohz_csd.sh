@@ -29,10 +29,6 @@ nc_run() {
 	unload nohz_csd
 }
 
-cpuidle_driver() {
-	cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none
-}
-
 # The checks every result must pass: the accounting identities (README,
 # "Using nohz_csd"), per watched CPU and in total, and no probe hit missed.
 # shellcheck disable=SC2154 # vals sets the variables

@@ -130,7 +130,7 @@ wk_main_path() {
 # may pick a polling state).
 wk_halting() {
 	! cmdline_has idle=poll &&
-		[ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)" = none ]
+		[ "$(cpuidle_driver)" = none ]
 }
 
 # wk_queue: the prefix of the paths a wake-up of an idle CPU takes: wl
@@ -209,7 +209,7 @@ wk_states() {
 # POLLTIF state's 100 us residency) moves wake-ups to its deep state.
 test_wakeup_idle_states() {
 	need_cpus 2
-	drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+	drv=$(cpuidle_driver)
 	t=$(cpu 1)
 	for d in 0 2000; do
 		u0=$(cpuidle_usage "$t")
