@@ -48,9 +48,13 @@ export PATH="$tmp/bin:$PATH"
 hook='echo "$BISECT_COMMIT" >>'"$tmp/builds"' && test ! -f broken &&
 	sed -n "s/^vmlinuz=//p; s/^kdir=//p" "'"$CACHE"'/kernels/$(cat kernel)/kernel.env"'
 state=$tmp/state
+# 50000 calls a storm: a kernel's stray work (a few hundred us in one run of
+# some boots, under instruction counting) is then 0.5 % of a run, and the
+# ends stay apart by 10 times the noise; with 5000 (6 ms a storm) one such
+# run made 6.1's two runs 3.2 % apart and the bisect rightly refused.
 bisect() {
 	"$TOP/scripts/bisect.sh" -d "$state" -H "$hook" -n 2 \
-		-P "numipi=5000 single=1 offset=1 cpulist=0 wait=1" "$@"
+		-P "numipi=50000 single=1 offset=1 cpulist=0 wait=1" "$@"
 }
 boots() { wc -l <"$tmp/boots"; }
 
