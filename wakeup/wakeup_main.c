@@ -44,7 +44,10 @@
 #include <linux/delay.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
+#include <linux/jump_label.h>
+#include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -128,6 +131,11 @@ static unsigned int wk_delay;
 module_param_named(delay, wk_delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between wake-ups (microseconds, default 0; max 1000000)");
 
+enum { WK_TEST_IRQ_NONE, WK_TEST_IRQ_SELF, WK_TEST_IRQ_TARGET, NR_WK_TEST_IRQ };
+static unsigned int wk_test_interrupt;
+module_param_named(test_interrupt, wk_test_interrupt, uint, 0444);
+MODULE_PARM_DESC(test_interrupt, "Test only: raise an interrupt inside every timed wake-up, to check that spans_interrupted counts it: 1 an irq_work's self-IPI on the sender, 2 a reschedule IPI to the target (timing=1, x86 only; default 0)");
+
 static void wakeup_finish(bool interrupted);
 static struct ips_session wk_session = IPS_SESSION_INIT(wk_session, wakeup_finish);
 module_param_cb(stop, &ips_session_stop_ops, &wk_session, 0644);
@@ -136,7 +144,7 @@ MODULE_PARM_DESC(stop, "Write 1 to end a run early, as \"stop\" to the debugfs c
 /* The start line's order: the declarations' (common/result.c). */
 const char * const ips_params_order[] = {
 	"numwake", "duration", "cpulist", "offset", "pairs", "rpc", "timing",
-	"delay", "stop", NULL,
+	"delay", "test_interrupt", "stop", NULL,
 };
 
 /* ---- paths --------------------------------------------------------------- */
@@ -185,6 +193,7 @@ struct wk_counts {
 	u64 kres;	/* the kernel's reschedule IRQ count here */
 	u64 idle_in;	/* cpu_idle entries here */
 	unsigned int idle;	/* the state of the last one */
+	unsigned int irqs;	/* the kernel's interrupts here (wk_irqs()) */
 };
 
 struct wk_cpu {
@@ -222,6 +231,7 @@ struct wk_sender {
 	int error;
 	bool capped;
 	u64 count[NR_WK_SCOPES];
+	u64 intr[NR_WK_SCOPES];	/* of count[]: spans an interrupt came into */
 	/*
 	 * timing=1: [NR_WK_SCOPES] per scope, then [wk_last_scope() + 1]
 	 * [wk_slots] per scope and the wakee's CPU's idle state (wk_hist()).
@@ -431,6 +441,78 @@ static __always_inline unsigned int wk_irq_this_cpu(bool call)
 #endif
 }
 
+#ifdef CONFIG_X86
+/* x86's system vectors' counts of interrupts and NMIs (wk_irqs()). */
+static __always_inline unsigned int wk_irqs_x86(const irq_cpustat_t *st)
+{
+#ifdef WAKEUP_IRQ_COUNTS
+	return READ_ONCE(st->counts[IRQ_COUNT_NMI]) +
+	       READ_ONCE(st->counts[IRQ_COUNT_APIC_TIMER]) +
+	       READ_ONCE(st->counts[IRQ_COUNT_SPURIOUS]) +
+	       READ_ONCE(st->counts[IRQ_COUNT_X86_PLATFORM_IPI]) +
+	       READ_ONCE(st->counts[IRQ_COUNT_APIC_PERF]) +
+	       READ_ONCE(st->counts[IRQ_COUNT_IRQ_WORK]) +
+	       READ_ONCE(st->counts[IRQ_COUNT_RESCHEDULE]) +
+	       READ_ONCE(st->counts[IRQ_COUNT_CALL_FUNCTION]);
+#else
+	return READ_ONCE(st->__nmi_count) + READ_ONCE(st->apic_timer_irqs) +
+	       READ_ONCE(st->irq_spurious_count) +
+	       READ_ONCE(st->x86_platform_ipis) +
+	       READ_ONCE(st->apic_perf_irqs) +
+	       READ_ONCE(st->apic_irq_work_irqs) +
+	       READ_ONCE(st->irq_resched_count) +
+	       READ_ONCE(st->irq_call_count);
+#endif
+}
+#endif
+
+/*
+ * Every interrupt and NMI the kernel counted on @cpu, mod 2^32: its
+ * device interrupts (kstat) and, on x86, its system vectors' counts
+ * (NMIs, the local timer, reschedule, call-function, irq_work, perf and
+ * platform IPIs, spurious ones). Not seen: SMIs, machine checks, thermal
+ * and threshold interrupts, a hypervisor's callbacks. Each count is a word
+ * written by its CPU only: read from another, a moment's sum.
+ */
+static __always_inline unsigned int wk_irqs(int cpu)
+{
+	unsigned int n = (unsigned int)READ_ONCE(kstat_cpu(cpu).irqs_sum);
+
+#ifdef CONFIG_X86
+	n += wk_irqs_x86(per_cpu_ptr(&irq_stat, cpu));
+#endif
+	return n;
+}
+
+/* The notifications a span of @path measures: one IPI, or none. */
+static __always_inline unsigned int wk_notified(enum wk_scope path)
+{
+	return path == WK_WL_IPI || path == WK_RQ_IPI || path == WK_CALL_IPI;
+}
+
+/* test_interrupt=: an interrupt raised inside each timed wake-up. */
+static DEFINE_STATIC_KEY_FALSE(wk_test_irq);
+
+static void wk_test_irq_fn(struct irq_work *work)
+{
+}
+
+static DEFINE_PER_CPU(struct irq_work, wk_test_work);
+
+static __always_inline void wk_test_raise(int target)
+{
+#ifdef CONFIG_X86
+	/* Not smp_send_reschedule(): its tracepoint is not for modules. */
+	void (*resched)(int cpu) = smp_ops.smp_send_reschedule;
+
+	if (wk_test_interrupt == WK_TEST_IRQ_TARGET) {
+		resched(target);
+		return;
+	}
+#endif
+	irq_work_queue(raw_cpu_ptr(&wk_test_work));
+}
+
 /* Probe calls that counted, in a delta of counts. */
 static __always_inline u64 wk_hits(const struct wk_counts *d)
 {
@@ -473,6 +555,7 @@ static __always_inline void wk_snap(struct wk_counts *d)
 	wk_copy(d, this_cpu_ptr(&wk_cpu.n));
 	d->kcall = wk_irq_this_cpu(true);
 	d->kres = wk_irq_this_cpu(false);
+	d->irqs = wk_irqs(raw_smp_processor_id());
 }
 
 /*
@@ -534,11 +617,15 @@ static __always_inline struct ips_hist *wk_hist(struct wk_sender *s,
 	return &s->hist[NR_WK_SCOPES + p * wk_slots + slot];
 }
 
-/* A sample of scope @p, the wakee's CPU in idle @slot: counted, timed. */
+/*
+ * A sample of scope @p, the wakee's CPU in idle @slot: counted, timed;
+ * @intr: an interrupt came into it.
+ */
 static __always_inline void wk_add(struct wk_sender *s, enum wk_scope p,
-				   unsigned int slot, u64 dt)
+				   unsigned int slot, u64 dt, bool intr)
 {
 	s->count[p]++;
+	s->intr[p] += intr;
 	ips_hist_add(&s->hist[p], dt);
 	ips_hist_add(wk_hist(s, p, slot), dt);
 }
@@ -551,7 +638,7 @@ static __always_inline unsigned int wk_slot(const struct wk_counts *d)
 
 static __always_inline void wk_account(struct wk_sender *s,
 				       enum wk_scope path, unsigned int slot,
-				       u64 dt)
+				       u64 dt, bool intr)
 {
 	/* Counted, never a wrapped latency in the last bucket. */
 	if (unlikely((s64)dt < 0)) {
@@ -562,7 +649,7 @@ static __always_inline void wk_account(struct wk_sender *s,
 		s->unclassified++;
 		return;
 	}
-	wk_add(s, path, slot, dt);
+	wk_add(s, path, slot, dt, intr);
 }
 
 /*
@@ -661,6 +748,7 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 	struct task_struct *wakee = s->wakee;
 	struct wk_counts pw = {}, dw = {}, dt = {};
 	unsigned long seq = 0;
+	unsigned int is0 = 0, it0 = 0, is1 = 0;
 	u64 t0 = 0, hits = 0;
 	int ret = 0;
 
@@ -679,9 +767,17 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		}
 		wk_wait_asleep(wakee);
 		WRITE_ONCE(s->seq, ++seq);
-		if (timed)
+		if (timed) {
+			/* Both CPUs' interrupts, from here to the ack. */
+			is0 = wk_irqs(cpu);
+			it0 = wk_irqs(s->target);
 			t0 = ips_clock_read_ordered();
+			if (static_branch_unlikely(&wk_test_irq))
+				wk_test_raise(s->target);
+		}
 		s->woken += wake_up_process(wakee);
+		if (timed)
+			is1 = wk_irqs(cpu);
 		s->sent++;
 		wk_wait_ack(s, seq);
 		if (timed)
@@ -694,14 +790,16 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		if (unlikely(READ_ONCE(s->wrong_cpu) ||
 			     raw_smp_processor_id() != cpu)) {
 			if (timed)
-				wk_account(s, WK_BUSY, 0, s->t1 - t0);
+				wk_account(s, WK_BUSY, 0, s->t1 - t0, false);
 			ret = -ENXIO;
 			break;
 		}
 		if (timed) {
 			enum wk_scope path = wk_path(&dw, &dt, 0);
+			unsigned int n = is1 - is0 + s->tn[seq & 1].irqs - it0;
 
-			wk_account(s, path, wk_slot(&dt), s->t1 - t0);
+			wk_account(s, path, wk_slot(&dt), s->t1 - t0,
+				   n > wk_notified(path));
 			if (unlikely(path == WK_BUSY))
 				wk_wake_sign(s, seq, &dt);
 		}
@@ -797,6 +895,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 	const int cpu = s->cpu, target = s->target;
 	struct wk_counts pw = {}, pt = {}, nw, dw, dt;
 	unsigned long seq = 0;
+	unsigned int is0 = 0, it0 = 0;
 	u64 t0 = 0, t1;
 	int ret = 0;
 
@@ -811,8 +910,14 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 		}
 		WRITE_ONCE(s->seq, ++seq);
 		set_current_state(TASK_INTERRUPTIBLE);
-		if (timed)
+		if (timed) {
+			/* Both CPUs' interrupts: the target's to its callback. */
+			is0 = wk_irqs(cpu);
+			it0 = wk_irqs(target);
 			t0 = ips_clock_read_ordered();
+			if (static_branch_unlikely(&wk_test_irq))
+				wk_test_raise(target);
+		}
 		ret = smp_call_function_single_async(target, &s->csd);
 		if (unlikely(ret)) {
 			__set_current_state(TASK_RUNNING);
@@ -835,28 +940,32 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			if (timed) {
 				/* Two CPUs' clocks: wk_account() counts a backwards one. */
 				if ((s64)(t1 - t0) >= 0)
-					wk_add(s, WK_CALL_OTHER, 0, t1 - t0);
-				wk_account(s, WK_BUSY, 0, t1 - t0);
+					wk_add(s, WK_CALL_OTHER, 0, t1 - t0, false);
+				wk_account(s, WK_BUSY, 0, t1 - t0, false);
 			}
 			ret = -ENXIO;
 			break;
 		}
 		if (timed) {
 			enum wk_scope call, path;
+			unsigned int n;
+			bool intr;
 
 			wk_snap(&nw);
+			n = nw.irqs - is0 + s->tn[0].irqs - it0;
 			wk_delta(&dw, &pw, &nw);
 			wk_delta(&dt, &pt, &s->tn[0]);
 			s->hits += wk_hits(&dw) + wk_hits(&dt);
 			call = wk_call_path(&dw, &dt);
-			wk_add(s, call, wk_slot(&dt), t1 - t0);
-			wk_sign(s, call, &dt);
 			/*
 			 * The wake-up came from the target: roles swapped. A
 			 * round trip with none (the sender never slept) is busy.
 			 */
 			path = READ_ONCE(s->woke) ? wk_path(&dt, &dw, 1) : WK_BUSY;
-			wk_account(s, path, wk_slot(&dw), t1 - t0);
+			intr = n > wk_notified(call) + wk_notified(path);
+			wk_add(s, call, wk_slot(&dt), t1 - t0, intr);
+			wk_sign(s, call, &dt);
+			wk_account(s, path, wk_slot(&dw), t1 - t0, intr);
 			wk_sign(s, path, &dw);
 		}
 		/* The pause's own wake-up: as in wk_loop_wake(). */
@@ -913,6 +1022,7 @@ static int wk_sender_thread(void *arg)
 	s->end_ns = ktime_get_ns();
 	if (s->hist) {
 		for (p = WK_FIRST_PATH; p <= WK_LAST_PATH; p++) {
+			s->intr[WK_TOTAL] += s->intr[p];
 			ips_hist_merge(&s->hist[WK_TOTAL], &s->hist[p]);
 			for (slot = 0; slot < wk_slots; slot++)
 				ips_hist_merge(wk_hist(s, WK_TOTAL, slot),
@@ -1050,6 +1160,7 @@ struct wk_totals {
 	u64 skew_over;		/* pairs (rpc=0, timing=1) */
 	u64 skew_max;		/* units; U64_MAX: one unbounded */
 	u64 count[NR_WK_SCOPES];
+	u64 intr[NR_WK_SCOPES];
 };
 
 static void wk_totals(struct wk_totals *t)
@@ -1073,8 +1184,10 @@ static void wk_totals(struct wk_totals *t)
 			t->skew_max = max(t->skew_max,
 					  ips_clock_skew_bound(&s->skew));
 		}
-		for (p = 0; p < NR_WK_SCOPES; p++)
+		for (p = 0; p < NR_WK_SCOPES; p++) {
 			t->count[p] += s->count[p];
+			t->intr[p] += s->intr[p];
+		}
 		start = min(start, s->start_ns);
 		end = max(end, s->end_ns);
 	}
@@ -1194,6 +1307,8 @@ static void wk_emit_sender(struct seq_buf *sb, unsigned int i, u32 mul,
 		return;
 	seq_buf_printf(sb, "%sunclassified=%llu\n", pfx, s->unclassified);
 	seq_buf_printf(sb, "%sclock_backwards=%llu\n", pfx, s->backwards);
+	seq_buf_printf(sb, "%sspans_interrupted=%llu\n", pfx,
+		       s->intr[WK_TOTAL]);
 	if (!wk_rpc)
 		wk_emit_skew(sb, pfx, s, mul, div);
 	for (p = WK_FIRST_PATH; p <= wk_last_scope(); p++)
@@ -1284,6 +1399,8 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "rpc=%d\n", wk_rpc);
 	seq_buf_printf(sb, "timing=%d\n", wk_timing);
 	seq_buf_printf(sb, "delay_us=%u\n", wk_delay);
+	if (wk_test_interrupt)
+		seq_buf_printf(sb, "test_interrupt=%u\n", wk_test_interrupt);
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_ordered_name());
 	if (wk_timing) {
 		/* rpc=1 reads both ends on the sender's CPU: no skew. */
@@ -1346,6 +1463,8 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 			ips_hist_merge(h, &senders[i]->hist[p]);
 		wk_emit_scope(sb, "", wk_scope_names[p], t.count[p],
 			      p >= WK_CALL_POLL ? t.sent : t.woken, h, mul, div);
+		seq_buf_printf(sb, "%s.spans_interrupted=%llu\n",
+			       wk_scope_names[p], t.intr[p]);
 		wk_emit_states(sb, p, t.count[p], h, mul, div);
 	}
 }
@@ -1372,9 +1491,14 @@ static size_t wk_result_size(void)
 static void wakeup_finish(bool interrupted)
 {
 	unsigned int i;
+	int cpu;
 
 	WRITE_ONCE(run.stop, true);
 	wait_for_completion(&run.done);
+	/* No sender raises test_interrupt's work now: none may run after us. */
+	if (static_branch_unlikely(&wk_test_irq))
+		for_each_possible_cpu(cpu)
+			irq_work_sync(per_cpu_ptr(&wk_test_work, cpu));
 	for (i = 0; i < nr_senders; i++) {
 		wk_cpu_clear(senders[i]->cpu);
 		wk_cpu_clear(senders[i]->target);
@@ -1527,7 +1651,28 @@ static int __init wk_check_params(void)
 		pr_err("offset=%d: has no effect with pairs=\n", wk_offset);
 		return -EINVAL;
 	}
+	if (wk_test_interrupt >= NR_WK_TEST_IRQ) {
+		pr_err("test_interrupt=%u: 0, 1 (an irq_work on the sender) or 2 (a reschedule IPI to the target)\n",
+		       wk_test_interrupt);
+		return -EINVAL;
+	}
+	if (wk_test_interrupt && (!wk_timing || !IS_ENABLED(CONFIG_X86))) {
+		pr_err("test_interrupt=%u: counted with timing=1 only, on x86\n",
+		       wk_test_interrupt);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* test_interrupt=: each CPU's interrupt work, then the loops' key. */
+static void __init wk_test_irq_init(void)
+{
+	int cpu;
+
+	/* In hard IRQ, on PREEMPT_RT too. */
+	for_each_possible_cpu(cpu)
+		per_cpu(wk_test_work, cpu) = IRQ_WORK_INIT_HARD(wk_test_irq_fn);
+	static_branch_enable(&wk_test_irq);
 }
 
 static int __init wk_parse_cpus(void)
@@ -1561,6 +1706,8 @@ static int __init wakeup_init(void)
 		return ret;
 	init_completion(&run.go);
 	init_completion(&run.done);
+	if (wk_test_interrupt)
+		wk_test_irq_init();
 	if (wk_timing) {
 		ips_idle_names_init(&wk_idle);
 		wk_slots = ips_idle_slots(&wk_idle);

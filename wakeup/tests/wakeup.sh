@@ -37,6 +37,8 @@ check_wake() {
 				_ps=$((_ps + $(val wakeup "$_p.$_q.wakeups")))
 			done
 			check "$_ps == $_woken" "$_p: the paths hold $_ps wake-ups, $_woken woken"
+			_si=$(val wakeup "$_p.spans_interrupted")
+			check "$_si <= $_woken" "$_p: $_si spans interrupted of $_woken"
 			check_hist wakeup "$_p.lat" "$_woken"
 			check_skew "$_p"
 		fi
@@ -49,10 +51,13 @@ check_wake() {
 	check "$(val wakeup total.clock_backwards) == 0" "wake-ups timed backwards"
 	_t=$(val wakeup total.wakeups)
 	check "$_t == $(val wakeup total.woken)" "total.wakeups is not total.woken"
-	_ps=0 _sh=0
+	_ps=0 _sh=0 _si=0
 	for _q in $WK_PATHS; do
 		_c=$(val wakeup "$_q.wakeups")
 		_ps=$((_ps + _c))
+		_i=$(val wakeup "$_q.spans_interrupted")
+		_si=$((_si + _i))
+		check "$_i <= $_c" "$_q: $_i spans interrupted of $_c"
 		_sh=$(awk -v a="$_sh" -v b="$(val wakeup "$_q.share_pct")" 'BEGIN { print a + b }')
 		[ "$_c" -gt 0 ] || continue
 		_prev=$(val wakeup "$_q.lat_min_ns")
@@ -63,6 +68,7 @@ check_wake() {
 		done
 	done
 	check "$_ps == $_t" "the paths hold $_ps wake-ups, total $_t"
+	check "$_si == $(val wakeup total.spans_interrupted)" "the paths hold $_si interrupted spans, total $(val wakeup total.spans_interrupted)"
 	[ "$_t" = 0 ] || check "$_sh >= 99.7 && $_sh <= 100.3" "the shares add up to $_sh %"
 	if grep -q '^proof\..*=unproven$' "$TMP/wakeup"; then
 		fail "unproven probes: $(grep '^proof\.' "$TMP/wakeup" | tr '\n' ' ')"
@@ -255,6 +261,35 @@ test_wakeup_idle_states() {
 	check "$tif_2000 > $tif_0" "lasting idle did not reach POLLTIF more often ($tif_2000 against $tif_0 wake-ups)"
 }
 
+# wk_intr: interrupted spans of the last run, as a note.
+wk_intr() {
+	echo "$(val wakeup total.spans_interrupted) of $(val wakeup total.wakeups) spans interrupted"
+}
+
+# Spans an interrupt came into: an interrupt of the module's own inside
+# every timed wake-up (test_interrupt=1, a self-IPI on the sender; 2, a
+# reschedule IPI to the target; rpc=1 too) flags every span; without it,
+# only the few that met the kernel's own (the sender's tick).
+test_wakeup_spans_interrupted() {
+	need_cpus 2
+	p="$(cpu 0):$(cpu 1)"
+	wake numwake=2000 pairs="$p"
+	check_wake
+	base=$(val wakeup total.spans_interrupted)
+	note "alone: $(wk_intr)"
+	check "$base * 10 < $(val wakeup total.wakeups)" "alone, $(wk_intr)"
+	for ti in 1 2; do
+		for r in 0 1; do
+			wake numwake=2000 rpc=$r test_interrupt=$ti pairs="$p"
+			check_wake
+			[ "$(val wakeup test_interrupt)" = "$ti" ] || fail "test_interrupt=$(val wakeup test_interrupt)"
+			note "test_interrupt=$ti rpc=$r: $(wk_intr);$(wk_split)"
+			check "$(val wakeup total.spans_interrupted) * 100 >= 99 * $(val wakeup total.wakeups)" \
+				"test_interrupt=$ti rpc=$r: $(wk_intr)"
+		done
+	done
+}
+
 # TTWU_QUEUE off: the waker enqueues the wakee itself, so wake-ups move
 # from the wake list (wl_*) to the remote enqueue (rq_*). A PREEMPT_RT
 # kernel has the feature off by default: it is switched on for the first
@@ -373,7 +408,7 @@ test_wakeup_timed() {
 test_wakeup_hostile_params() {
 	need_cpus 3
 	c0=$(cpu 0) c1=$(cpu 1) c2=$(cpu 2)
-	hostile wakeup 24 wakeup <<-EOF
+	hostile wakeup 26 wakeup <<-EOF
 	numwake|numwake=10 duration=1 cpulist=$c0
 	numwake|numwake=200000000 cpulist=$c0
 	numwake|numwake=-1 cpulist=$c0
@@ -401,6 +436,8 @@ test_wakeup_hostile_params() {
 	timing|numwake=10 cpulist=$c0 timing=7
 	timing|numwake=10 cpulist=$c0 timing=
 	stop|numwake=10 cpulist=$c0 stop=1
+	test_interrupt|numwake=10 cpulist=$c0 test_interrupt=3
+	test_interrupt|numwake=10 cpulist=$c0 timing=0 test_interrupt=1
 	EOF
 }
 

@@ -16,7 +16,8 @@ setup() {
 # build: account, which accounts the latencies (signed, ns) read from
 # stdin to the path "0", its wakee's CPU in idle slot 1, and prints the
 # path's count, its histogram's count, sum and maximum, the backwards
-# count, and the count of the path's histogram of slot 1.
+# count, the count of the path's histogram of slot 1, and its interrupted
+# spans (those of 800 and -35 ns were).
 build() {
 	for f in wk_hist wk_add wk_account; do
 		extract "$F" $f
@@ -24,6 +25,7 @@ build() {
 	grep -q 'wk_account(' "$T/account.inc" || { echo "no wk_account in $F"; return 1; }
 	cat >"$T/account.c" <<-'EOF'
 	#include <inttypes.h>
+	#include <stdbool.h>
 	#include <stdio.h>
 
 	typedef uint64_t u64;
@@ -41,6 +43,7 @@ build() {
 	struct wk_sender {
 		u64 unclassified, backwards;
 		u64 count[NR_WK_SCOPES];
+		u64 intr[NR_WK_SCOPES];
 		struct ips_hist *hist;
 	};
 	/* none, two states, other */
@@ -54,10 +57,10 @@ build() {
 		long long dt;
 
 		while (scanf("%lld", &dt) == 1)
-			wk_account(&s, WK_PATH0, 1, (u64)dt);
-		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			wk_account(&s, WK_PATH0, 1, (u64)dt, dt == 800 || dt == -35);
+		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 		       s.count[0], h[0].n, h[0].sum, h[0].max, s.backwards,
-		       wk_hist(&s, WK_PATH0, 1)->n);
+		       wk_hist(&s, WK_PATH0, 1)->n, s.intr[0]);
 		return 0;
 	}
 	EOF
@@ -70,8 +73,9 @@ build() {
 	[ "$status" -eq 0 ]
 	# 3 timed (2000 ns, at most 1200), 2 backwards; before, -35 and -1
 	# wrapped to 2^64 - 35 and 2^64 - 1 in the histogram's maximum; the
-	# idle state's histogram holds the 3 timed ones too
-	[ "$output" = "3 3 2000 1200 2 3" ]
+	# idle state's histogram holds the 3 timed ones too; of the two
+	# interrupted spans, the one timed backwards is in no count
+	[ "$output" = "3 3 2000 1200 2 3 1" ]
 }
 
 # build_path: path, which reads "T W" lines (the activations the wakee's
