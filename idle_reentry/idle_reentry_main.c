@@ -57,6 +57,7 @@
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/irqs.h"
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/session.h"
@@ -316,15 +317,7 @@ static __always_inline void ir_add(struct ir_cpu *c, unsigned int s, u64 units,
  */
 static __always_inline u32 ir_unhooked_irqs(void)
 {
-#if defined(CONFIG_X86) && defined(CONFIG_SMP) && defined(IPS_IRQ_STAT_COUNTS)
-	return this_cpu_read(irq_stat.counts[IRQ_COUNT_NMI]) +
-	       this_cpu_read(irq_stat.counts[IRQ_COUNT_RESCHEDULE]);
-#elif defined(CONFIG_X86) && defined(CONFIG_SMP)
-	return this_cpu_read(irq_stat.__nmi_count) +
-	       this_cpu_read(irq_stat.irq_resched_count);
-#else
-	return 0;
-#endif
+	return ips_irq_this_cpu(IPS_IRQ_NMI) + ips_irq_this_cpu(IPS_IRQ_RESCHED);
 }
 
 /* Start span @s at this hook's clock read. */

@@ -47,7 +47,6 @@
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/jump_label.h>
-#include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -59,12 +58,13 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #ifdef CONFIG_X86
-#include <asm/hardirq.h>
+#include <asm/smp.h>
 #endif
 
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/idle.h"
+#include "../common/irqs.h"
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/session.h"
@@ -193,7 +193,7 @@ struct wk_counts {
 	u64 kres;	/* the kernel's reschedule IRQ count here */
 	u64 idle_in;	/* cpu_idle entries here */
 	unsigned int idle;	/* the state of the last one */
-	unsigned int irqs;	/* the kernel's interrupts here (wk_irqs()) */
+	unsigned int irqs;	/* the kernel's interrupts here (ips_irqs()) */
 };
 
 struct wk_cpu {
@@ -413,77 +413,6 @@ static void __init wk_calibrate(void)
 					  3 * CALIB_HITS));
 }
 
-/* The IRQ counts the kernel keeps for a CPU: an independent sign. */
-static __always_inline unsigned int wk_irq_count(int cpu, bool call)
-{
-#if defined(CONFIG_X86) && defined(WAKEUP_IRQ_COUNTS)
-	return per_cpu(irq_stat, cpu).counts[call ? IRQ_COUNT_CALL_FUNCTION :
-					     IRQ_COUNT_RESCHEDULE];
-#elif defined(CONFIG_X86)
-	return call ? per_cpu(irq_stat, cpu).irq_call_count :
-		      per_cpu(irq_stat, cpu).irq_resched_count;
-#else
-	return 0;
-#endif
-}
-
-/* The same on this CPU, a per-CPU read. */
-static __always_inline unsigned int wk_irq_this_cpu(bool call)
-{
-#if defined(CONFIG_X86) && defined(WAKEUP_IRQ_COUNTS)
-	return call ? this_cpu_read(irq_stat.counts[IRQ_COUNT_CALL_FUNCTION]) :
-		      this_cpu_read(irq_stat.counts[IRQ_COUNT_RESCHEDULE]);
-#elif defined(CONFIG_X86)
-	return call ? this_cpu_read(irq_stat.irq_call_count) :
-		      this_cpu_read(irq_stat.irq_resched_count);
-#else
-	return 0;
-#endif
-}
-
-#ifdef CONFIG_X86
-/* x86's system vectors' counts of interrupts and NMIs (wk_irqs()). */
-static __always_inline unsigned int wk_irqs_x86(const irq_cpustat_t *st)
-{
-#ifdef WAKEUP_IRQ_COUNTS
-	return READ_ONCE(st->counts[IRQ_COUNT_NMI]) +
-	       READ_ONCE(st->counts[IRQ_COUNT_APIC_TIMER]) +
-	       READ_ONCE(st->counts[IRQ_COUNT_SPURIOUS]) +
-	       READ_ONCE(st->counts[IRQ_COUNT_X86_PLATFORM_IPI]) +
-	       READ_ONCE(st->counts[IRQ_COUNT_APIC_PERF]) +
-	       READ_ONCE(st->counts[IRQ_COUNT_IRQ_WORK]) +
-	       READ_ONCE(st->counts[IRQ_COUNT_RESCHEDULE]) +
-	       READ_ONCE(st->counts[IRQ_COUNT_CALL_FUNCTION]);
-#else
-	return READ_ONCE(st->__nmi_count) + READ_ONCE(st->apic_timer_irqs) +
-	       READ_ONCE(st->irq_spurious_count) +
-	       READ_ONCE(st->x86_platform_ipis) +
-	       READ_ONCE(st->apic_perf_irqs) +
-	       READ_ONCE(st->apic_irq_work_irqs) +
-	       READ_ONCE(st->irq_resched_count) +
-	       READ_ONCE(st->irq_call_count);
-#endif
-}
-#endif
-
-/*
- * Every interrupt and NMI the kernel counted on @cpu, mod 2^32: its
- * device interrupts (kstat) and, on x86, its system vectors' counts
- * (NMIs, the local timer, reschedule, call-function, irq_work, perf and
- * platform IPIs, spurious ones). Not seen: SMIs, machine checks, thermal
- * and threshold interrupts, a hypervisor's callbacks. Each count is a word
- * written by its CPU only: read from another, a moment's sum.
- */
-static __always_inline unsigned int wk_irqs(int cpu)
-{
-	unsigned int n = (unsigned int)READ_ONCE(kstat_cpu(cpu).irqs_sum);
-
-#ifdef CONFIG_X86
-	n += wk_irqs_x86(per_cpu_ptr(&irq_stat, cpu));
-#endif
-	return n;
-}
-
 /* The notifications a span of @path measures: one IPI, or none. */
 static __always_inline unsigned int wk_notified(enum wk_scope path)
 {
@@ -526,10 +455,10 @@ static void wk_irq_counts(unsigned int *call, unsigned int *res)
 	*call = 0;
 	*res = 0;
 	for (i = 0; i < nr_senders; i++) {
-		*call += wk_irq_count(senders[i]->cpu, true) +
-			 wk_irq_count(senders[i]->target, true);
-		*res += wk_irq_count(senders[i]->cpu, false) +
-			wk_irq_count(senders[i]->target, false);
+		*call += ips_irq_count(senders[i]->cpu, IPS_IRQ_CALL) +
+			 ips_irq_count(senders[i]->target, IPS_IRQ_CALL);
+		*res += ips_irq_count(senders[i]->cpu, IPS_IRQ_RESCHED) +
+			ips_irq_count(senders[i]->target, IPS_IRQ_RESCHED);
 	}
 }
 
@@ -553,9 +482,9 @@ static __always_inline void wk_copy(struct wk_counts *d,
 static __always_inline void wk_snap(struct wk_counts *d)
 {
 	wk_copy(d, this_cpu_ptr(&wk_cpu.n));
-	d->kcall = wk_irq_this_cpu(true);
-	d->kres = wk_irq_this_cpu(false);
-	d->irqs = wk_irqs(raw_smp_processor_id());
+	d->kcall = ips_irq_this_cpu(IPS_IRQ_CALL);
+	d->kres = ips_irq_this_cpu(IPS_IRQ_RESCHED);
+	d->irqs = ips_irqs(raw_smp_processor_id());
 }
 
 /*
@@ -568,8 +497,8 @@ static __always_inline void wk_snap(struct wk_counts *d)
 static void wk_snap_cpu(struct wk_counts *d, int cpu)
 {
 	wk_copy(d, per_cpu_ptr(&wk_cpu.n, cpu));
-	d->kcall = wk_irq_count(cpu, true);
-	d->kres = wk_irq_count(cpu, false);
+	d->kcall = ips_irq_count(cpu, IPS_IRQ_CALL);
+	d->kres = ips_irq_count(cpu, IPS_IRQ_RESCHED);
 }
 
 /* @now - @prev into @d, and @prev = @now. */
@@ -769,15 +698,15 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		WRITE_ONCE(s->seq, ++seq);
 		if (timed) {
 			/* Both CPUs' interrupts, from here to the ack. */
-			is0 = wk_irqs(cpu);
-			it0 = wk_irqs(s->target);
+			is0 = ips_irqs(cpu);
+			it0 = ips_irqs(s->target);
 			t0 = ips_clock_read_ordered();
 			if (static_branch_unlikely(&wk_test_irq))
 				wk_test_raise(s->target);
 		}
 		s->woken += wake_up_process(wakee);
 		if (timed)
-			is1 = wk_irqs(cpu);
+			is1 = ips_irqs(cpu);
 		s->sent++;
 		wk_wait_ack(s, seq);
 		if (timed)
@@ -912,8 +841,8 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (timed) {
 			/* Both CPUs' interrupts: the target's to its callback. */
-			is0 = wk_irqs(cpu);
-			it0 = wk_irqs(target);
+			is0 = ips_irqs(cpu);
+			it0 = ips_irqs(target);
 			t0 = ips_clock_read_ordered();
 			if (static_branch_unlikely(&wk_test_irq))
 				wk_test_raise(target);
