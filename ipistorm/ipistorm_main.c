@@ -40,6 +40,7 @@
 #include "../common/hist.h"
 #include "../common/hook.h"
 #include "../common/idle.h"
+#include "../common/irqs.h"
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/thread.h"
@@ -187,6 +188,12 @@ static const char * const path_names[] = {
 	[PATH_QUEUED] = "lat_queued",
 };
 
+/* A CPU's interrupt counts (common/irqs.h): every one, call-function IPIs. */
+struct irq_snap {
+	u32 all;
+	u32 call;
+};
+
 struct sender {
 	/* Read-only during the storm; callbacks read @dlv. */
 	int cpu;
@@ -213,6 +220,12 @@ struct sender {
 
 	/* idle_states=1: written by the target's callback, each call. */
 	unsigned int idle_slot ____cacheline_aligned_in_smp;
+
+	/*
+	 * Before and after the storm, not during it: [the storm's start,
+	 * its end][the sender's CPU, the target].
+	 */
+	struct irq_snap irqs[2][2];
 };
 
 static struct sender **senders;
@@ -756,6 +769,27 @@ static int __init ipistorm_start(void)
 	return 0;
 }
 
+/* @cpu's interrupt counts into @r. */
+static void ipistorm_irq_read(struct irq_snap *r, int cpu)
+{
+	r->all = ips_irqs(cpu);
+	r->call = ips_irq_count(cpu, IPS_IRQ_CALL);
+}
+
+/* Every pair's CPUs' interrupt counts, at the storm's start (0) or end. */
+static void ipistorm_irq_snap(unsigned int when)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		struct sender *s = senders[i];
+
+		ipistorm_irq_read(&s->irqs[when][0], s->cpu);
+		if (s->target != TARGET_ALL)
+			ipistorm_irq_read(&s->irqs[when][1], s->target);
+	}
+}
+
 /*
  * Wait for the senders; end the storm at its deadline (timed mode) or time
  * cap (fixed-count mode). Returns 0, or -EINTR when insmod was signalled.
@@ -775,6 +809,7 @@ static int __init ipistorm_join(void)
 		smp_store_release(&storm.stop, true);
 		wait_for_completion(&storm.done);
 	}
+	ipistorm_irq_snap(1);
 	for (i = 0; i < nr_senders; i++)
 		kthread_stop(senders[i]->task);
 	return rc < 0 ? -EINTR : 0;
@@ -862,6 +897,36 @@ static u64 ipistorm_delivered(const struct delivery *d)
 	return d->poll + d->irq + d->other;
 }
 
+/*
+ * The interrupts and NMIs that end @end (0: the sender's CPU, 1: its
+ * target) of sender @s counted during the storm other than the storm's
+ * own IPIs: every one, less its call-function IPIs that ran a callback of
+ * the storm (any sender's), one each at most.
+ */
+static u64 ipistorm_irqs_other(const struct sender *s, unsigned int end)
+{
+	int cpu = end ? s->target : s->cpu;
+	u32 all = s->irqs[1][end].all - s->irqs[0][end].all;
+	u32 call = s->irqs[1][end].call - s->irqs[0][end].call;
+	u64 own = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++)
+		own += per_cpu_ptr(senders[i]->dlv, cpu)->irq;
+	return all - min_t(u64, call, own);
+}
+
+/*
+ * single=1: the timed calls of @s an interrupt may have come into, at
+ * most: one each of its CPU's other interrupts and, with wait=1 (the
+ * sender waits for the callback), its target's.
+ */
+static u64 ipistorm_spans_irq_max(const struct sender *s)
+{
+	return ipistorm_irqs_other(s, 0) +
+	       (ipistorm_wait ? ipistorm_irqs_other(s, 1) : 0);
+}
+
 /* Keys shared by a sender's lines and the totals. */
 static void ipistorm_emit_counts(struct seq_buf *sb, const char *pfx,
 				 u64 sent, u64 expected,
@@ -927,6 +992,11 @@ static void ipistorm_emit_sender(struct seq_buf *sb, unsigned int i,
 	seq_buf_printf(sb, "%sipis_per_sec=%llu\n", pfx,
 		       ips_result_rate(s->sent, elapsed));
 	ips_result_ratio(sb, pfx, "ns_per_ipi", elapsed, s->sent);
+	seq_buf_printf(sb, "%sirqs_other_cpu=%llu\n", pfx,
+		       ipistorm_irqs_other(s, 0));
+	if (s->target != TARGET_ALL)
+		seq_buf_printf(sb, "%sirqs_other_target=%llu\n", pfx,
+			       ipistorm_irqs_other(s, 1));
 	if (ipistorm_timing)
 		ips_hist_emit_scaled(sb, pfx, "lat", &s->lat, true, mul, div);
 	ipistorm_emit_paths(sb, pfx, s->path_lat, mul, div);
@@ -1017,6 +1087,30 @@ static void ipistorm_emit_idle(struct seq_buf *sb, u32 mul, u32 div)
 	}
 }
 
+/*
+ * The pairs' other interrupts, summed over the senders (a CPU in two pairs
+ * counts in each), and with timing=1 and single=1 the timed calls they
+ * may have come into, at most.
+ */
+static void ipistorm_emit_irqs(struct seq_buf *sb)
+{
+	u64 other = 0, spans = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_senders; i++) {
+		const struct sender *s = senders[i];
+
+		other += ipistorm_irqs_other(s, 0);
+		if (s->target == TARGET_ALL)
+			continue;
+		other += ipistorm_irqs_other(s, 1);
+		spans += ipistorm_spans_irq_max(s);
+	}
+	seq_buf_printf(sb, "total.irqs_other=%llu\n", other);
+	if (ipistorm_timing && ipistorm_single)
+		seq_buf_printf(sb, "total.spans_interrupted_max=%llu\n", spans);
+}
+
 /* The status, then every sender's counts summed and latencies merged. */
 static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 				u32 mul, u32 div)
@@ -1039,6 +1133,7 @@ static void ipistorm_emit_total(struct seq_buf *sb, bool interrupted,
 	seq_buf_printf(sb, "total.ipis_per_sec=%llu\n",
 		       ips_result_rate(t.sent, t.runtime));
 	ips_result_ratio(sb, "total.", "ns_per_ipi", t.elapsed, t.sent);
+	ipistorm_emit_irqs(sb);
 	ipistorm_emit_idle(sb, mul, div);
 	if (!ipistorm_timing)
 		return;
@@ -1393,6 +1488,7 @@ static int __init ipistorm_init(void)
 	 * bound senders go.
 	 */
 	ips_result_log_params("start");
+	ipistorm_irq_snap(0);
 	complete_all(&storm.go);
 
 	ret = ipistorm_join();

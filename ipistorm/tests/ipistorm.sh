@@ -47,6 +47,9 @@ check_run() {
 	check "$(val ipistorm total.sent) == $_sum" "total.sent is not the sum"
 	_sum=$(awk -F= '/^sender[0-9]+\.callbacks=/ { s += $2 } END { print s + 0 }' "$_f")
 	check "$(val ipistorm total.callbacks) == $_sum" "total.callbacks is not the sum"
+	_sum=$(awk -F= '/^sender[0-9]+\.irqs_other_(cpu|target)=/ { s += $2 } END { print s + 0 }' "$_f")
+	check "$(val ipistorm total.irqs_other) == $_sum" "total.irqs_other is not the sum"
+	check "$_sum < 4e9" "a negative count of other interrupts ($_sum)"
 	if [ "$(val ipistorm witness)" = 1 ] && ! has ipistorm total.witness_invalid; then
 		check_witness total
 	fi
@@ -269,6 +272,43 @@ test_ipistorm_start_line() {
 	[ "$got" = "$want" ] || fail "start line's parameters: '$got', not '$want'"
 	dmesg_since "$mark" | grep -q "ipistorm: start numipi=100 timeout=0 time_cap=0 cpulist=$(cpu 0) offset=1 pairs=(null) single=Y wait=Y delay=0 timing=Y witness=N idle_states=N\$" ||
 		fail "the start line does not read as documented (docs/ipistorm.md)"
+}
+
+# irq_col CPU: every count /proc/interrupts holds for CPU, summed (the
+# lines of one count for all CPUs, ERR and MIS, are not per CPU).
+irq_col() {
+	awk -v c="CPU$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i + 1; n = NF; next }
+		NF > n && $k ~ /^[0-9]+$/ { s += $k } END { print s + 0 }' /proc/interrupts
+}
+
+# Interrupts during a storm other than its own IPIs: by the kernel's
+# counts, less the call-function IPIs that ran a callback of the storm.
+# A storm by IPI (a halting target) brings few; one whose every pause
+# ends with the sender's timer interrupt (delay=) one a call at least,
+# which the timed calls may hold at most as many of; and no more than
+# /proc/interrupts counted on the CPU around the whole insmod (a second
+# witness, its every line: a superset).
+test_ipistorm_irqs_other() {
+	need_cpus 2
+	c=$(cpu 0) t=$(($(cpu 0) + 1))
+	storm numipi=2000 single=1 wait=1 cpulist="$c" offset=1
+	check_run
+	o=$(val ipistorm total.irqs_other)
+	note "2000 calls, $(val ipistorm total.cb_irq) by IPI: $o other interrupts" \
+		"($(val ipistorm sender0.irqs_other_cpu) on CPU $c, $(val ipistorm sender0.irqs_other_target) on $t)," \
+		"spans_interrupted_max=$(val ipistorm total.spans_interrupted_max)"
+	check "$o * 10 < 2000" "$o other interrupts in a storm of 2000 calls"
+	check "$(val ipistorm total.spans_interrupted_max) == $o" "spans_interrupted_max is not every other interrupt with wait=1"
+	i0=$(irq_col "$c")
+	storm numipi=200 single=1 wait=1 cpulist="$c" offset=1 delay=100
+	i1=$(irq_col "$c")
+	check_run
+	o=$(val ipistorm sender0.irqs_other_cpu)
+	note "200 calls 100 us apart: $o other interrupts on CPU $c ($((i1 - i0)) in /proc/interrupts)," \
+		"spans_interrupted_max=$(val ipistorm total.spans_interrupted_max)"
+	check "$o <= $i1 - $i0" "$o other interrupts on CPU $c, more than /proc/interrupts counted there ($((i1 - i0)))"
+	check "$o >= 200" "200 pauses, each ended by a timer interrupt, and $o other interrupts on the sender's CPU"
+	check "$(val ipistorm total.spans_interrupted_max) >= $o" "spans_interrupted_max below the sender's other interrupts"
 }
 
 test_ipistorm_delay() {
