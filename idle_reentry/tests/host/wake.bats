@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # phases=1's wake-up label and interrupted re-entries on the host: the
-# hooks' bodies taken out of idle_reentry_main.c as they are and compiled
+# hooks' bodies taken out of the module's source as they are and compiled
 # in userspace with a shim of the CPU's state, fed the hooks' order of a
 # round. What woke the CPU is the interrupt that ended its idle loop, not
 # one before it that woke nothing (a TLB shootdown, rdmsr_on_cpu(), a
@@ -11,8 +11,10 @@
 load ../../../common/tests/fixtures/extract
 
 setup() {
-	F=$BATS_TEST_DIRNAME/../../idle_reentry_main.c
 	T=$BATS_TEST_TMPDIR
+	# the unit's files (idle_reentry_main.c includes the others)
+	F=$T/unit.c
+	cat "$BATS_TEST_DIRNAME"/../../*.c >"$F"
 }
 
 # build: wake, which reads the events of rounds from stdin, a word each:
