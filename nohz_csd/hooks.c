@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nohz_csd: the hook set, its calibration functions, the kprobes.
+ * Part of nohz_csd_main.c's unit: included there, in its order.
+ */
+
+/*
+ * The calibration's functions (nc_calibrate()): empty but for the kick's
+ * raise, each hooked or probed as the kernel's are, and one left alone.
+ * Each body differs, so that the compiler folds no two into one.
+ */
+#define NC_CAL_FN(name, n)			\
+static noinline void name(void)			\
+{						\
+	asm volatile("" : : "i" (n));		\
+}
+
+NC_CAL_FN(nc_cal_plain, 0)
+NC_CAL_FN(nc_cal_fn_idle, 1)
+NC_CAL_FN(nc_cal_fn_balance, 2)
+NC_CAL_FN(nc_cal_fn_wake, 3)
+
+/*
+ * A tracepoint's hit as the kernel makes it: preemption off, a direct call
+ * of the one probe (a static call).
+ */
+#define NC_CAL_TP(probe, vec)			\
+	do {					\
+		preempt_disable_notrace();	\
+		probe(NULL, vec);		\
+		preempt_enable_notrace();	\
+	} while (0)
+
+/* nohz_csd_func()'s stand-in: a kick that raises SCHED_SOFTIRQ, or none. */
+static noinline void nc_cal_fn_csd(bool raise)
+{
+	if (raise)
+		NC_CAL_TP(nc_tp_raise, SCHED_SOFTIRQ);
+	barrier();
+}
+
+static struct ips_hook nc_hooks[] = {
+	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
+	[HK_BALANCE] = {
+		.names = IPS_HOOK_NAMES("_nohz_idle_balance",
+					"_nohz_idle_balance.*"),
+		.func = nc_balance,
+	},
+	[HK_TICK_STOP] = {
+		.names = IPS_HOOK_NAMES("tick_nohz_idle_stop_tick"),
+		.func = nc_tick_stop,
+	},
+	[HK_DO_IDLE] = {
+		.names = IPS_HOOK_NAMES("do_idle"),
+		.func = nc_do_idle,
+		.required = true,
+	},
+	[HK_CAL_IDLE] = {
+		.names = IPS_HOOK_NAMES("nc_cal_fn_idle"),
+		.own = (unsigned long)nc_cal_fn_idle,
+		.func = nc_cal_idle,
+		.required = true,
+		.quiet = true,
+	},
+	[HK_CAL_BALANCE] = {
+		.names = IPS_HOOK_NAMES("nc_cal_fn_balance"),
+		.own = (unsigned long)nc_cal_fn_balance,
+		.func = nc_cal_balance,
+		.required = true,
+		.quiet = true,
+	},
+};
+
+/* Never called: where test_misname= puts a hook. */
+static noinline __used void nc_decoy(void)
+{
+	barrier();
+}
+
+static struct ips_hook_set nc_hook_set = {
+	.direct = true,
+	.hooks = nc_hooks,
+	.n = ARRAY_SIZE(nc_hooks),
+	.decoy = "nc_decoy",
+};
+
+/* The calibration's kretprobe and kprobe, on the functions above. */
+static int nc_cal_csd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct nc_cpu *c = nc_this();
+
+	if (!c)
+		return 1;
+	nc_count(c, K_KRETPROBE);
+	return nc_csd_entry_body(c, (struct nc_csd_data *)ri->data, true);
+}
+
+static struct kretprobe nc_cal_csd_probe = {
+	.entry_handler	= nc_cal_csd_entry,
+	.handler	= nc_csd_return,
+	.data_size	= sizeof(struct nc_csd_data),
+};
+
+static struct kprobe nc_cal_wake_probe = {
+	.pre_handler	= nc_wake_pre,
+};
+
+static unsigned long nc_probe_misses(void)
+{
+	return nc_csd_probe.nmissed + nc_csd_probe.kp.nmissed +
+	       nc_wake_probe.nmissed;
+}
+
+static struct kprobe *nc_kps[] = { &nc_wake_probe, &nc_cal_wake_probe };
+static struct kretprobe *nc_krps[] = { &nc_csd_probe, &nc_cal_csd_probe };
+
+/* Both return once no CPU is inside a handler; one grace period each. */
+static void nc_unregister_kprobes(struct work_struct *work)
+{
+	unregister_kprobes(nc_kps, ARRAY_SIZE(nc_kps));
+	unregister_kretprobes(nc_krps, ARRAY_SIZE(nc_krps));
+}
+
+static DECLARE_WORK(nc_kprobes_work, nc_unregister_kprobes);
+
+/*
+ * Whether every probe is gone. Where ftrace or a tracepoint refused to
+ * remove one, it may still run and write the per-CPU state: the state is
+ * then never freed, and the module stays loaded (pinned), as
+ * ips_hooks_unregister_wait() says in the log.
+ */
+static bool nc_unhooked = true;
+
+/*
+ * The grace periods of ftrace, of the tracepoints and of the kprobes run
+ * at once, two of them in workers: each counts against a stop's second.
+ * The kprobes go first: on ftrace they take ftrace's lock, which the
+ * removal of the hooks holds through its RCU-tasks grace period. 0 once
+ * no CPU is inside any probe; else an error, nc_unhooked false.
+ */
+static int nc_unhook(void)
+{
+	unsigned int i;
+	int ret = 0, err;
+
+	if (nc_kprobes)
+		schedule_work(&nc_kprobes_work);
+	ips_hooks_unregister_start(&nc_hook_set);
+	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
+		if (!nc_tps[i].registered)
+			continue;
+		err = tracepoint_probe_unregister(nc_tps[i].tp, nc_tps[i].probe,
+						  NULL);
+		if (err) {
+			pr_err("cannot remove the probe of tracepoint %s (%d): the state is kept and the module stays loaded\n",
+			       nc_tps[i].name, err);
+			ret = ret ?: err;
+			continue;
+		}
+		nc_tps[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+	if (nc_kprobes) {
+		flush_work(&nc_kprobes_work);
+		nc_kprobes = false;
+	}
+	err = ips_hooks_unregister_wait(&nc_hook_set);
+	ret = ret ?: err;
+	if (ret && nc_unhooked) {
+		nc_unhooked = false;
+		/* ips_hooks_unregister_wait() pins the module on its own error. */
+		if (!err)
+			__module_get(THIS_MODULE);
+	}
+	return ret;
+}
+
+/* Put every probe in place; none counts before the session measures. */
+static int nc_hook(void)
+{
+	unsigned int i;
+	int ret;
+
+	nc_csd_probe.maxactive = 2 * num_possible_cpus();
+	ret = register_kretprobe(&nc_csd_probe);
+	if (ret) {
+		pr_err("cannot probe nohz_csd_func: %d (kernel without CONFIG_NO_HZ_COMMON?)\n",
+		       ret);
+		return ret;
+	}
+	ret = register_kprobe(&nc_wake_probe);
+	if (ret) {
+		unregister_kretprobe(&nc_csd_probe);
+		pr_err("cannot probe wake_up_process: %d\n", ret);
+		return ret;
+	}
+	/* The calibration's, on this module's own functions. */
+	nc_cal_csd_probe.kp.addr = (kprobe_opcode_t *)nc_cal_fn_csd;
+	nc_cal_csd_probe.maxactive = 2 * num_possible_cpus();
+	ret = register_kretprobe(&nc_cal_csd_probe);
+	if (!ret) {
+		nc_cal_wake_probe.addr = (kprobe_opcode_t *)nc_cal_fn_wake;
+		ret = register_kprobe(&nc_cal_wake_probe);
+		if (ret)
+			unregister_kretprobe(&nc_cal_csd_probe);
+	}
+	if (ret) {
+		unregister_kprobe(&nc_wake_probe);
+		unregister_kretprobe(&nc_csd_probe);
+		pr_err("cannot probe the calibration's functions: %d\n", ret);
+		return ret;
+	}
+	nc_kprobes = true;
+
+	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
+		struct nc_tp *t = &nc_tps[i];
+
+		t->tp = ips_tp_find(t->name);
+		ret = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
+			      -ENOENT;
+		if (ret) {
+			pr_err("cannot attach to tracepoint %s: %d\n",
+			       t->name, ret);
+			nc_unhook();
+			return ret;
+		}
+		t->registered = true;
+	}
+
+	nc_hook_set.misname = nc_test_misname;
+	nc_hook_set.skipname = nc_test_skip;
+	ret = ips_hooks_register(&nc_hook_set);
+	if (ret)
+		nc_unhook();
+	return ret;
+}
