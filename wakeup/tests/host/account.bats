@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # wakeup.ko's accounting of one wake-up, wk_account(), on the host: taken
-# out of wakeup_main.c as it is and compiled in userspace with a shim of
+# out of the module's source as it is and compiled in userspace with a shim of
 # its types and of the histogram. A latency is the wakee's CPU's clock
 # less the sender's: on a server whose sockets' TSCs are apart it can come
 # out below 0, which the test bed's single TSC never shows.
@@ -9,8 +9,11 @@
 load ../../../common/tests/fixtures/extract
 
 setup() {
-	F=$BATS_TEST_DIRNAME/../../wakeup_main.c
 	T=$BATS_TEST_TMPDIR
+	# the unit's files (wakeup_main.c includes the others)
+	F=$T/unit.c
+	cat "$BATS_TEST_DIRNAME"/../../wakeup_main.c "$BATS_TEST_DIRNAME"/../../probes.c \
+		"$BATS_TEST_DIRNAME"/../../loop.c "$BATS_TEST_DIRNAME"/../../report.c >"$F"
 }
 
 # build: account, which accounts the latencies (signed, ns) read from
