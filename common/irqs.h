@@ -20,11 +20,13 @@
 #define IPISTORM_IRQS_H
 
 #include <linux/compiler.h>
+#include <linux/irq_work.h>
 #include <linux/kernel_stat.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 #if defined(CONFIG_X86) && defined(CONFIG_SMP)
 #include <asm/hardirq.h>
+#include <asm/smp.h>
 /* x86's counts, of IPIs too (which need SMP). */
 #define IPS_IRQ_X86
 #endif
@@ -118,6 +120,42 @@ static __always_inline u32 ips_irqs(int cpu)
 	n += ips_irqs_x86(per_cpu_ptr(&irq_stat, cpu));
 #endif
 	return n;
+}
+
+/*
+ * test_interrupt= of the modules that flag interrupted spans: an
+ * interrupt of the module's own raised inside every span, which the flag
+ * must then count. IPS_TEST_IRQ_WORK: an irq_work's self-IPI (through
+ * irq_enter_rcu(); in hard IRQ on PREEMPT_RT too); IPS_TEST_IRQ_RESCHED:
+ * a reschedule IPI (x86's simple vector, through no irq_enter_rcu()).
+ * The module keeps the irq_works, one a CPU (DEFINE_PER_CPU), and
+ * ips_test_irq_sync()s them before it goes.
+ */
+enum {
+	IPS_TEST_IRQ_NONE,
+	IPS_TEST_IRQ_WORK,
+	IPS_TEST_IRQ_RESCHED,
+	IPS_NR_TEST_IRQ
+};
+
+int ips_test_irq_check(unsigned int mode, bool counted, const char *needs);
+void ips_test_irq_init(struct irq_work __percpu *work);
+void ips_test_irq_sync(struct irq_work __percpu *work);
+
+/* @mode's interrupt: this CPU's irq_work, or a reschedule IPI to @cpu. */
+static __always_inline void ips_test_irq_raise(struct irq_work __percpu *work,
+					       unsigned int mode, int cpu)
+{
+#ifdef IPS_IRQ_X86
+	/* Not smp_send_reschedule(): its tracepoint is not for modules. */
+	void (*resched)(int cpu) = smp_ops.smp_send_reschedule;
+
+	if (mode == IPS_TEST_IRQ_RESCHED) {
+		resched(cpu);
+		return;
+	}
+#endif
+	irq_work_queue(raw_cpu_ptr(work));
 }
 
 #endif /* IPISTORM_IRQS_H */

@@ -313,7 +313,7 @@ static void ir_hooks_choose(void)
  */
 static int ir_unhook(void)
 {
-	int cpu, ret;
+	int ret;
 
 	ips_hooks_unregister_start(&ir_hook_set);
 	if (ir_tp_switch) {
@@ -325,8 +325,7 @@ static int ir_unhook(void)
 	ret = ips_hooks_unregister_wait(&ir_hook_set);
 	/* No hook queues test_interrupt's work now: none may run after us. */
 	if (!ret && static_branch_unlikely(&ir_test_irq))
-		for_each_possible_cpu(cpu)
-			irq_work_sync(per_cpu_ptr(&ir_test_work, cpu));
+		ips_test_irq_sync(&ir_test_work);
 	return ret;
 }
 

@@ -116,7 +116,6 @@ MODULE_PARM_DESC(test_skip, "Test only: leave the optional hook of this function
  * either way the count sees one (irq_enter_rcu(), or the reschedule IPI's
  * count, as NMIs').
  */
-enum { IR_TEST_IRQ_NONE, IR_TEST_IRQ_WORK, IR_TEST_IRQ_RESCHED, IR_NR_TEST_IRQ };
 static unsigned int ir_test_interrupt;
 module_param_named(test_interrupt, ir_test_interrupt, uint, 0444);
 MODULE_PARM_DESC(test_interrupt, "Test only: raise an interrupt of the module's own inside every re-entry, at schedule_idle(), to check that reentries_interrupted counts it: 1 an irq_work's self-IPI (through irq_enter_rcu()), 2 a reschedule IPI to itself (which is not; counted as NMIs are) (phases=1, x86 only; default 0)");
@@ -263,26 +262,13 @@ static DEFINE_PER_CPU(struct ir_cpu *, ir_this_cpu);
 static DEFINE_STATIC_KEY_TRUE(ir_light);
 /* test_interrupt=: an interrupt raised inside each re-entry. */
 static DEFINE_STATIC_KEY_FALSE(ir_test_irq);
-
-static void ir_test_irq_fn(struct irq_work *work)
-{
-}
-
 static DEFINE_PER_CPU(struct irq_work, ir_test_work);
 
 /* test_interrupt=: this CPU's interrupt, pending until interrupts are on. */
 static __always_inline void ir_test_raise(void)
 {
-#ifdef CONFIG_X86
-	/* Not smp_send_reschedule(): its tracepoint is not for modules. */
-	void (*resched)(int cpu) = smp_ops.smp_send_reschedule;
-
-	if (ir_test_interrupt == IR_TEST_IRQ_RESCHED) {
-		resched(smp_processor_id());
-		return;
-	}
-#endif
-	irq_work_queue(this_cpu_ptr(&ir_test_work));
+	ips_test_irq_raise(&ir_test_work, ir_test_interrupt,
+			   smp_processor_id());
 }
 
 /*
@@ -343,27 +329,13 @@ static int ir_check_test_params(void)
 		       ir_test_misname, ir_phases);
 		return -EINVAL;
 	}
-	if (ir_test_interrupt >= IR_NR_TEST_IRQ) {
-		pr_err("test_interrupt=%u: 0, 1 (an irq_work) or 2 (a reschedule IPI)\n",
-		       ir_test_interrupt);
-		return -EINVAL;
-	}
-	if (ir_test_interrupt && (!ir_phases || !IS_ENABLED(CONFIG_X86))) {
-		pr_err("test_interrupt=%u: counted with phases=1 only, on x86\n",
-		       ir_test_interrupt);
-		return -EINVAL;
-	}
-	return 0;
+	return ips_test_irq_check(ir_test_interrupt, ir_phases, "phases=1");
 }
 
 /* test_interrupt=: each CPU's interrupt work, then the hooks' key. */
 static void ir_test_irq_init(void)
 {
-	int cpu;
-
-	/* In hard IRQ, on PREEMPT_RT too. */
-	for_each_possible_cpu(cpu)
-		per_cpu(ir_test_work, cpu) = IRQ_WORK_INIT_HARD(ir_test_irq_fn);
+	ips_test_irq_init(&ir_test_work);
 	static_branch_enable(&ir_test_irq);
 }
 

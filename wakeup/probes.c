@@ -146,25 +146,12 @@ static __always_inline unsigned int wk_notified(enum wk_scope path)
 
 /* test_interrupt=: an interrupt raised inside each timed wake-up. */
 static DEFINE_STATIC_KEY_FALSE(wk_test_irq);
-
-static void wk_test_irq_fn(struct irq_work *work)
-{
-}
-
 static DEFINE_PER_CPU(struct irq_work, wk_test_work);
 
+/* 1: the sender's own irq_work; 2: a reschedule IPI to the target. */
 static __always_inline void wk_test_raise(int target)
 {
-#ifdef CONFIG_X86
-	/* Not smp_send_reschedule(): its tracepoint is not for modules. */
-	void (*resched)(int cpu) = smp_ops.smp_send_reschedule;
-
-	if (wk_test_interrupt == WK_TEST_IRQ_TARGET) {
-		resched(target);
-		return;
-	}
-#endif
-	irq_work_queue(raw_cpu_ptr(&wk_test_work));
+	ips_test_irq_raise(&wk_test_work, wk_test_interrupt, target);
 }
 
 /* Probe calls that counted, in a delta of counts. */

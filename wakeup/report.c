@@ -357,14 +357,12 @@ static size_t wk_result_size(void)
 static void wakeup_finish(bool interrupted)
 {
 	unsigned int i;
-	int cpu;
 
 	WRITE_ONCE(run.stop, true);
 	wait_for_completion(&run.done);
 	/* No sender raises test_interrupt's work now: none may run after us. */
 	if (static_branch_unlikely(&wk_test_irq))
-		for_each_possible_cpu(cpu)
-			irq_work_sync(per_cpu_ptr(&wk_test_work, cpu));
+		ips_test_irq_sync(&wk_test_work);
 	for (i = 0; i < nr_senders; i++) {
 		wk_cpu_clear(senders[i]->cpu);
 		wk_cpu_clear(senders[i]->target);

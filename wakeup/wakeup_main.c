@@ -131,7 +131,6 @@ static unsigned int wk_delay;
 module_param_named(delay, wk_delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between wake-ups (microseconds, default 0; max 1000000)");
 
-enum { WK_TEST_IRQ_NONE, WK_TEST_IRQ_SELF, WK_TEST_IRQ_TARGET, NR_WK_TEST_IRQ };
 static unsigned int wk_test_interrupt;
 module_param_named(test_interrupt, wk_test_interrupt, uint, 0444);
 MODULE_PARM_DESC(test_interrupt, "Test only: raise an interrupt inside every timed wake-up, to check that spans_interrupted counts it: 1 an irq_work's self-IPI on the sender, 2 a reschedule IPI to the target (timing=1, x86 only; default 0)");
@@ -429,27 +428,13 @@ static int __init wk_check_params(void)
 		pr_err("offset=%d: has no effect with pairs=\n", wk_offset);
 		return -EINVAL;
 	}
-	if (wk_test_interrupt >= NR_WK_TEST_IRQ) {
-		pr_err("test_interrupt=%u: 0, 1 (an irq_work on the sender) or 2 (a reschedule IPI to the target)\n",
-		       wk_test_interrupt);
-		return -EINVAL;
-	}
-	if (wk_test_interrupt && (!wk_timing || !IS_ENABLED(CONFIG_X86))) {
-		pr_err("test_interrupt=%u: counted with timing=1 only, on x86\n",
-		       wk_test_interrupt);
-		return -EINVAL;
-	}
-	return 0;
+	return ips_test_irq_check(wk_test_interrupt, wk_timing, "timing=1");
 }
 
 /* test_interrupt=: each CPU's interrupt work, then the loops' key. */
 static void __init wk_test_irq_init(void)
 {
-	int cpu;
-
-	/* In hard IRQ, on PREEMPT_RT too. */
-	for_each_possible_cpu(cpu)
-		per_cpu(wk_test_work, cpu) = IRQ_WORK_INIT_HARD(wk_test_irq_fn);
+	ips_test_irq_init(&wk_test_work);
 	static_branch_enable(&wk_test_irq);
 }
 
