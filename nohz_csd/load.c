@@ -5,8 +5,9 @@
  */
 
 /*
- * The probe hits and their cost from the measurement's start (@start) to
- * its end: counters read on each CPU, a few microseconds apart.
+ * The probe hits and their cost, and the kernel's interrupt counts, from
+ * the measurement's start (@start) to its end: counters read on each
+ * CPU, a few microseconds apart.
  */
 static void nc_measure_hits(bool start)
 {
@@ -20,6 +21,17 @@ static void nc_measure_hits(bool start)
 			c->m_kind_hits[k] = local_read(&c->kind_hits[k]) -
 					    (start ? 0 : c->m_kind_hits[k]);
 		c->m_acc = local_read(&c->acc) - (start ? 0 : c->m_acc);
+		c->m_irqs = ips_irqs(cpu) - (start ? 0 : c->m_irqs);
+		c->m_irqs_call = ips_irq_count(cpu, IPS_IRQ_CALL) -
+				 (start ? 0 : c->m_irqs_call);
+		/*
+		 * The kicks' IPIs, one a kick that came in hard IRQ at
+		 * most (an IPI may bring more than one call), are not
+		 * another's.
+		 */
+		if (!start)
+			c->irqs_other = c->m_irqs -
+				min_t(u64, c->m_irqs_call, c->n[NC_KICK_IRQ]);
 	}
 }
 

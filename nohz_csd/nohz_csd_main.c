@@ -57,6 +57,7 @@
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/irqs.h"
 #include "../common/param.h"
 #include "../common/result.h"
 #include "../common/session.h"
@@ -318,6 +319,14 @@ struct nc_cpu {
 	/* The hits and their cost from the measurement's start to its end. */
 	u64 m_kind_hits[NR_KIND];
 	u64 m_acc;
+	/*
+	 * The kernel's interrupt counts here over it (common/irqs.h):
+	 * every one, the call-function IPIs; and the others than the
+	 * kicks' own IPIs (nc_measure_hits()).
+	 */
+	u32 m_irqs;
+	u32 m_irqs_call;
+	u64 irqs_other;
 
 	/* The delays: the kernel's (cost removed), and as measured, summed. */
 	struct ips_hist delay;

@@ -44,6 +44,7 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 			       c->m_kind_hits[k]);
 	v = div_u64(c->m_acc, 1000);
 	seq_buf_printf(sb, "%sprobe_cost_ns=%llu\n", pfx, v);
+	seq_buf_printf(sb, "%sirqs_other=%llu\n", pfx, c->irqs_other);
 	ips_result_ratio(sb, pfx, "probe_cost_ppm", v * 1000000, cpu_ns);
 	ips_hist_emit(sb, pfx, "delay", &c->delay, buckets);
 	seq_buf_printf(sb, "%sdelay_below_cost=%llu\n", pfx, c->delay.below);
@@ -212,6 +213,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		for (i = 0; i < NR_KIND; i++)
 			all->m_kind_hits[i] += c->m_kind_hits[i];
 		all->m_acc += c->m_acc;
+		all->irqs_other += c->irqs_other;
 		ips_hist_merge(&all->delay, &c->delay);
 		all->delay_raw_ns += c->delay_raw_ns;
 		all->delay_hits += c->delay_hits;

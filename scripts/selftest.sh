@@ -280,6 +280,14 @@ storm() {
 	unload ipistorm
 }
 
+# irq_col CPU: every count /proc/interrupts holds for CPU, summed (the
+# lines of one count for all CPUs, ERR and MIS, are not per CPU): a
+# superset of what a module's irqs_other counts there (common/irqs.h).
+irq_col() {
+	awk -v c="CPU$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i + 1; n = NF; next }
+		NF > n && $k ~ /^[0-9]+$/ { s += $k } END { print s + 0 }' /proc/interrupts
+}
+
 # uptime_cs: the time since boot in centiseconds (busybox's date cannot
 # print fractions of a second everywhere).
 uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }

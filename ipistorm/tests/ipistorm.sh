@@ -274,13 +274,6 @@ test_ipistorm_start_line() {
 		fail "the start line does not read as documented (docs/ipistorm.md)"
 }
 
-# irq_col CPU: every count /proc/interrupts holds for CPU, summed (the
-# lines of one count for all CPUs, ERR and MIS, are not per CPU).
-irq_col() {
-	awk -v c="CPU$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i + 1; n = NF; next }
-		NF > n && $k ~ /^[0-9]+$/ { s += $k } END { print s + 0 }' /proc/interrupts
-}
-
 # Interrupts during a storm other than its own IPIs: by the kernel's
 # counts, less the call-function IPIs that ran a callback of the storm.
 # A storm by IPI (a halting target) brings few; one whose every pause

@@ -77,7 +77,11 @@ check_nc() {
 			check_hist nohz_csd "$p.delay" "$b"
 		fi
 		check_nc_cost "$p" "$b"
+		_io=$(val nohz_csd "$p.irqs_other")
+		check "$_io < 4e9" "$p: a negative count of other interrupts ($_io)"
 	done
+	_io=$(awk -F= '/^cpu[0-9]+\.irqs_other=/ { s += $2 } END { print s + 0 }' "$TMP/nohz_csd")
+	check "$(val nohz_csd total.irqs_other) == $_io" "total.irqs_other is not the sum"
 }
 
 # check_nc_cost PREFIX DELAYS: the instrument's cost of a CPU (or the
@@ -123,9 +127,18 @@ test_nohz_csd_halt() {
 	need_cpus 3
 	cmdline_has idle=poll && skip "booted with idle=poll"
 	[ "$(cpuidle_driver)" = none ] || skip "cpuidle driver $(cpuidle_driver) loaded"
+	c=$(cpu 1)
+	i0=$(irq_col "$c")
 	nc_run load_cpus="$(cpu 0)" duration=4
+	i1=$(irq_col "$c")
 	check_nc
 	nc_summary
+	# Interrupts other than the kicks' own: no more than /proc/interrupts
+	# counted on the CPU around the whole insmod.
+	o=$(val nohz_csd "cpu$c.irqs_other")
+	note "CPU $c: $(val nohz_csd "cpu$c.kicks") kicks, $(val nohz_csd "cpu$c.kick_irq") by IPI," \
+		"$o other interrupts; /proc/interrupts $((i1 - i0))"
+	check "$o <= $i1 - $i0" "CPU $c: $o other interrupts, more than /proc/interrupts counted ($((i1 - i0)))"
 	k=$(val nohz_csd total.kicks)
 	check "$k > 0" "no kick reached an idle CPU"
 	check "$(val nohz_csd total.kick_irq) >= $k * 0.9" "kicks to halted CPUs did not come as IPIs"
