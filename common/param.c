@@ -100,6 +100,122 @@ int ips_cpus_parse_online(const char *param, const char *str,
 	return 0;
 }
 
+static int ips_int_given_set(const char *val, const struct kernel_param *kp)
+{
+	struct ips_int_given *p = kp->arg;
+	int ret = kstrtoint(val ?: "", 0, &p->val);
+
+	p->given |= !ret;
+	return ret;
+}
+
+static int ips_int_given_get(char *buf, const struct kernel_param *kp)
+{
+	const struct ips_int_given *p = kp->arg;
+
+	return sysfs_emit(buf, "%d\n", p->val);
+}
+
+const struct kernel_param_ops ips_int_given_ops = {
+	.set	= ips_int_given_set,
+	.get	= ips_int_given_get,
+};
+
+static bool ips_cpu_usable(long cpu)
+{
+	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+int ips_pairs_from_cpulist(const char *cpulist, const int *offset,
+			   ips_pair_add_t add, void *data)
+{
+	cpumask_var_t mask;
+	int cpu, ret;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = ips_cpus_parse_online("cpulist", cpulist, mask);
+	if (ret)
+		goto out;
+	for_each_cpu(cpu, mask) {
+		long t = offset ? (long)cpu + *offset : IPS_NO_TARGET;
+
+		if (offset && (!*offset || !ips_cpu_usable(t))) {
+			pr_err("offset=%d: target %ld of sender CPU %d is not another online CPU\n",
+			       *offset, t, cpu);
+			ret = -EINVAL;
+			break;
+		}
+		ret = add(data, cpu, t);
+		if (ret)
+			break;
+	}
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/*
+ * One pair "S:T", the @n-th, into @s and @t: online CPUs, distinct, the
+ * sender not in @seen (which gets it).
+ */
+static int ips_pair_parse(char *tok, unsigned int n, struct cpumask *seen,
+			  unsigned int *s, unsigned int *t)
+{
+	char *colon = strchr(tok, ':');
+
+	if (!colon) {
+		pr_err("pairs=...: pair %u '%.16s' is not sender:target\n",
+		       n, tok);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	if (kstrtouint(tok, 10, s) || kstrtouint(colon + 1, 10, t)) {
+		pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
+		       n, tok, colon + 1);
+		return -EINVAL;
+	}
+	if (!ips_cpu_usable(*s) || !ips_cpu_usable(*t)) {
+		pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
+		       n, *s, *t);
+		return -EINVAL;
+	}
+	if (*s == *t || cpumask_test_and_set_cpu(*s, seen)) {
+		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
+		       *s == *t ? "targets its own sender" :
+		       "repeats a sender");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ips_pairs_from_list(const char *pairs, ips_pair_add_t add, void *data)
+{
+	char *buf, *p, *tok;
+	cpumask_var_t seen;
+	unsigned int n = 0;
+	int ret = -ENOMEM;
+
+	buf = kstrdup(pairs, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
+		goto out_buf;
+	p = buf;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		unsigned int s, t;
+
+		ret = ips_pair_parse(tok, ++n, seen, &s, &t) ?:
+		      add(data, s, t);
+		if (ret)
+			break;
+	}
+	free_cpumask_var(seen);
+out_buf:
+	kfree(buf);
+	return ret;
+}
+
 /*
  * A run's length, as a count, parameter @count=@n (at most @max_n), or as
  * duration=@secs seconds (at most @max_secs): one of them, or neither

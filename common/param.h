@@ -15,6 +15,7 @@
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 /* The longest cpulist= or load_cpus= taken: every CPU, one by one. */
 #define IPS_MAX_CPULIST_LEN		65536
@@ -47,6 +48,34 @@ extern const struct kernel_param_ops ips_bool_strict_ops;
 
 int ips_cpus_parse_online(const char *param, const char *str,
 			  struct cpumask *mask);
+
+/*
+ * An int parameter that knows whether it was given (offset=, whose value
+ * means nothing with pairs=): @given is set by a store that parsed.
+ */
+struct ips_int_given {
+	int val;
+	bool given;
+};
+
+extern const struct kernel_param_ops ips_int_given_ops;
+
+/*
+ * The sender:target pairs of a module whose senders each notify one
+ * target, handed to @add(@data, sender, target) in order: from cpulist=
+ * (each CPU of the list, its target the CPU @offset further on; with
+ * @offset NULL, IPS_NO_TARGET), or from pairs= ("S:T,...", each sender
+ * once). Errors name the parameter and the pair, not the whole list (it
+ * may be thousands of characters), and return -EINVAL; @add's own error
+ * ends the walk.
+ */
+#define IPS_NO_TARGET	(-1)
+
+typedef int (*ips_pair_add_t)(void *data, int sender, int target);
+
+int ips_pairs_from_cpulist(const char *cpulist, const int *offset,
+			   ips_pair_add_t add, void *data);
+int ips_pairs_from_list(const char *pairs, ips_pair_add_t add, void *data);
 int ips_param_count_or_duration(const char *count, unsigned long n,
 				unsigned long max_n, unsigned int secs,
 				unsigned int max_secs);

@@ -77,24 +77,8 @@ module_param_cb(cpulist, &ips_long_string_ops, &ipistorm_cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax such as 8 or 0-3,8; needs single= (default unset; give cpulist or pairs; up to 65536 characters)");
 
 /* Neighbours by default; an offset reaches the other core, die or node. */
-static int ipistorm_offset = 1;
-static bool ipistorm_offset_given;
-
-/* No value stands for "unset": offset=-2147483648 is refused as any other. */
-static int ipistorm_set_offset(const char *val, const struct kernel_param *kp)
-{
-	int ret = param_set_int(val, kp);
-
-	ipistorm_offset_given |= !ret;
-	return ret;
-}
-
-static const struct kernel_param_ops ipistorm_offset_ops = {
-	.set	= ipistorm_set_offset,
-	.get	= param_get_int,
-};
-
-module_param_cb(offset, &ipistorm_offset_ops, &ipistorm_offset, 0444);
+static struct ips_int_given ipistorm_offset = { .val = 1 };
+module_param_cb(offset, &ips_int_given_ops, &ipistorm_offset, 0444);
 MODULE_PARM_DESC(offset, "With cpulist and single=1: target CPU = sender CPU + offset (CPUs, default 1)");
 
 /*
@@ -334,115 +318,11 @@ static int __init ipistorm_add_sender(int cpu, int target)
 	return 0;
 }
 
-static bool __init ipistorm_cpu_usable(long cpu)
+/* A pair of cpulist= or pairs= (common/param.h). */
+static int __init ipistorm_add_pair(void *data, int cpu, int target)
 {
-	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
-}
-
-/* The target of sender @cpu under cpulist=: every other CPU, or cpu + offset. */
-static int __init ipistorm_offset_target(int cpu, int *target)
-{
-	long t = (long)cpu + ipistorm_offset;
-
-	if (!ipistorm_single) {
-		*target = TARGET_ALL;
-		return 0;
-	}
-	if (!ipistorm_offset) {
-		pr_err("offset=0: every sender would target itself\n");
-		return -EINVAL;
-	}
-	if (!ipistorm_cpu_usable(t)) {
-		pr_err("offset=%d: target %ld of sender CPU %d is not an online CPU\n",
-		       ipistorm_offset, t, cpu);
-		return -EINVAL;
-	}
-	*target = t;
-	return 0;
-}
-
-static int __init ipistorm_parse_cpulist(void)
-{
-	cpumask_var_t mask;
-	int cpu, target, ret;
-
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
-	ret = ips_cpus_parse_online("cpulist", ipistorm_cpulist.val, mask);
-	if (ret)
-		goto out;
-	for_each_cpu(cpu, mask) {
-		ret = ipistorm_offset_target(cpu, &target) ?:
-		      ipistorm_add_sender(cpu, target);
-		if (ret)
-			break;
-	}
-out:
-	free_cpumask_var(mask);
-	return ret;
-}
-
-/*
- * One pair "s:t", the @n-th, into @s and @t: online CPUs, distinct, the
- * sender not in @seen (which gets it).
- */
-static int __init ipistorm_parse_pair(char *tok, unsigned int n,
-				      struct cpumask *seen, unsigned int *s,
-				      unsigned int *t)
-{
-	char *colon = strchr(tok, ':');
-
-	if (!colon) {
-		pr_err("pairs=...: pair %u '%.16s' is not sender:target\n",
-		       n, tok);
-		return -EINVAL;
-	}
-	*colon = '\0';
-	if (kstrtouint(tok, 10, s) || kstrtouint(colon + 1, 10, t)) {
-		pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
-		       n, tok, colon + 1);
-		return -EINVAL;
-	}
-	if (!ipistorm_cpu_usable(*s) || !ipistorm_cpu_usable(*t)) {
-		pr_err("pairs=...: pair %u %u:%u names a CPU that is not online\n",
-		       n, *s, *t);
-		return -EINVAL;
-	}
-	if (*s == *t || cpumask_test_and_set_cpu(*s, seen)) {
-		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
-		       *s == *t ? "targets its own sender" :
-		       "repeats a sender");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Errors name the pair, not the whole list: it may be thousands of bytes. */
-static int __init ipistorm_parse_pairs(void)
-{
-	char *buf, *p, *tok;
-	cpumask_var_t seen;
-	unsigned int n = 0;
-	int ret = -ENOMEM;
-
-	buf = kstrdup(ipistorm_pairs.val, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
-		goto out_buf;
-	p = buf;
-	while ((tok = strsep(&p, ",")) != NULL) {
-		unsigned int s, t;
-
-		ret = ipistorm_parse_pair(tok, ++n, seen, &s, &t) ?:
-		      ipistorm_add_sender(s, t);
-		if (ret)
-			break;
-	}
-	free_cpumask_var(seen);
-out_buf:
-	kfree(buf);
-	return ret;
+	return ipistorm_add_sender(cpu, target == IPS_NO_TARGET ? TARGET_ALL :
+				   target);
 }
 
 /* Refuse what has no effect: a parameter that changes nothing misleads. */
@@ -457,8 +337,8 @@ static int __init ipistorm_check_effect(void)
 		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
 		return -EINVAL;
 	}
-	if (ipistorm_offset_given && (ipistorm_pairs.val || !ipistorm_single)) {
-		pr_err("offset=%d: has no effect with %s\n", ipistorm_offset,
+	if (ipistorm_offset.given && (ipistorm_pairs.val || !ipistorm_single)) {
+		pr_err("offset=%d: has no effect with %s\n", ipistorm_offset.val,
 		       ipistorm_pairs.val ? "pairs=" : "single=0");
 		return -EINVAL;
 	}
@@ -525,8 +405,13 @@ static int __init ipistorm_parse_cpus(void)
 	senders = kcalloc(nr_cpu_ids, sizeof(*senders), GFP_KERNEL);
 	if (!senders)
 		return -ENOMEM;
-	ret = ipistorm_pairs.val ? ipistorm_parse_pairs() :
-				   ipistorm_parse_cpulist();
+	if (ipistorm_pairs.val)
+		ret = ips_pairs_from_list(ipistorm_pairs.val, ipistorm_add_pair,
+					  NULL);
+	else
+		ret = ips_pairs_from_cpulist(ipistorm_cpulist.val,
+					     ipistorm_single ? &ipistorm_offset.val :
+					     NULL, ipistorm_add_pair, NULL);
 	if (ret)
 		ipistorm_free_senders();
 	return ret;

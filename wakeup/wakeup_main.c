@@ -96,23 +96,8 @@ static struct ips_long_string wk_cpulist = { .max = IPS_MAX_CPULIST_LEN };
 module_param_cb(cpulist, &ips_long_string_ops, &wk_cpulist, 0444);
 MODULE_PARM_DESC(cpulist, "Sender CPUs, kernel cpulist syntax; each wakes a task on sender + offset (give cpulist or pairs)");
 
-static int wk_offset = 1;
-static bool wk_offset_given;
-
-static int wakeup_set_offset(const char *val, const struct kernel_param *kp)
-{
-	int ret = param_set_int(val, kp);
-
-	wk_offset_given |= !ret;
-	return ret;
-}
-
-static const struct kernel_param_ops wakeup_offset_ops = {
-	.set	= wakeup_set_offset,
-	.get	= param_get_int,
-};
-
-module_param_cb(offset, &wakeup_offset_ops, &wk_offset, 0444);
+static struct ips_int_given wk_offset = { .val = 1 };
+module_param_cb(offset, &ips_int_given_ops, &wk_offset, 0444);
 MODULE_PARM_DESC(offset, "With cpulist: target CPU = sender CPU + offset (CPUs, default 1)");
 
 static struct ips_long_string wk_pairs = { .max = MAX_PAIRS_LEN };
@@ -324,84 +309,10 @@ static int __init wk_add_sender(int cpu, int target, struct cpumask *used)
 	return 0;
 }
 
-static bool __init wk_cpu_usable(long cpu)
+/* A pair of cpulist= or pairs= (common/param.h); @data: the CPUs used. */
+static int __init wk_add_pair(void *data, int cpu, int target)
 {
-	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
-}
-
-static int __init wk_parse_cpulist(struct cpumask *used)
-{
-	cpumask_var_t mask;
-	int cpu, ret;
-
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
-	ret = ips_cpus_parse_online("cpulist", wk_cpulist.val, mask);
-	if (ret)
-		goto out;
-	for_each_cpu(cpu, mask) {
-		long t = (long)cpu + wk_offset;
-
-		if (!wk_offset || !wk_cpu_usable(t)) {
-			pr_err("offset=%d: target %ld of sender CPU %d is not another online CPU\n",
-			       wk_offset, t, cpu);
-			ret = -EINVAL;
-			break;
-		}
-		ret = wk_add_sender(cpu, t, used);
-		if (ret)
-			break;
-	}
-out:
-	free_cpumask_var(mask);
-	return ret;
-}
-
-static int __init wk_parse_pair(char *tok, unsigned int n, unsigned int *s,
-				unsigned int *t)
-{
-	char *colon = strchr(tok, ':');
-
-	if (!colon) {
-		pr_err("pairs=...: pair %u '%.16s' is not sender:target\n", n,
-		       tok);
-		return -EINVAL;
-	}
-	*colon = '\0';
-	if (kstrtouint(tok, 10, s) || kstrtouint(colon + 1, 10, t)) {
-		pr_err("pairs=...: pair %u '%.16s:%.16s' is not two CPU numbers\n",
-		       n, tok, colon + 1);
-		return -EINVAL;
-	}
-	if (!wk_cpu_usable(*s) || !wk_cpu_usable(*t) || *s == *t) {
-		pr_err("pairs=...: pair %u %u:%u %s\n", n, *s, *t,
-		       *s == *t ? "wakes its own CPU" :
-		       "names a CPU that is not online");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int __init wk_parse_pairs(struct cpumask *used)
-{
-	char *buf, *p, *tok;
-	unsigned int n = 0;
-	int ret = 0;
-
-	buf = kstrdup(wk_pairs.val, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	p = buf;
-	while ((tok = strsep(&p, ",")) != NULL) {
-		unsigned int s, t;
-
-		ret = wk_parse_pair(tok, ++n, &s, &t) ?:
-		      wk_add_sender(s, t, used);
-		if (ret)
-			break;
-	}
-	kfree(buf);
-	return ret;
+	return wk_add_sender(cpu, target, data);
 }
 
 /* Every check that needs no CPU; a parameter without effect is refused. */
@@ -424,8 +335,8 @@ static int __init wk_check_params(void)
 		       wk_pairs.val ? "..." : "(unset)");
 		return -EINVAL;
 	}
-	if (wk_offset_given && wk_pairs.val) {
-		pr_err("offset=%d: has no effect with pairs=\n", wk_offset);
+	if (wk_offset.given && wk_pairs.val) {
+		pr_err("offset=%d: has no effect with pairs=\n", wk_offset.val);
 		return -EINVAL;
 	}
 	return ips_test_irq_check(wk_test_interrupt, wk_timing, "timing=1");
@@ -450,7 +361,11 @@ static int __init wk_parse_cpus(void)
 		free_cpumask_var(used);
 		return -ENOMEM;
 	}
-	ret = wk_pairs.val ? wk_parse_pairs(used) : wk_parse_cpulist(used);
+	if (wk_pairs.val)
+		ret = ips_pairs_from_list(wk_pairs.val, wk_add_pair, used);
+	else
+		ret = ips_pairs_from_cpulist(wk_cpulist.val, &wk_offset.val,
+					     wk_add_pair, used);
 	free_cpumask_var(used);
 	if (ret)
 		wk_free_senders();
