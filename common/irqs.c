@@ -21,8 +21,9 @@ int ips_test_irq_check(unsigned int mode, bool counted, const char *needs)
 		       mode);
 		return -EINVAL;
 	}
-	if (mode && (!counted || !IS_ENABLED(CONFIG_X86))) {
-		pr_err("test_interrupt=%u: counted with %s only, on x86\n",
+	if (mode && (!counted || !IS_ENABLED(CONFIG_X86) ||
+		     !IS_ENABLED(CONFIG_SMP))) {
+		pr_err("test_interrupt=%u: counted with %s only, on x86 SMP\n",
 		       mode, needs);
 		return -EINVAL;
 	}

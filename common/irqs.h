@@ -2,8 +2,9 @@
 /*
  * The kernel's own per-CPU interrupt counts, the source of
  * /proc/interrupts: x86's system vectors (irq_stat: NMIs, the local
- * timer, reschedule and call-function IPIs, irq_work, perf, platform and
- * spurious ones) and every CPU's device interrupts (kstat). Not counted
+ * timer, reschedule and call-function IPIs, irq_work, platform and
+ * spurious ones; perf's are NMIs) and every CPU's device interrupts
+ * (kstat). Not counted
  * there: SMIs, machine checks, thermal and threshold interrupts, a
  * hypervisor's callbacks, KVM's posted-interrupt vectors; the TLB count
  * is left out, as its shootdowns come in call-function IPIs, counted.
@@ -22,7 +23,10 @@
 #include <linux/compiler.h>
 #include <linux/irq_work.h>
 #include <linux/kernel_stat.h>
+#include <linux/ktime.h>
 #include <linux/percpu.h>
+#include <linux/processor.h>
+#include <linux/smp.h>
 #include <linux/types.h>
 #if defined(CONFIG_X86) && defined(CONFIG_SMP)
 #include <asm/hardirq.h>
@@ -44,7 +48,6 @@ enum ips_irq {
 #define IPS_IRQ_TIMER_M		counts[IRQ_COUNT_APIC_TIMER]
 #define IPS_IRQ_SPURIOUS_M	counts[IRQ_COUNT_SPURIOUS]
 #define IPS_IRQ_PLATFORM_M	counts[IRQ_COUNT_X86_PLATFORM_IPI]
-#define IPS_IRQ_PERF_M		counts[IRQ_COUNT_APIC_PERF]
 #define IPS_IRQ_WORK_M		counts[IRQ_COUNT_IRQ_WORK]
 #define IPS_IRQ_RESCHED_M	counts[IRQ_COUNT_RESCHEDULE]
 #define IPS_IRQ_CALL_M		counts[IRQ_COUNT_CALL_FUNCTION]
@@ -53,7 +56,6 @@ enum ips_irq {
 #define IPS_IRQ_TIMER_M		apic_timer_irqs
 #define IPS_IRQ_SPURIOUS_M	irq_spurious_count
 #define IPS_IRQ_PLATFORM_M	x86_platform_ipis
-#define IPS_IRQ_PERF_M		apic_perf_irqs
 #define IPS_IRQ_WORK_M		apic_irq_work_irqs
 #define IPS_IRQ_RESCHED_M	irq_resched_count
 #define IPS_IRQ_CALL_M		irq_call_count
@@ -73,13 +75,16 @@ static __always_inline u32 ips_irq_x86(const irq_cpustat_t *st,
 	}
 }
 
-/* Every interrupt and NMI that x86's system vectors counted in @st. */
+/*
+ * Every interrupt and NMI that x86's system vectors counted in @st; not
+ * the perf count, whose interrupts are NMIs, counted as such.
+ */
 static __always_inline u32 ips_irqs_x86(const irq_cpustat_t *st)
 {
 	return READ_ONCE(st->IPS_IRQ_NMI_M) + READ_ONCE(st->IPS_IRQ_TIMER_M) +
 	       READ_ONCE(st->IPS_IRQ_SPURIOUS_M) +
 	       READ_ONCE(st->IPS_IRQ_PLATFORM_M) +
-	       READ_ONCE(st->IPS_IRQ_PERF_M) + READ_ONCE(st->IPS_IRQ_WORK_M) +
+	       READ_ONCE(st->IPS_IRQ_WORK_M) +
 	       READ_ONCE(st->IPS_IRQ_RESCHED_M) + READ_ONCE(st->IPS_IRQ_CALL_M);
 }
 #endif
@@ -142,7 +147,12 @@ int ips_test_irq_check(unsigned int mode, bool counted, const char *needs);
 void ips_test_irq_init(struct irq_work __percpu *work);
 void ips_test_irq_sync(struct irq_work __percpu *work);
 
-/* @mode's interrupt: this CPU's irq_work, or a reschedule IPI to @cpu. */
+/*
+ * @mode's interrupt: this CPU's irq_work, or a reschedule IPI to @cpu.
+ * To another CPU, it waits (1 ms at most) until @cpu took it: a second
+ * reschedule IPI pending beside it (the span's own) would be merged into
+ * one interrupt by the APIC, and counted once.
+ */
 static __always_inline void ips_test_irq_raise(struct irq_work __percpu *work,
 					       unsigned int mode, int cpu)
 {
@@ -150,8 +160,18 @@ static __always_inline void ips_test_irq_raise(struct irq_work __percpu *work,
 	/* Not smp_send_reschedule(): its tracepoint is not for modules. */
 	void (*resched)(int cpu) = smp_ops.smp_send_reschedule;
 
-	if (mode == IPS_TEST_IRQ_RESCHED) {
+	if (mode == IPS_TEST_IRQ_RESCHED && cpu == raw_smp_processor_id()) {
 		resched(cpu);
+		return;
+	}
+	if (mode == IPS_TEST_IRQ_RESCHED) {
+		u32 before = ips_irq_count(cpu, IPS_IRQ_RESCHED);
+		u64 end = ktime_get_mono_fast_ns() + NSEC_PER_MSEC;
+
+		resched(cpu);
+		while (ips_irq_count(cpu, IPS_IRQ_RESCHED) == before &&
+		       ktime_get_mono_fast_ns() < end)
+			cpu_relax();
 		return;
 	}
 #endif

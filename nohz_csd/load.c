@@ -27,11 +27,13 @@ static void nc_measure_hits(bool start)
 		/*
 		 * The kicks' IPIs, one a kick that came in hard IRQ at
 		 * most (an IPI may bring more than one call), are not
-		 * another's.
+		 * another's. The two counts are read one after the other:
+		 * the call-function count may hold one more.
 		 */
 		if (!start)
 			c->irqs_other = c->m_irqs -
-				min_t(u64, c->m_irqs_call, c->n[NC_KICK_IRQ]);
+				min3((u64)c->m_irqs_call, c->n[NC_KICK_IRQ],
+				     (u64)c->m_irqs);
 	}
 }
 

@@ -41,6 +41,7 @@ static void wk_snap_cpu(struct wk_counts *d, int cpu)
 	wk_copy(d, per_cpu_ptr(&wk_cpu.n, cpu));
 	d->kcall = ips_irq_count(cpu, IPS_IRQ_CALL);
 	d->kres = ips_irq_count(cpu, IPS_IRQ_RESCHED);
+	d->irqs = ips_irqs(cpu);
 }
 
 /* @now - @prev into @d, and @prev = @now. */
@@ -219,7 +220,7 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 	struct task_struct *wakee = s->wakee;
 	struct wk_counts pw = {}, dw = {}, dt = {};
 	unsigned long seq = 0;
-	unsigned int is0 = 0, it0 = 0, is1 = 0;
+	unsigned int is0 = 0, is1 = 0;
 	u64 t0 = 0, hits = 0;
 	int ret = 0;
 
@@ -239,9 +240,14 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		wk_wait_asleep(wakee);
 		WRITE_ONCE(s->seq, ++seq);
 		if (timed) {
-			/* Both CPUs' interrupts, from here to the ack. */
+			/*
+			 * This CPU's interrupts, from here to the wake-up
+			 * call's end; the target's, from the previous ack
+			 * to this one (its counts, copied there): read
+			 * here, its line would be the sender's, and the
+			 * target's first interrupt inside the span a miss.
+			 */
 			is0 = ips_irqs(cpu);
-			it0 = ips_irqs(s->target);
 			t0 = ips_clock_read_ordered();
 			if (static_branch_unlikely(&wk_test_irq))
 				wk_test_raise(s->target);
@@ -267,7 +273,8 @@ static __always_inline int wk_loop_wake(struct wk_sender *s, bool timed)
 		}
 		if (timed) {
 			enum wk_scope path = wk_path(&dw, &dt, 0);
-			unsigned int n = is1 - is0 + s->tn[seq & 1].irqs - it0;
+			unsigned int n = is1 - is0 + s->tn[seq & 1].irqs -
+					 s->tn[~seq & 1].irqs;
 
 			wk_account(s, path, wk_slot(&dt), s->t1 - t0,
 				   n > wk_notified(path));
@@ -366,7 +373,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 	const int cpu = s->cpu, target = s->target;
 	struct wk_counts pw = {}, pt = {}, nw, dw, dt;
 	unsigned long seq = 0;
-	unsigned int is0 = 0, it0 = 0;
+	unsigned int is0 = 0;
 	u64 t0 = 0, t1;
 	int ret = 0;
 
@@ -382,9 +389,11 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 		WRITE_ONCE(s->seq, ++seq);
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (timed) {
-			/* Both CPUs' interrupts: the target's to its callback. */
+			/*
+			 * This CPU's interrupts to t1; the target's from
+			 * its previous callback to this one (wk_loop_wake()).
+			 */
 			is0 = ips_irqs(cpu);
-			it0 = ips_irqs(target);
 			t0 = ips_clock_read_ordered();
 			if (static_branch_unlikely(&wk_test_irq))
 				wk_test_raise(target);
@@ -423,7 +432,7 @@ static __always_inline int wk_loop_rpc(struct wk_sender *s, bool timed)
 			bool intr;
 
 			wk_snap(&nw);
-			n = nw.irqs - is0 + s->tn[0].irqs - it0;
+			n = nw.irqs - is0 + s->tn[0].irqs - pt.irqs;
 			wk_delta(&dw, &pw, &nw);
 			wk_delta(&dt, &pt, &s->tn[0]);
 			s->hits += wk_hits(&dw) + wk_hits(&dt);
