@@ -456,7 +456,6 @@ static int __init ipistorm_init(void)
 	 * bound senders go.
 	 */
 	ips_result_log_params("start");
-	ipistorm_irq_snap(0);
 	complete_all(&storm.go);
 
 	ret = ipistorm_join();

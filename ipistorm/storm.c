@@ -268,6 +268,24 @@ static int ipistorm_storm(struct sender *s)
 		      ipistorm_loop(s, LOOP_TIMED);
 }
 
+/* @cpu's interrupt counts into @r. */
+static void ipistorm_irq_read(struct irq_snap *r, int cpu)
+{
+	r->all = ips_irqs(cpu);
+	r->call = ips_irq_count(cpu, IPS_IRQ_CALL);
+}
+
+/*
+ * The interrupt counts of @s's CPU and target at its storm's start (0)
+ * or end: its own window, without its release's wake-up or its drain.
+ */
+static void ipistorm_irq_snap(struct sender *s, unsigned int when)
+{
+	ipistorm_irq_read(&s->irqs[when][0], s->cpu);
+	if (s->target != TARGET_ALL)
+		ipistorm_irq_read(&s->irqs[when][1], s->target);
+}
+
 static int ipistorm_thread(void *arg)
 {
 	struct sender *s = arg;
@@ -276,9 +294,11 @@ static int ipistorm_thread(void *arg)
 	wait_for_completion(&storm.go);
 	if (ipistorm_witness)
 		WRITE_ONCE(per_cpu(witness_sender, s->cpu), s);
+	ipistorm_irq_snap(s, 0);
 	s->start_ns = ktime_get_ns();
 	s->error = ipistorm_storm(s);
 	s->end_ns = ktime_get_ns();
+	ipistorm_irq_snap(s, 1);
 	WRITE_ONCE(per_cpu(witness_sender, s->cpu), NULL);
 	if (s->path_lat) {
 		enum ipistorm_path p;
@@ -349,27 +369,6 @@ static int __init ipistorm_start(void)
 	return 0;
 }
 
-/* @cpu's interrupt counts into @r. */
-static void ipistorm_irq_read(struct irq_snap *r, int cpu)
-{
-	r->all = ips_irqs(cpu);
-	r->call = ips_irq_count(cpu, IPS_IRQ_CALL);
-}
-
-/* Every pair's CPUs' interrupt counts, at the storm's start (0) or end. */
-static void ipistorm_irq_snap(unsigned int when)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_senders; i++) {
-		struct sender *s = senders[i];
-
-		ipistorm_irq_read(&s->irqs[when][0], s->cpu);
-		if (s->target != TARGET_ALL)
-			ipistorm_irq_read(&s->irqs[when][1], s->target);
-	}
-}
-
 /*
  * Wait for the senders; end the storm at its deadline (timed mode) or time
  * cap (fixed-count mode). Returns 0, or -EINTR when insmod was signalled.
@@ -389,7 +388,6 @@ static int __init ipistorm_join(void)
 		smp_store_release(&storm.stop, true);
 		wait_for_completion(&storm.done);
 	}
-	ipistorm_irq_snap(1);
 	for (i = 0; i < nr_senders; i++)
 		kthread_stop(senders[i]->task);
 	return rc < 0 ? -EINTR : 0;
