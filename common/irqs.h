@@ -24,6 +24,7 @@
 #include <linux/irq_work.h>
 #include <linux/kernel_stat.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/processor.h>
 #include <linux/smp.h>
@@ -125,6 +126,18 @@ static __always_inline u32 ips_irqs(int cpu)
 	n += ips_irqs_x86(per_cpu_ptr(&irq_stat, cpu));
 #endif
 	return n;
+}
+
+/*
+ * Of @all interrupts and NMIs a CPU counted over a window, @call of them
+ * call-function IPIs, those other than the @own IPIs a module's work
+ * came in: @own is the module's calls run in hard IRQ there, one IPI each
+ * at most (an IPI may run more than one). @call is read after @all, and
+ * may hold one more: the difference stops at 0.
+ */
+static inline u64 ips_irqs_other(u32 all, u32 call, u64 own)
+{
+	return all - min3((u64)call, own, (u64)all);
 }
 
 /*

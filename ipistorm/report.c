@@ -89,9 +89,7 @@ static u64 ipistorm_delivered(const struct delivery *d)
 /*
  * The interrupts and NMIs that end @end (0: the sender's CPU, 1: its
  * target) of sender @s counted during its storm other than the storm's
- * own IPIs: every one, less its call-function IPIs that ran a callback of
- * the storm (any sender's), one each at most. The two counts are read
- * one after the other: the call-function count may hold one more.
+ * own IPIs, those that ran a callback of the storm (any sender's).
  */
 static u64 ipistorm_irqs_other(const struct sender *s, unsigned int end)
 {
@@ -103,7 +101,7 @@ static u64 ipistorm_irqs_other(const struct sender *s, unsigned int end)
 
 	for (i = 0; i < nr_senders; i++)
 		own += per_cpu_ptr(senders[i]->dlv, cpu)->irq;
-	return all - min3((u64)call, own, (u64)all);
+	return ips_irqs_other(all, call, own);
 }
 
 /*

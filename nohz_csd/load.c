@@ -24,16 +24,10 @@ static void nc_measure_hits(bool start)
 		c->m_irqs = ips_irqs(cpu) - (start ? 0 : c->m_irqs);
 		c->m_irqs_call = ips_irq_count(cpu, IPS_IRQ_CALL) -
 				 (start ? 0 : c->m_irqs_call);
-		/*
-		 * The kicks' IPIs, one a kick that came in hard IRQ at
-		 * most (an IPI may bring more than one call), are not
-		 * another's. The two counts are read one after the other:
-		 * the call-function count may hold one more.
-		 */
+		/* The kicks' IPIs, those that came in hard IRQ, are not another's. */
 		if (!start)
-			c->irqs_other = c->m_irqs -
-				min3((u64)c->m_irqs_call, c->n[NC_KICK_IRQ],
-				     (u64)c->m_irqs);
+			c->irqs_other = ips_irqs_other(c->m_irqs, c->m_irqs_call,
+						       c->n[NC_KICK_IRQ]);
 	}
 }
 
