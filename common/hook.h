@@ -67,6 +67,7 @@ struct ips_hook {
 	 * ftrace_match_records()'s -ENOMEM).
 	 */
 	unsigned long own;
+	unsigned int flags;		/* the module's own: its hook list's */
 	const char *hooked;		/* the candidate that matched */
 	unsigned long ips[IPS_HOOK_IPS];	/* its call sites, as they are hit */
 };

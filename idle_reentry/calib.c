@@ -25,44 +25,6 @@ static u64 ir_raw_ns(const struct ir_cpu *c, unsigned int s)
 	return ir_phases ? c->raw[s] : ips_clock_ns(c->raw[s]);
 }
 
-struct ir_cal_round {
-	void (*fn[6])(void);
-	unsigned int n;
-};
-
-static const struct ir_cal_round ir_cal_light[2] = {
-	{ { ir_cal_fn_tick, ir_cal_fn_do_idle }, 2 },
-	{ { ir_cal_fn_tick, ir_cal_fn_pick, ir_cal_fn_do_idle }, 3 },
-};
-
-static const struct ir_cal_round ir_cal_phases[2] = {
-	{ { ir_cal_fn_tick, ir_cal_fn_flush, ir_cal_fn_wake, ir_cal_fn_sched,
-	    ir_cal_fn_do_idle }, 5 },
-	{ { ir_cal_fn_tick, ir_cal_fn_flush, ir_cal_fn_wake, ir_cal_fn_sched,
-	    ir_cal_fn_pick, ir_cal_fn_do_idle }, 6 },
-};
-
-/* The same calls as a round's, of the plain function. */
-static const struct ir_cal_round ir_cal_plain_rounds[] = {
-	{ { ir_cal_plain, ir_cal_plain }, 2 },
-	{ { ir_cal_plain, ir_cal_plain, ir_cal_plain }, 3 },
-	{ { ir_cal_plain, ir_cal_plain, ir_cal_plain, ir_cal_plain,
-	    ir_cal_plain }, 5 },
-	{ { ir_cal_plain, ir_cal_plain, ir_cal_plain, ir_cal_plain,
-	    ir_cal_plain, ir_cal_plain }, 6 },
-};
-
-/* The plain calls as many as @r's. */
-static const struct ir_cal_round *ir_cal_plain_of(const struct ir_cal_round *r)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ir_cal_plain_rounds); i++)
-		if (ir_cal_plain_rounds[i].n == r->n)
-			return &ir_cal_plain_rounds[i];
-	return NULL;
-}
-
 /* A variant of the calibration: rounds, their count a run, and its best run's counts. */
 struct ir_cal_var {
 	const struct ir_cal_round *r;
@@ -153,7 +115,7 @@ struct ir_cal_pass {
 static void ir_calib_cpu(struct ips_calib_cpu *k)
 {
 	const struct ir_cal_pass *a = k->arg;
-	const struct ir_cal_round *rounds = ir_phases ? ir_cal_phases : ir_cal_light;
+	const struct ir_cal_round *rounds = ir_cal_rounds;
 	struct ir_cpu *c = ir_state[k->cpu], *s = a->scratch, *got = s + 1;
 	struct ir_calib cal = {};
 	unsigned int span, calls, i;
@@ -166,9 +128,9 @@ static void ir_calib_cpu(struct ips_calib_cpu *k)
 	enum { HOOKED1, PLAIN_REF, PLAIN0, PLAIN1, HOOKED0, NR_VAR };
 	struct ir_cal_var v[NR_VAR] = {
 		[HOOKED1] = { &rounds[1], 8 },
-		[PLAIN_REF] = { ir_cal_plain_of(&rounds[0]), 64 },
-		[PLAIN0] = { ir_cal_plain_of(&rounds[0]) },
-		[PLAIN1] = { ir_cal_plain_of(&rounds[1]) },
+		[PLAIN_REF] = { &ir_cal_plain_rounds[0], 64 },
+		[PLAIN0] = { &ir_cal_plain_rounds[0] },
+		[PLAIN1] = { &ir_cal_plain_rounds[1] },
 		[HOOKED0] = { &rounds[0], 0, got },
 	};
 	u64 t[NR_VAR];
@@ -240,7 +202,7 @@ static struct ips_calib_pass ir_cal_pass[2];
  */
 static void ir_calibrate(bool end)
 {
-	const struct ir_cal_round *rounds = ir_phases ? ir_cal_phases : ir_cal_light;
+	const struct ir_cal_round *rounds = ir_cal_rounds;
 	struct ir_cal_pass a = { .scratch = ir_scratch, .end = end };
 	unsigned int i, j;
 	struct ir_cpu *cur;

@@ -5,10 +5,10 @@
  */
 
 /*
- * The calibration's functions: empty, one for each hook of a round, which
- * the hook set hooks with the calibration's hooks, and one left unhooked;
- * and the decoy, never called, where test_misname= puts a hook. Each body
- * differs, so that the compiler folds no two into one.
+ * The calibration's functions: empty, one for each IR_CAL() of hooks.h,
+ * which the hook set hooks with the calibration's hooks, and one left
+ * unhooked; and the decoy, never called, where test_misname= puts a hook.
+ * Each body differs, so that the compiler folds no two into one.
  */
 #define IR_CAL_FN(name, n)			\
 static noinline void name(void)			\
@@ -16,136 +16,70 @@ static noinline void name(void)			\
 	asm volatile("" : : "i" (n));		\
 }
 
-IR_CAL_FN(ir_cal_plain, 0)
-IR_CAL_FN(ir_cal_fn_tick, 1)
-IR_CAL_FN(ir_cal_fn_flush, 2)
-IR_CAL_FN(ir_cal_fn_wake, 3)
-IR_CAL_FN(ir_cal_fn_sched, 4)
-IR_CAL_FN(ir_cal_fn_pick, 5)
-IR_CAL_FN(ir_cal_fn_do_idle, 6)
+IR_CAL_FN(ir_cal_plain, IR_NR_HOOKS)
+#define IR_CAL(id, fn, ...)	IR_CAL_FN(ir_cal_fn_##fn, IR_CAL_##id)
+#include "hooks.h"
 
 static noinline __used void ir_decoy(void)
 {
-	asm volatile("" : : "i" (7));
+	asm volatile("" : : "i" (IR_NR_HOOKS + 1));
 }
 
-static struct ips_hook ir_hooks[] = {
-	[IR_HOOK_DO_IDLE] = {
-		.names = IPS_HOOK_NAMES("do_idle"),
-		.required = true,
+/*
+ * The set's table: phases=1's callbacks until ir_hooks_choose(), and
+ * each hook's flags and kind (IR_*).
+ */
+static struct ips_hook ir_hooks[IR_NR_HOOKS] = {
+#define IR_HOOK(id, kind, cb, f, nm)					\
+	[IR_HOOK_##id] = {						\
+		.names = nm,						\
+		.func = ir_##cb,					\
+		.flags = (f) | IR_KIND_##kind,				\
 	},
-	[IR_HOOK_FLUSH] = {
-		.names = IPS_HOOK_NAMES("flush_smp_call_function_queue"),
-		.func = ir_flush,
-		.required = true,
+#define IR_CAL(id, fn, ...)						\
+	[IR_NR_REAL + IR_CAL_##id] = {					\
+		.names = IPS_HOOK_NAMES(__stringify(ir_cal_fn_##fn)),	\
+		.own = (unsigned long)ir_cal_fn_##fn,			\
+		.required = true,					\
+		.quiet = true,						\
 	},
-	[IR_HOOK_SCHEDULE_IDLE] = {
-		.names = IPS_HOOK_NAMES("schedule_idle"),
-		.func = ir_schedule_idle,
-		.required = true,
-	},
-	/* 7.x inlines pick_next_task_fair(); the fair class's pick remains. */
-	[IR_HOOK_PICK] = {
-		.names = IPS_HOOK_NAMES("pick_next_task_fair", "pick_task_fair"),
-		.func = ir_pick_fair,
-		.required = true,
-	},
-	[IR_HOOK_NEWIDLE] = {
-		.names = IPS_HOOK_NAMES("sched_balance_newidle",
-					"newidle_balance"),
-		.func = ir_newidle,
-	},
-	[IR_HOOK_WAKE_POLL] = {
-		.names = IPS_HOOK_NAMES("__flush_smp_call_function_queue"),
-		.func = ir_wake_poll,
-	},
-	[IR_HOOK_WAKE_IPI] = {
-		.names = IPS_HOOK_NAMES("generic_smp_call_function_single_interrupt"),
-		.func = ir_wake_ipi,
-	},
-	[IR_HOOK_WAKE_TIMER] = {
-		.names = IPS_HOOK_NAMES("hrtimer_interrupt"),
-		.func = ir_wake_timer,
-	},
-	/*
-	 * Absent where the kernel has no NO_HZ: no tick phase then (the
-	 * light instrument needs it).
-	 */
-	[IR_HOOK_TICK] = {
-		.names = IPS_HOOK_NAMES("tick_nohz_idle_exit"),
-	},
-	[IR_HOOK_PICK_IDLE] = {
-		.names = IPS_HOOK_NAMES("pick_task_idle"),
-		.required = true,
-	},
-	/* 6.1 only; 6.2 and later pick the idle task with pick_task_idle(). */
-	[IR_HOOK_PICK_IDLE_NEXT] = {
-		.names = IPS_HOOK_NAMES("pick_next_task_idle"),
-	},
-	/*
-	 * Absent without CONFIG_SCHED_CORE before 6.12; on 7.x the fair
-	 * pick's own hook, which then keeps it (ips_hooks_register()).
-	 */
-	[IR_HOOK_PICK_CORE] = {
-		.names = IPS_HOOK_NAMES("pick_task_fair"),
-		.func = ir_pick_core,
-	},
-	/* phases=1: every interrupt's entry, and its end on a CPU left idle. */
-	[IR_HOOK_IRQ_ENTER] = {
-		.names = IPS_HOOK_NAMES("irq_enter_rcu"),
-		.func = ir_irq_enter,
-	},
-	[IR_HOOK_IRQ_QUIET] = {
-		.names = IPS_HOOK_NAMES("tick_nohz_irq_exit"),
-		.func = ir_irq_quiet,
-	},
-	[IR_HOOK_CAL_TICK] = {
-		.names = IPS_HOOK_NAMES("ir_cal_fn_tick"),
-		.own = (unsigned long)ir_cal_fn_tick,
-		.required = true,
-		.quiet = true,
-	},
-	[IR_HOOK_CAL_FLUSH] = {
-		.names = IPS_HOOK_NAMES("ir_cal_fn_flush"),
-		.own = (unsigned long)ir_cal_fn_flush,
-		.required = true,
-		.quiet = true,
-	},
-	[IR_HOOK_CAL_WAKE] = {
-		.names = IPS_HOOK_NAMES("ir_cal_fn_wake"),
-		.own = (unsigned long)ir_cal_fn_wake,
-		.required = true,
-		.quiet = true,
-	},
-	[IR_HOOK_CAL_SCHED] = {
-		.names = IPS_HOOK_NAMES("ir_cal_fn_sched"),
-		.own = (unsigned long)ir_cal_fn_sched,
-		.required = true,
-		.quiet = true,
-	},
-	[IR_HOOK_CAL_PICK] = {
-		.names = IPS_HOOK_NAMES("ir_cal_fn_pick"),
-		.own = (unsigned long)ir_cal_fn_pick,
-		.required = true,
-		.quiet = true,
-	},
-	[IR_HOOK_CAL_DO_IDLE] = {
-		.names = IPS_HOOK_NAMES("ir_cal_fn_do_idle"),
-		.own = (unsigned long)ir_cal_fn_do_idle,
-		.required = true,
-		.quiet = true,
-	},
+#include "hooks.h"
 };
 
-/* The hooks of the light instrument; the others are phases=1's only. */
-#define IR_LIGHT_HOOKS	(BIT(IR_HOOK_DO_IDLE) | BIT(IR_HOOK_TICK) | \
-			 BIT(IR_HOOK_PICK_IDLE) | BIT(IR_HOOK_PICK_IDLE_NEXT) | \
-			 BIT(IR_HOOK_CAL_TICK) | BIT(IR_HOOK_CAL_PICK) | \
-			 BIT(IR_HOOK_CAL_DO_IDLE))
+/* The light instrument's callbacks, of the hooks it has. */
+#define IR_L_FN(id, cb)							\
+	[IR_HOOK_##id] = ir_l_##cb,
 
-/* The pick hooks, which pick_hook=0 leaves out. */
-#define IR_PICK_HOOKS	(BIT(IR_HOOK_PICK) | BIT(IR_HOOK_PICK_CORE) | \
-			 BIT(IR_HOOK_PICK_IDLE) | BIT(IR_HOOK_PICK_IDLE_NEXT))
+static const ips_hook_fn ir_light_fn[IR_NR_REAL] = {
+#define IR_HOOK(id, kind, cb, ...)	IR_IN_LIGHT_##kind(IR_L_FN, id, cb)
+#include "hooks.h"
+};
+
+/* The calibration's: its functions, and each hook's counterparts. */
+struct ir_cal {
+	void (*fn)(void);
+	u8 of[2];	/* light, phases=1: a hook, or IR_HOOK_NONE */
+};
+
+static const struct ir_cal ir_cals[IR_NR_CAL] = {
+#define IR_CAL(id, fn, light, phases)					\
+	[IR_CAL_##id] = {						\
+		ir_cal_fn_##fn, { IR_HOOK_##light, IR_HOOK_##phases }	\
+	},
+#include "hooks.h"
+};
+
+/*
+ * The calibration's rounds of this run's instrument (ir_hooks_choose()):
+ * a fast re-entry's ([0]) and one with a pick ([1]), and the same calls
+ * of the plain function.
+ */
+struct ir_cal_round {
+	void (*fn[IR_NR_CAL])(void);
+	unsigned int n;
+};
+
+static struct ir_cal_round ir_cal_rounds[2], ir_cal_plain_rounds[2];
 
 static struct ips_hook_set ir_hook_set = {
 	.hooks = ir_hooks,
@@ -155,50 +89,37 @@ static struct ips_hook_set ir_hook_set = {
 };
 
 /*
- * The hooks of a round as the direct calls reach them: by their call
- * sites, in the order of ir_hot_ip[], each instrument its own chain of
- * tests, which a call site of neither leaves to the set's lookup. The
- * sites are the real ones, once their first hit went through the set, or,
- * while the calibration runs, its own (ir_calibrate()), which thereby
- * takes the very same path.
+ * The hot hooks as the direct calls reach them: by their call sites
+ * (ir_hot_ip[], by hook index), each instrument its own chain of tests,
+ * which a call site of neither leaves to the set's lookup. The sites are
+ * the real ones, once their first hit went through the set, or, while
+ * the calibration runs, each calibration hook's where its counterpart's
+ * is (ir_calibrate()), which thereby takes the very same path.
  */
-enum {
-	IR_HOT_DO_IDLE, IR_HOT_TICK, IR_HOT_PICK_NEXT, IR_HOT_PICK,	/* both */
-	IR_HOT_FLUSH, IR_HOT_WAKE, IR_HOT_SCHED, IR_HOT_PICK_FAIR,	/* phases=1 */
-	IR_HOT_NEWIDLE,
-	IR_NR_HOT
-};
-
-static unsigned long ir_hot_ip[IR_NR_HOT] __read_mostly;
+/* The first eight hooks' sites, every BOTH hook's among them, in one cache line. */
+static unsigned long ir_hot_ip[IR_NR_REAL] __read_mostly __aligned(SMP_CACHE_BYTES);
 static DEFINE_STATIC_KEY_FALSE(ir_calibrating);
 
-/* The hook of each place, and of the calibration (IR_NR_HOOKS: none). */
-static const unsigned int ir_hot_hook[2][2][IR_NR_HOT] = {
-	[0] = {	/* light */
-		{ IR_HOOK_DO_IDLE, IR_HOOK_TICK, IR_HOOK_PICK_IDLE_NEXT,
-		  IR_HOOK_PICK_IDLE, IR_NR_HOOKS, IR_NR_HOOKS, IR_NR_HOOKS,
-		  IR_NR_HOOKS, IR_NR_HOOKS },
-		{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_CAL_TICK, IR_HOOK_CAL_PICK,
-		  IR_NR_HOOKS, IR_NR_HOOKS, IR_NR_HOOKS, IR_NR_HOOKS,
-		  IR_NR_HOOKS, IR_NR_HOOKS },
-	},
-	[1] = {	/* phases=1 */
-		{ IR_HOOK_DO_IDLE, IR_HOOK_TICK, IR_HOOK_PICK_IDLE_NEXT,
-		  IR_HOOK_PICK_IDLE, IR_HOOK_FLUSH, IR_HOOK_WAKE_POLL,
-		  IR_HOOK_SCHEDULE_IDLE, IR_HOOK_PICK, IR_HOOK_NEWIDLE },
-		{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_CAL_TICK, IR_NR_HOOKS,
-		  IR_NR_HOOKS, IR_HOOK_CAL_FLUSH, IR_HOOK_CAL_WAKE,
-		  IR_HOOK_CAL_SCHED, IR_HOOK_CAL_PICK, IR_NR_HOOKS },
-	},
-};
+/* The calibration hook that stands in for hook @h, or IR_HOOK_NONE. */
+static unsigned int ir_cal_hook_of(unsigned int h)
+{
+	unsigned int i;
+
+	for (i = 0; i < IR_NR_CAL; i++)
+		if (ir_cals[i].of[ir_phases] == h)
+			return IR_NR_REAL + i;
+	return IR_HOOK_NONE;
+}
 
 /* Take the call sites the set knows of the real hooks, or of the calibration's (@cal). */
 static void ir_hot_learn(bool cal)
 {
 	unsigned int i, h;
 
-	for (i = 0; i < IR_NR_HOT; i++) {
-		h = ir_hot_hook[ir_phases][cal][i];
+	for (i = 0; i < IR_NR_REAL; i++) {
+		if (!(ir_hooks[i].flags & IR_HOT))
+			continue;
+		h = cal ? ir_cal_hook_of(i) : i;
 		WRITE_ONCE(ir_hot_ip[i], h < IR_NR_HOOKS ? READ_ONCE(ir_hooks[h].ips[0]) : 0);
 	}
 }
@@ -219,13 +140,31 @@ static noinline notrace void ir_direct_other(unsigned long ret,
 		ir_hot_learn(false);
 }
 
-/* ip == ir_hot_ip[@i]: the place @i's call site. */
-#define IR_AT(ip, i)	((ip) == READ_ONCE(ir_hot_ip[i]))
+/* ip is hot hook @h's call site. */
+#define IR_AT(ip, h)	((ip) == READ_ONCE(ir_hot_ip[h]))
+
+/* A chain's test of hot hook ID at ip, and its call: then return. */
+#define IR_L_TRY(id, cb)						\
+	{								\
+		if (IR_AT(ip, IR_HOOK_##id)) {				\
+			ir_l_##cb##_hot();				\
+			return;						\
+		}							\
+	}
+
+#define IR_P_TRY(id, cb)						\
+	{								\
+		if (IR_AT(ip, IR_HOOK_##id)) {				\
+			ir_##cb(ip, parent_ip, arg0);			\
+			return;						\
+		}							\
+	}
 
 /*
- * What the direct trampoline calls (common/hook.c; Kbuild names it). The
- * light instrument's lean trampoline passes the return address alone;
- * phases=1's the hooked function's return address and first argument too.
+ * What the direct trampoline calls (common/hook.c; Kbuild names it): the
+ * hot hooks' tests in hooks.h's order. The light instrument's lean
+ * trampoline passes the return address alone; phases=1's the hooked
+ * function's return address and first argument too.
  */
 notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
 		       unsigned long arg0)
@@ -233,78 +172,91 @@ notrace void ir_direct(unsigned long ret, unsigned long parent_ip,
 	unsigned long ip = ret - MCOUNT_INSN_SIZE;
 
 	if (static_branch_likely(&ir_light)) {
-		if (IR_AT(ip, IR_HOT_DO_IDLE))
-			ir_l_do_idle_hot();
-		else if (IR_AT(ip, IR_HOT_TICK))
-			ir_l_tick_hot();
-		else if (IR_AT(ip, IR_HOT_PICK_NEXT))
-			ir_l_pick_next_task_idle_hot();
-		else if (IR_AT(ip, IR_HOT_PICK))
-			ir_l_pick_task_idle_hot();
-		else
-			ir_direct_other(ret, 0, 0);
+#define IR_HOOK(id, kind, cb, ...)	IR_IN_LIGHT_##kind(IR_L_TRY, id, cb)
+#include "hooks.h"
+		ir_direct_other(ret, 0, 0);
 		return;
 	}
-	if (IR_AT(ip, IR_HOT_DO_IDLE))
-		ir_do_idle(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_TICK))
-		ir_tick(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_FLUSH))
-		ir_flush(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_WAKE))
-		ir_wake_poll(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_SCHED))
-		ir_schedule_idle(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_PICK_FAIR))
-		ir_pick_fair(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_PICK_NEXT))
-		ir_pick_next_task_idle(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_PICK))
-		ir_pick_task_idle(ip, parent_ip, arg0);
-	else if (IR_AT(ip, IR_HOT_NEWIDLE))
-		ir_newidle(ip, parent_ip, arg0);
-	else
-		ir_direct_other(ret, parent_ip, arg0);
+#define IR_HOOK(id, kind, cb, ...)	IR_IF_HOT_##kind(IR_P_TRY, id, cb)
+#include "hooks.h"
+	ir_direct_other(ret, parent_ip, arg0);
+}
+
+/* What hooks.h must hold: a bit of struct ir_cpu's @fired for each hook. */
+static_assert(sizeof_field(struct ir_cpu, fired) * BITS_PER_BYTE >= IR_NR_HOOKS);
+
+/* A BOTH hook's site in ir_hot_ip[]'s first cache line. */
+#define IR_CHECK_LINE(id)						\
+	{								\
+		BUILD_BUG_ON(IR_HOOK_##id >=				\
+			     SMP_CACHE_BYTES / sizeof(ir_hot_ip[0]));	\
+	}
+
+/*
+ * The rules of hooks.h that the build checks: the BOTH hooks' sites in
+ * one cache line; the fair pick before core scheduling's, which names
+ * its function too. (That a calibration hook stands in for a hook of
+ * its instrument, ir_hooks_choose() checks.)
+ */
+static void ir_hooks_check(void)
+{
+#define IR_HOOK(id, kind, ...)	IR_IN_LIGHT_##kind(IR_CHECK_LINE, id)
+#include "hooks.h"
+	BUILD_BUG_ON(IR_HOOK_PICK > IR_HOOK_PICK_CORE);
 }
 
 /*
- * The instrument's callbacks where they differ between the two; each
- * calibration hook takes its real counterpart's.
+ * The instrument's callbacks and hooks: the light ones where it has
+ * them, each calibration hook its counterpart's; the calibration's rounds.
+ * -EINVAL where hooks.h makes a calibration hook stand in for a hook the
+ * instrument leaves out.
  */
-static void ir_hooks_choose(void)
+static int ir_hooks_choose(void)
 {
-	static const unsigned int cal_of[][2] = {
-		{ IR_HOOK_CAL_TICK, IR_HOOK_TICK },
-		{ IR_HOOK_CAL_FLUSH, IR_HOOK_FLUSH },
-		{ IR_HOOK_CAL_WAKE, IR_HOOK_WAKE_POLL },
-		{ IR_HOOK_CAL_SCHED, IR_HOOK_SCHEDULE_IDLE },
-		{ IR_HOOK_CAL_DO_IDLE, IR_HOOK_DO_IDLE },
-	};
-	unsigned int i;
+	struct ir_cal_round *r = ir_cal_rounds;
+	unsigned int i, j;
 
-	ir_hooks[IR_HOOK_DO_IDLE].func = ir_phases ? ir_do_idle : ir_l_do_idle;
-	ir_hooks[IR_HOOK_TICK].func = ir_phases ? ir_tick : ir_l_tick;
-	ir_hooks[IR_HOOK_TICK].required = !ir_phases;
+	ir_hooks_check();
 	if (ir_phases)
 		static_branch_disable(&ir_light);
-	/* do_idle() and the tick's take none, the idle picks one or two. */
+	/* The light hooks take no argument. */
 	ir_hook_set.direct_lean = !ir_phases;
-	ir_hooks[IR_HOOK_PICK_IDLE].func = ir_phases ? ir_pick_task_idle :
-						    ir_l_pick_task_idle;
-	ir_hooks[IR_HOOK_PICK_IDLE_NEXT].func = ir_phases ?
-		ir_pick_next_task_idle : ir_l_pick_next_task_idle;
-	for (i = 0; i < ARRAY_SIZE(cal_of); i++)
-		ir_hooks[cal_of[i][0]].func = ir_hooks[cal_of[i][1]].func;
-	/* A pick inside the span: the fair one's, or the light idle one's. */
-	ir_hooks[IR_HOOK_CAL_PICK].func = ir_phases ? ir_pick_fair :
-					  ir_l_pick_next_task_idle;
-	for (i = 0; i < IR_NR_HOOKS; i++) {
-		ir_hooks[i].unused = !ir_phases && !(IR_LIGHT_HOOKS & BIT(i));
-		ir_hooks[i].skip = !ir_pick_hook && (IR_PICK_HOOKS & BIT(i));
+	for (i = 0; i < IR_NR_REAL; i++) {
+		struct ips_hook *h = &ir_hooks[i];
+		unsigned int f = h->flags;
+
+		if (!ir_phases)
+			h->func = ir_light_fn[i];
+		h->unused = !ir_phases && !(f & IR_IN_LIGHT);
+		h->skip = !ir_pick_hook && (f & IR_PICK);
 		/* Without its hooks, a pick is nowhere required. */
-		if (ir_hooks[i].skip)
-			ir_hooks[i].required = false;
+		h->required = !h->skip &&
+			      ((f & IR_REQ) || (!ir_phases && (f & IR_REQ_LIGHT)));
 	}
+	for (i = 0; i < IR_NR_CAL; i++) {
+		struct ips_hook *h = &ir_hooks[IR_NR_REAL + i];
+		unsigned int of = ir_cals[i].of[ir_phases];
+
+		h->unused = of == IR_HOOK_NONE;
+		if (h->unused)
+			continue;
+		if (ir_hooks[of].unused) {
+			pr_err("hooks.h: %s stands in for %s, which phases=%d leaves out\n",
+			       h->names[0], ir_hooks[of].names[0], ir_phases);
+			return -EINVAL;
+		}
+		h->func = ir_hooks[of].func;
+		/* A fast re-entry's round makes no pick. */
+		if (!(ir_hooks[of].flags & IR_PICK))
+			r[0].fn[r[0].n++] = ir_cals[i].fn;
+		r[1].fn[r[1].n++] = ir_cals[i].fn;
+	}
+	for (i = 0; i < ARRAY_SIZE(ir_cal_plain_rounds); i++) {
+		ir_cal_plain_rounds[i].n = r[i].n;
+		for (j = 0; j < r[i].n; j++)
+			ir_cal_plain_rounds[i].fn[j] = ir_cal_plain;
+	}
+	return 0;
 }
 
 /*

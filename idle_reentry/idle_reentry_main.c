@@ -243,16 +243,40 @@ struct ir_cpu {
 
 enum { PHASE_NONE, PHASE_TICK, PHASE_FLUSH, PHASE_SCHED };
 
+/* The hooks' flags (hooks.h), and their kinds' (struct ips_hook's @flags). */
+#define IR_REQ		BIT(0)
+#define IR_REQ_LIGHT	BIT(1)
+#define IR_PICK		BIT(2)
+#define IR_FIGURE	BIT(3)
+#define IR_IN_LIGHT	BIT(4)
+#define IR_HOT		BIT(5)
+#define IR_KIND_BOTH	(IR_IN_LIGHT | IR_HOT)
+#define IR_KIND_HOT	IR_HOT
+#define IR_KIND_COLD	0
+
+/* @m(...) for a hook of KIND in the light instrument, or a hot one. */
+#define IR_IN_LIGHT_BOTH(m, ...)	m(__VA_ARGS__)
+#define IR_IN_LIGHT_HOT(...)
+#define IR_IN_LIGHT_COLD(...)
+#define IR_IF_HOT_BOTH(m, ...)		m(__VA_ARGS__)
+#define IR_IF_HOT_HOT(m, ...)		m(__VA_ARGS__)
+#define IR_IF_HOT_COLD(...)
+
+/* The kernel's hooks, then the calibration's: IR_NR_REAL + IR_CAL_ID. */
 enum {
-	IR_HOOK_DO_IDLE, IR_HOOK_FLUSH, IR_HOOK_SCHEDULE_IDLE, IR_HOOK_PICK, IR_HOOK_NEWIDLE,
-	IR_HOOK_WAKE_POLL, IR_HOOK_WAKE_IPI, IR_HOOK_WAKE_TIMER, IR_HOOK_TICK,
-	IR_HOOK_PICK_IDLE, IR_HOOK_PICK_IDLE_NEXT, IR_HOOK_PICK_CORE,
-	IR_HOOK_IRQ_ENTER, IR_HOOK_IRQ_QUIET,
-	/* The calibration's, on functions of this module (ir_calibrate()). */
-	IR_HOOK_CAL_TICK, IR_HOOK_CAL_FLUSH, IR_HOOK_CAL_WAKE, IR_HOOK_CAL_SCHED,
-	IR_HOOK_CAL_PICK, IR_HOOK_CAL_DO_IDLE,
-	IR_NR_HOOKS
+#define IR_HOOK(id, ...)	IR_HOOK_##id,
+#include "hooks.h"
+	IR_NR_REAL
 };
+
+enum {
+#define IR_CAL(id, ...)		IR_CAL_##id,
+#include "hooks.h"
+	IR_NR_CAL
+};
+
+#define IR_NR_HOOKS	(IR_NR_REAL + IR_NR_CAL)
+#define IR_HOOK_NONE	IR_NR_HOOKS
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
 static cpumask_var_t ir_mask;
@@ -352,7 +376,9 @@ static int ir_parse(void)
 		pr_err("cpulist=(unset): name the CPUs to measure\n");
 		return -EINVAL;
 	}
-	ir_hooks_choose();
+	ret = ir_hooks_choose();
+	if (ret)
+		return ret;
 	ret = ir_check_test_params();
 	if (ret)
 		return ret;

@@ -167,52 +167,25 @@ static __always_inline void ir_l_pick(unsigned int h)
 }
 
 /*
- * Each light hook twice: a function of no argument that the direct calls
- * reach (ir_direct()), and a callback of the set that calls it.
+ * A light hook: its body as a function of no argument, which the direct
+ * calls reach (ir_direct()), and the set's callback, which calls it.
  */
-static noinline notrace void ir_l_do_idle_hot(void)
-{
-	ir_l_do_idle_body();
+#define IR_LIGHT_HOOK(cb, body)						\
+static noinline notrace void ir_l_##cb##_hot(void)			\
+{									\
+	body;								\
+}									\
+									\
+static void ir_l_##cb(unsigned long ip, unsigned long parent_ip,	\
+		      unsigned long arg0)				\
+{									\
+	ir_l_##cb##_hot();						\
 }
 
-static noinline notrace void ir_l_tick_hot(void)
-{
-	ir_l_tick_body();
-}
-
-static noinline notrace void ir_l_pick_task_idle_hot(void)
-{
-	ir_l_pick(IR_HOOK_PICK_IDLE);
-}
-
-static noinline notrace void ir_l_pick_next_task_idle_hot(void)
-{
-	ir_l_pick(IR_HOOK_PICK_IDLE_NEXT);
-}
-
-static void ir_l_do_idle(unsigned long ip, unsigned long parent_ip,
-			 unsigned long arg0)
-{
-	ir_l_do_idle_hot();
-}
-
-static void ir_l_tick(unsigned long ip, unsigned long parent_ip,
-		      unsigned long arg0)
-{
-	ir_l_tick_hot();
-}
-
-static void ir_l_pick_task_idle(unsigned long ip, unsigned long parent_ip,
-				unsigned long arg0)
-{
-	ir_l_pick_task_idle_hot();
-}
-
-static void ir_l_pick_next_task_idle(unsigned long ip, unsigned long parent_ip,
-				     unsigned long arg0)
-{
-	ir_l_pick_next_task_idle_hot();
-}
+IR_LIGHT_HOOK(do_idle, ir_l_do_idle_body())
+IR_LIGHT_HOOK(tick, ir_l_tick_body())
+IR_LIGHT_HOOK(pick_task_idle, ir_l_pick(IR_HOOK_PICK_IDLE))
+IR_LIGHT_HOOK(pick_next_task_idle, ir_l_pick(IR_HOOK_PICK_IDLE_NEXT))
 
 /*
  * The phase instrument (phases=1). Each callback works on this CPU's

@@ -203,18 +203,15 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	bool idle_ran = false;
 	int cpu;
 
-	/* A hook for each index, a bit of @fired each. */
-	BUILD_BUG_ON(ARRAY_SIZE(ir_hooks) != IR_NR_HOOKS);
-	BUILD_BUG_ON(BITS_PER_TYPE(fired) < IR_NR_HOOKS);
-	/* The wake-up hooks, looped over from the polled one to the timer's. */
-	BUILD_BUG_ON(IR_HOOK_WAKE_IPI - IR_HOOK_WAKE_POLL != 1 ||
-		     IR_HOOK_WAKE_TIMER - IR_HOOK_WAKE_IPI != 1 ||
-		     IR_HOOK_IRQ_QUIET - IR_HOOK_IRQ_ENTER != 1);
 	for_each_cpu(cpu, ir_mask) {
 		fired |= ir_state[cpu]->fired;
 		idle_ran |= ir_state[cpu]->idle_ran;
 	}
 #define FIRED(h) (!!(fired & BIT(h)))
+	/* Fired or untested, where no sign below says a hook should have fired. */
+	for (i = 0; i < IR_NR_HOOKS; i++)
+		p[i] = i < IR_NR_REAL ? ips_hook_prove(FIRED(i), false) :
+					IPS_HOOK_UNTESTED;
 	p[IR_HOOK_DO_IDLE] = ips_hook_prove(FIRED(IR_HOOK_DO_IDLE), idle_ran);
 	p[IR_HOOK_FLUSH] = ips_hook_prove(FIRED(IR_HOOK_FLUSH), t->v[IR_ROUNDS]);
 	p[IR_HOOK_SCHEDULE_IDLE] = ips_hook_prove(FIRED(IR_HOOK_SCHEDULE_IDLE), t->v[IR_ROUNDS]);
@@ -222,19 +219,16 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	p[IR_HOOK_NEWIDLE] = ips_hook_prove(FIRED(IR_HOOK_NEWIDLE), t->v[IR_PICK_FAIR]);
 	p[IR_HOOK_WAKE_POLL] = ips_hook_prove(FIRED(IR_HOOK_WAKE_POLL),
 					      FIRED(IR_HOOK_WAKE_IPI));
-	p[IR_HOOK_WAKE_IPI] = ips_hook_prove(FIRED(IR_HOOK_WAKE_IPI), false);
-	p[IR_HOOK_WAKE_TIMER] = ips_hook_prove(FIRED(IR_HOOK_WAKE_TIMER), false);
 	/* An interrupt's entry, shown by an IPI's or a timer's. */
 	p[IR_HOOK_IRQ_ENTER] = ips_hook_prove(FIRED(IR_HOOK_IRQ_ENTER),
 					      FIRED(IR_HOOK_WAKE_IPI) ||
 					      FIRED(IR_HOOK_WAKE_TIMER));
-	p[IR_HOOK_IRQ_QUIET] = ips_hook_prove(FIRED(IR_HOOK_IRQ_QUIET), false);
-	for (i = IR_HOOK_WAKE_POLL; ir_phases && i <= IR_HOOK_WAKE_TIMER; i++)
-		if (!ir_hooks[i].hooked)
-			p[i] = IPS_HOOK_MISSING;
-	/* The split's labels rest on the quiet end, the interrupted count on the entry. */
-	for (i = IR_HOOK_IRQ_ENTER; ir_phases && i <= IR_HOOK_IRQ_QUIET; i++)
-		if (!ir_hooks[i].hooked)
+	/*
+	 * The wake-up split's labels rest on the wake hooks and the quiet
+	 * end, the interrupted count on the entry (IR_FIGURE).
+	 */
+	for (i = 0; ir_phases && i < IR_NR_REAL; i++)
+		if ((ir_hooks[i].flags & IR_FIGURE) && !ir_hooks[i].hooked)
 			p[i] = IPS_HOOK_MISSING;
 	p[IR_HOOK_TICK] = ips_hook_prove(FIRED(IR_HOOK_TICK), t->v[IR_ROUNDS]);
 	/*
@@ -244,14 +238,11 @@ static void ir_proofs(const struct ir_count *t, enum ips_hook_proof *p)
 	 */
 	p[IR_HOOK_PICK_IDLE_NEXT] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE_NEXT),
 						   t->v[IR_SWITCHED]);
-	p[IR_HOOK_PICK_CORE] = ips_hook_prove(FIRED(IR_HOOK_PICK_CORE), false);
 	p[IR_HOOK_PICK_IDLE] = ips_hook_prove(FIRED(IR_HOOK_PICK_IDLE),
 					      t->v[IR_SWITCHED] &&
 				       !ir_hooks[IR_HOOK_PICK_IDLE_NEXT].hooked);
 	if (!ir_phases && !ir_hooks[IR_HOOK_PICK_IDLE].hooked)
 		p[IR_HOOK_PICK_IDLE] = ir_pick_hook_proof(t);
-	for (i = IR_HOOK_CAL_TICK; i < IR_NR_HOOKS; i++)
-		p[i] = IPS_HOOK_UNTESTED;
 #undef FIRED
 }
 

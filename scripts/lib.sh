@@ -299,11 +299,11 @@ kernel_config() {
 	fi
 }
 
-# The hooks are named where they are declared, in the module's C (a list
-# may span lines); a name with _cal_fn_ is one of the module's own
-# functions, hooked to calibrate.
+# The hooks are named where they are declared, in the module's C or its
+# hook list (hooks.h; a list may span lines); a name with _cal_fn_ is one
+# of the module's own functions, hooked to calibrate.
 module_hooks() {
-	cat "$1/$2"/*.c 2>/dev/null | awk '
+	cat "$1/$2"/*.[ch] 2>/dev/null | awk '
 		{ s = s " " $0 }
 		END {
 			gsub(/symbol_name[ \t]*=[ \t]*"[^"]*"/, "IPS_HOOK_NAMES(&)", s)

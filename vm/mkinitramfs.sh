@@ -80,8 +80,10 @@ for ko in "$out"/*/*.ko; do
 	mod=$(basename "$(dirname "$ko")")
 	mkdir -p "$root/suite/$mod"
 	cp "$ko" "$root/suite/$mod/"
-	# its C, where the suite's scripts read what it hooks
-	cp "$TOP/$mod"/*.c "$root/suite/$mod/"
+	# its C and its hook list, where the suite's scripts read what it hooks
+	for f in "$TOP/$mod"/*.c "$TOP/$mod"/*.h; do
+		[ ! -f "$f" ] || cp "$f" "$root/suite/$mod/"
+	done
 	[ -d "$TOP/$mod/tests" ] && cp -r "$TOP/$mod/tests" "$root/suite/$mod/"
 done
 # Renamed into place: a guest booting the old image meanwhile keeps it.

@@ -97,7 +97,7 @@ test_preflight_second_ftrace_user() {
 }
 
 # The functions the preflight takes each module to hook (lib.sh's
-# module_hooks, read from its C) are the ones its hooks sit on: every
+# module_hooks, read from its C and hooks.h) are the ones its hooks sit on: every
 # kernel function enabled_functions shows with a direct call into the
 # module, while it measures; and the module times with the clock the
 # preflight said.
