@@ -15,10 +15,10 @@ static noinline void name(void)			\
 	asm volatile("" : : "i" (n));		\
 }
 
-NC_CAL_FN(nc_cal_plain, 0)
-NC_CAL_FN(nc_cal_fn_idle, 1)
-NC_CAL_FN(nc_cal_fn_balance, 2)
-NC_CAL_FN(nc_cal_fn_wake, 3)
+NC_CAL_FN(nc_cal_plain, NR_HK)
+NC_CAL_FN(nc_cal_fn_wake, NR_HK + 1)
+#define NC_CAL(id, fn, ...)	NC_CAL_FN(nc_cal_fn_##fn, HK_CAL_##id)
+#include "hooks.h"
 
 /*
  * A tracepoint's hit as the kernel makes it: preemption off, a direct call
@@ -39,36 +39,22 @@ static noinline void nc_cal_fn_csd(bool raise)
 	barrier();
 }
 
-static struct ips_hook nc_hooks[] = {
-	/* Static; Debian's builds name it _nohz_idle_balance.isra.0. */
-	[HK_BALANCE] = {
-		.names = IPS_HOOK_NAMES("_nohz_idle_balance",
-					"_nohz_idle_balance.*"),
-		.func = nc_balance,
+static struct ips_hook nc_hooks[NR_HK] = {
+#define NC_HOOK(id, cb, flags, nm)					\
+	[HK_##id] = {							\
+		.names = nm,						\
+		.func = nc_##cb,					\
+		.required = (flags) & NC_REQ,				\
 	},
-	[HK_TICK_STOP] = {
-		.names = IPS_HOOK_NAMES("tick_nohz_idle_stop_tick"),
-		.func = nc_tick_stop,
+#define NC_CAL(id, fn, cb)						\
+	[HK_CAL_##id] = {						\
+		.names = IPS_HOOK_NAMES(__stringify(nc_cal_fn_##fn)),	\
+		.own = (unsigned long)nc_cal_fn_##fn,			\
+		.func = nc_##cb,					\
+		.required = true,					\
+		.quiet = true,						\
 	},
-	[HK_DO_IDLE] = {
-		.names = IPS_HOOK_NAMES("do_idle"),
-		.func = nc_do_idle,
-		.required = true,
-	},
-	[HK_CAL_IDLE] = {
-		.names = IPS_HOOK_NAMES("nc_cal_fn_idle"),
-		.own = (unsigned long)nc_cal_fn_idle,
-		.func = nc_cal_idle,
-		.required = true,
-		.quiet = true,
-	},
-	[HK_CAL_BALANCE] = {
-		.names = IPS_HOOK_NAMES("nc_cal_fn_balance"),
-		.own = (unsigned long)nc_cal_fn_balance,
-		.func = nc_cal_balance,
-		.required = true,
-		.quiet = true,
-	},
+#include "hooks.h"
 };
 
 /* Never called: where test_misname= puts a hook. */

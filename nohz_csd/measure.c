@@ -388,7 +388,7 @@ static __always_inline void nc_do_idle_body(struct nc_cpu *c)
 }
 
 /* A hook: @body with this CPU's state inside the recursion lock. */
-#define NC_HOOK(name, body)						\
+#define NC_CALLBACK(name, body)						\
 static void name(unsigned long ip, unsigned long parent_ip,		\
 		 unsigned long arg0)					\
 {									\
@@ -410,9 +410,9 @@ static __always_inline void nc_tick_stop_body(struct nc_cpu *c)
 		c->n[NC_TICK_STOPS]++;
 }
 
-NC_HOOK(nc_balance, nc_balance_body(c, in_serving_softirq()))
-NC_HOOK(nc_tick_stop, nc_tick_stop_body(c))
-NC_HOOK(nc_do_idle, nc_do_idle_body(c))
+NC_CALLBACK(nc_balance, nc_balance_body(c, in_serving_softirq()))
+NC_CALLBACK(nc_tick_stop, nc_tick_stop_body(c))
+NC_CALLBACK(nc_do_idle, nc_do_idle_body(c))
 /* The calibration's: the same bodies, the kernel's state taken as given. */
-NC_HOOK(nc_cal_idle, nc_do_idle_body(c))
-NC_HOOK(nc_cal_balance, nc_balance_body(c, true))
+NC_CALLBACK(nc_cal_idle, nc_do_idle_body(c))
+NC_CALLBACK(nc_cal_balance, nc_balance_body(c, true))

@@ -203,10 +203,17 @@ static const struct nc_key {
 };
 
 /*
- * The ftrace hooks: the nohz idle balance, tick stops, idle rounds; and
- * the calibration's, on functions of this module (nc_calibrate()).
+ * The ftrace hooks (hooks.h): the nohz idle balance, tick stops, idle
+ * rounds; and the calibration's, on functions of this module.
  */
-enum { HK_BALANCE, HK_TICK_STOP, HK_DO_IDLE, HK_CAL_IDLE, HK_CAL_BALANCE, NR_HK };
+#define NC_REQ	BIT(0)
+
+enum {
+#define NC_HOOK(id, ...)	HK_##id,
+#define NC_CAL(id, ...)		HK_CAL_##id,
+#include "hooks.h"
+	NR_HK
+};
 
 /*
  * The kinds of probe hits, each of its own cost: a kretprobe's entry and

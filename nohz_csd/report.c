@@ -146,6 +146,9 @@ static void nc_proofs(enum ips_hook_proof *p)
 		for (i = 0; i < NR_HK; i++)
 			fired[i] |= c->fired[i];
 	}
+	/* Fired or untested where no sign below says a hook should have fired. */
+	for (i = 0; i < NR_HK; i++)
+		p[i] = ips_hook_prove(fired[i], false);
 	p[HK_BALANCE] = ips_hook_prove(fired[HK_BALANCE], unbalanced);
 	if (!nc_hooks[HK_BALANCE].hooked)
 		p[HK_BALANCE] = IPS_HOOK_MISSING;
