@@ -243,6 +243,25 @@ int ips_hooks_register(struct ips_hook_set *set);
 void ips_hooks_unregister_start(struct ips_hook_set *set);
 int ips_hooks_unregister_wait(struct ips_hook_set *set);
 int ips_hooks_unregister(struct ips_hook_set *set);
+
+/*
+ * What a module's init returns for @ret once it has tried to remove its
+ * hooks and probes, @pinned where ftrace or a tracepoint refused to remove
+ * one (the module then took a reference on itself, as
+ * ips_hooks_unregister_wait() does). A failed init frees the module
+ * whatever its reference count, and its text with it, which such a hook
+ * still calls: the init succeeds instead, and the module stays loaded,
+ * pinned, keeping the state the hook writes. The modules with ftrace hooks
+ * (idle_reentry, nohz_csd, ipistorm's witness) follow this rule, written
+ * here only. A tracepoint probe's removal is not checked everywhere:
+ * wakeup's and placement's (ips_tp_unprobe_all()) and idle_reentry's
+ * sched_switch probe take it as done.
+ */
+static inline int ips_init_ret(int ret, bool pinned)
+{
+	return pinned ? 0 : ret;
+}
+
 const char *ips_hooks_how(const struct ips_hook_set *set);
 
 /*

@@ -410,16 +410,6 @@ err:
 }
 
 /*
- * What insmod returns after @ret: 0 where ftrace refused to remove the
- * hooks, for a failed init would free the module they call into (it stays
- * loaded, pinned, its state kept, and the log says so).
- */
-static int ir_init_ret(int ret)
-{
-	return ir_unhooked ? ret : 0;
-}
-
-/*
  * insmod: check the parameters and set up the state, put every hook in
  * place, then measure: for duration= seconds here, or until stopped.
  */
@@ -432,11 +422,8 @@ static int __init ir_init(void)
 		return ret;
 	ips_session_lock(&ir_session);
 	ret = ir_hook();
-	if (ret) {
-		ips_session_unlock(&ir_session);
-		ir_free_state();
-		return ret;
-	}
+	if (ret)
+		goto err_unlock;
 	/* Hooked, not yet measuring: what the hooks cost on each CPU. */
 	ir_calibrate(false);
 	ips_session_start(&ir_session, ir_duration);
@@ -447,8 +434,14 @@ static int __init ir_init(void)
 		return ips_session_control(&ir_session);
 	ret = ips_session_sleep(&ir_session);
 	if (ret)
-		ir_free_state();
-	return ir_init_ret(ret);
+		goto err_free;
+	return 0;
+
+err_unlock:
+	ips_session_unlock(&ir_session);
+err_free:
+	ir_free_state();
+	return ips_init_ret(ret, !ir_unhooked);
 }
 
 /* rmmod: stop a measurement that still runs, then free everything. */

@@ -466,11 +466,10 @@ static int __init ipistorm_init(void)
 	ret = ips_result_report(&result, KBUILD_MODNAME, ipistorm_result_size(),
 				ipistorm_emit, ret == -EINTR) ?: ret;
 	ipistorm_idle_free();
-	/* Probes left in place may read the senders: keep them, stay loaded. */
-	if (witness_stuck)
-		return 0;
-	ipistorm_free_senders();
-	return ret;
+	/* Probes left in place may read the senders: keep them. */
+	if (!witness_stuck)
+		ipistorm_free_senders();
+	return ips_init_ret(ret, witness_stuck);
 
 err_free:
 	ipistorm_free_senders();
@@ -479,15 +478,13 @@ err_unlock:
 	ipistorm_idle_stop();
 	ipistorm_idle_free();
 	/* No sender ran: the probes read none, but they are this module's code. */
-	if (ipistorm_witness && witness_stop())
-		return 0;
-	return ret;
+	return ips_init_ret(ret, ipistorm_witness && witness_stop());
 
 err_idle:
 	ipistorm_idle_stop();
 	ipistorm_idle_free();
 	/* A witness that could not unhook pins the module (witness_start()). */
-	return witness_stuck ? 0 : ret;
+	return ips_init_ret(ret, witness_stuck);
 }
 
 static void __exit ipistorm_exit(void)

@@ -504,15 +504,8 @@ static int __init nc_init(void)
 		return ret;
 	ips_session_lock(&nc_session);
 	ret = nc_begin();
-	if (ret) {
-		ips_session_unlock(&nc_session);
-		nc_free_state();
-		/*
-		 * A failed init frees the module whatever its count: with a
-		 * probe left in place it must stay, loaded and pinned.
-		 */
-		return nc_unhooked ? ret : 0;
-	}
+	if (ret)
+		goto err_unlock;
 	nc_measure_hits(true);
 	ips_session_start(&nc_session, nc_duration);
 	ips_session_unlock(&nc_session);
@@ -522,8 +515,14 @@ static int __init nc_init(void)
 		return ips_session_control(&nc_session);
 	ret = ips_session_sleep(&nc_session);
 	if (ret)
-		nc_free_state();
-	return nc_unhooked ? ret : 0;
+		goto err_free;
+	return 0;
+
+err_unlock:
+	ips_session_unlock(&nc_session);
+err_free:
+	nc_free_state();
+	return ips_init_ret(ret, !nc_unhooked);
 }
 
 /*

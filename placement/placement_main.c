@@ -322,21 +322,19 @@ static int __init placement_init(void)
 	init_completion(&run.done);
 	ret = pl_alloc();
 	if (ret)
-		goto free;
+		goto err_free;
 	pl_calibrate();
 	/* Before the hotplug lock: registering patches the kernel. */
 	ret = pl_probes_on();
 	if (ret)
-		goto free;
+		goto err_free;
 	cpus_read_lock();
 	ret = pl_parse_cpus();
-	if (!ret)
-		ret = pl_create();
-	if (ret) {
-		cpus_read_unlock();
-		pl_probes_off();
-		goto free;
-	}
+	if (ret)
+		goto err_unlock;
+	ret = pl_create();
+	if (ret)
+		goto err_unlock;
 	cpus_read_unlock();
 	/*
 	 * The session after the hotplug lock, not inside it: its stop
@@ -365,7 +363,11 @@ static int __init placement_init(void)
 	}
 	ips_session_stop_request(&pl_session);
 	return 0;
-free:
+
+err_unlock:
+	cpus_read_unlock();
+	pl_probes_off();
+err_free:
 	pl_free();
 	return ret;
 }

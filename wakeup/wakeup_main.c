@@ -397,16 +397,11 @@ static int __init wakeup_init(void)
 	}
 	cpus_read_lock();
 	ret = wk_parse_cpus();
-	if (!ret) {
-		ret = wk_create();
-		if (ret)
-			wk_free_senders();
-	}
-	if (ret) {
-		cpus_read_unlock();
-		wk_probes_off();
-		return ret;
-	}
+	if (ret)
+		goto err_unlock;
+	ret = wk_create();
+	if (ret)
+		goto err_free;
 	cpus_read_unlock();
 	/*
 	 * The senders are bound: the session after the hotplug lock, not
@@ -439,6 +434,13 @@ static int __init wakeup_init(void)
 	}
 	ips_session_stop_request(&wk_session);
 	return 0;
+
+err_free:
+	wk_free_senders();
+err_unlock:
+	cpus_read_unlock();
+	wk_probes_off();
+	return ret;
 }
 
 static void __exit wakeup_exit(void)
