@@ -11,6 +11,9 @@
 #   - W=1 and sparse (C=1) builds against every kernel of the test bed's
 #     matrix, the PREEMPT_RT ones included (vm/build-modules.sh -l;
 #     sparse where the kernel's headers can run it)
+#   - a made-up hook, one line added to idle_reentry's hook list, is
+#     enough: built against 6.12, the module's table of hooks and the
+#     direct calls' chain of tests each grow by one (docs/design.md)
 # CHECKPATCH=path/to/checkpatch.pl uses that one; otherwise it is taken
 # from Debian's linux-source package into the cache. KERNELS= limits the
 # matrix (default: all); KERNELS=none skips the builds. The builds are the
@@ -138,6 +141,38 @@ for i in "${!pids[@]}"; do
 	cat "$tmp/$k.err"
 	[ ! -e "$tmp/$k.rc" ] || failed=1
 done
+
+# The made-up hook: a hot one of phases=1, on a function no kernel has.
+hook_line_check() {
+	local k=6.12 d=$tmp/hook base new n0 n1 s0 s1
+	base=${IPISTORM_BUILD:-$TOP/build}/$k/idle_reentry/idle_reentry.ko
+	new=$d/build/$k/idle_reentry/idle_reentry.ko
+	[ -f "$base" ] || { echo "no $base: build against $k first"; return 1; }
+	mkdir -p "$d/src" || return 1
+	# shellcheck disable=SC2046 # one word per module folder
+	if ! cp -r Kbuild common $(suite_kmods "$TOP") "$d/src/"; then
+		echo "cannot copy the sources into $d/src"
+		return 1
+	fi
+	sed -i '/^IR_HOOK(NEWIDLE,/a IR_HOOK(MADE_UP, HOT, newidle, 0, IPS_HOOK_NAMES("made_up_fn"))' \
+		"$d/src/idle_reentry/hooks.h"
+	grep -q MADE_UP "$d/src/idle_reentry/hooks.h" || { echo "no NEWIDLE line in hooks.h"; return 1; }
+	IPISTORM_BUILD=$d/build vm/build-modules.sh -t "$d/src" "$k" >/dev/null || return 1
+	n0=$(objdump -d --disassemble=ir_direct "$base" | grep -c $'\tcmp ')
+	n1=$(objdump -d --disassemble=ir_direct "$new" | grep -c $'\tcmp ')
+	s0=$((0x$(nm -S "$base" | awk '$4 == "ir_hooks" { print $2 }')))
+	s1=$((0x$(nm -S "$new" | awk '$4 == "ir_hooks" { print $2 }')))
+	echo "ir_direct's tests $n0 -> $n1, ir_hooks $s0 -> $s1 bytes"
+	[ "$n1" -eq $((n0 + 1)) ] && [ "$s1" -gt "$s0" ] && [ $((s0 % (s1 - s0))) -eq 0 ] &&
+		grep -q made_up_fn "$new"
+}
+
+echo "== a made-up hook, one line of idle_reentry/hooks.h"
+if [[ " ${names[*]} " != *" 6.12 "* ]] || [ -e "$tmp/6.12.rc" ]; then
+	echo "skipped: no 6.12 build (KERNELS=)"
+else
+	hook_line_check || { echo "the made-up hook did not reach every part"; failed=1; }
+fi
 
 if [ "$failed" != 0 ]; then
 	echo "check: FAILED"

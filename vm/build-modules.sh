@@ -6,23 +6,30 @@
 #   -s  sparse (C=1) where the kernel's headers can run it: the kernels the
 #       host builds for (the matrix's builder "host")
 #   -l  list the matrix's kernels and exit
+#   -t DIR  build the module sources in DIR (Kbuild, common/ and the module
+#       folders, as the tree has them) instead of the tree's: a changed
+#       copy, for a check (IPISTORM_BUILD= then keeps its output apart)
 # On a kernel of one's own that enforces module signatures with its build
 # key (vm/enforcing-kernel.sh), the modules are signed with that key
 # (make sign), unless IPISTORM_UNSIGNED=1.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-USAGE="$PROG [-s] NAME [make args] | $PROG -l"
+USAGE="$PROG [-s] [-t DIR] NAME [make args] | $PROG -l"
 
 sparse=0
-while getopts slh opt; do
+src=$TOP
+while getopts slt:h opt; do
 	case $opt in
 	s) sparse=1 ;;
+	t) src=$OPTARG ;;
 	l) echo "$KERNELS_ALL"; exit 0 ;;
 	*) usage_opt "$opt" ;;
 	esac
 done
 shift $((OPTIND - 1))
+# A changed copy's modules must not take the tree's place in build/.
+[ "$src" = "$TOP" ] || [ -n "${IPISTORM_BUILD:-}" ] || die "-t needs IPISTORM_BUILD= (an output apart from build/)"
 kernel_name "$@"
 shift
 fetch_kernel "$name"
@@ -36,7 +43,7 @@ rm -rf "$out"
 mkdir -p "$out"
 dirs=$(suite_kmods "$TOP")
 # shellcheck disable=SC2086 # one word per module folder
-(cd "$TOP" && cp -r Kbuild common $dirs "$out/")
+(cd "$src" && cp -r Kbuild common $dirs "$out/")
 find "$out" -name '*.sh' -path '*/tests/*' -delete
 
 cmd=(make -C "$kdir" M="$out" W=1 "$@" modules)
