@@ -27,7 +27,8 @@
 # the checkout byte-identical to what it was. A file or line of the
 # checkout's own that install would overwrite or duplicate is refused, and
 # nothing is changed. The integration is checked against the benchmarks'
-# declarations (<module>/bench.conf, docs/bench.md) first: each lkp=NAME
+# declarations and wirings (<module>/bench.conf and wiring.conf,
+# docs/bench.md) first: each lkp=NAME
 # with its programs/NAME/ here has all of it and its
 # etc/linux-perf-test-cases line (one without has no line), every program
 # with a run and a parse is a declared one's, and the signs of
@@ -44,22 +45,23 @@ install_args "$(cd "$HERE/.." && pwd)" "$@"
 
 # The benchmarks' lkp names (NAMES), "NAME METRIC:DIRECTION..." lines
 # for the directions (DECLARED), and those without a program of their
-# own here (GEN: MODULE:NAME words), from their declarations.
+# own here (GEN: MODULE:NAME words), from their declarations and wirings.
 NAMES="" DECLARED="" GEN=""
 for m in $(suite_kmods "$HERE/.."); do
 	bench_check "$HERE/.." "$m" || die "$m/bench.conf, $m's declaration, is broken"
-	t=$(bench_get "$HERE/.." "$m" lkp)
+	wiring_check "$HERE/.." "$m" || die "$m/wiring.conf, $m's wiring, is broken"
+	t=$(wiring_get "$HERE/.." "$m" lkp)
 	[ -n "$t" ] || continue
 	if [ -e "$HERE/programs/$t" ]; then
 		for f in run parse meta.yaml include pkg; do
 			[ -e "$HERE/programs/$t/$f" ] || [ -L "$HERE/programs/$t/$f" ] ||
-				die "$m/bench.conf declares lkp=$t, but there is no lkp/programs/$t/$f"
+				die "$m/wiring.conf declares lkp=$t, but there is no lkp/programs/$t/$f"
 		done
 		grep -qxF "$t" "$HERE/etc/linux-perf-test-cases" ||
-			die "$m/bench.conf declares lkp=$t, but lkp/etc/linux-perf-test-cases does not list it"
+			die "$m/wiring.conf declares lkp=$t, but lkp/etc/linux-perf-test-cases does not list it"
 	else
 		! grep -qxF "$t" "$HERE/etc/linux-perf-test-cases" ||
-			die "lkp/etc/linux-perf-test-cases lists $t, which has no lkp/programs/$t/ (the one generated from $m/bench.conf brings its line)"
+			die "lkp/etc/linux-perf-test-cases lists $t, which has no lkp/programs/$t/ (the one generated from $m/bench.conf and wiring.conf brings its line)"
 		GEN="$GEN${GEN:+ }$m:$t"
 	fi
 	NAMES="$NAMES${NAMES:+ }$t"
@@ -70,7 +72,7 @@ for p in "$HERE"/programs/*; do
 	{ [ -f "$p/run" ] && [ -f "$p/parse" ]; } || continue
 	case " $NAMES " in
 	*" ${p##*/} "*) ;;
-	*) die "lkp/programs/${p##*/} is no declared benchmark's (no <module>/bench.conf with lkp=${p##*/})" ;;
+	*) die "lkp/programs/${p##*/} is no declared benchmark's (no <module>/wiring.conf with lkp=${p##*/})" ;;
 	esac
 done
 while read -r t; do
@@ -95,7 +97,7 @@ printf '%s' "$DECLARED" | awk -v idx="$HERE/etc/index-perf-all.yaml" '
 				if (s !~ "^(" re ")$") continue
 				want = d[t, i] == "lower" ? -1 : d[t, i] == "higher" ? 1 : 0
 				if ((w + 0 < 0 ? -1 : w + 0 > 0 ? 1 : 0) != want) {
-					print "install.sh: lkp/etc/index-perf-all.yaml: " line ": against the declaration with lkp=" t ", whose metrics= has " m[t, i] ":" d[t, i]
+					print "install.sh: lkp/etc/index-perf-all.yaml: " line ": against the declaration wired lkp=" t ", whose metrics= has " m[t, i] ":" d[t, i]
 					bad = 1
 				}
 			}
@@ -128,8 +130,8 @@ generate() {
 	_g=$stage/programs/$2
 	mkdir -p "$_g" "$stage/jobs" "$stage/etc"
 	_gs="s|@NAME@|$2|g; s|@MODULE@|$1|g"
-	_gs="$_gs; s|@PARAMS@|$(sed_value "$(bench_get "$HERE/.." "$1" bisect_params)")|g"
-	_gs="$_gs; s|@STORM@|$(sed_value "$(bench_get "$HERE/.." "$1" bisect_storm)")|g"
+	_gs="$_gs; s|@PARAMS@|$(sed_value "$(wiring_get "$HERE/.." "$1" bisect_params)")|g"
+	_gs="$_gs; s|@STORM@|$(sed_value "$(wiring_get "$HERE/.." "$1" bisect_storm)")|g"
 	if [ -n "$(bench_get "$HERE/.." "$1" storm)" ]; then
 		_gs="$_gs; s|^@S@||; /^@N@/d"
 	else

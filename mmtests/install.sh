@@ -7,7 +7,7 @@
 #     -s SUITE  the suite's source tree the configs build from at run time
 #               (IPISTORM_SOURCE; default: the tree holding this script)
 #
-# Installs, for each benchmark whose declaration (<module>/bench.conf,
+# Installs, for each benchmark whose wiring (<module>/wiring.conf,
 # docs/bench.md) names it mmtests=NAME, the shellpack sources
 # shellpack_src/src/NAME/ and drivers/driver-NAME.sh: the hand-written
 # ones here when there are (ipistorm, idle_reentry, nohz_csd, with
@@ -38,14 +38,15 @@ install_args "$(cd "$HERE/.." && pwd)" "$@"
 TESTS="" GEN=""
 for m in $(suite_kmods "$HERE/.."); do
 	bench_check "$HERE/.." "$m" || die "$m/bench.conf, $m's declaration, is broken"
-	t=$(bench_get "$HERE/.." "$m" mmtests)
+	wiring_check "$HERE/.." "$m" || die "$m/wiring.conf, $m's wiring, is broken"
+	t=$(wiring_get "$HERE/.." "$m" mmtests)
 	[ -n "$t" ] || continue
 	if [ -d "$HERE/shellpack_src/src/$t" ] && [ -f "$HERE/drivers/driver-$t.sh" ]; then
 		:
 	elif [ -d "$HERE/shellpack_src/src/$t" ] || [ -f "$HERE/drivers/driver-$t.sh" ]; then
-		die "$m/bench.conf declares mmtests=$t: mmtests/ has one of shellpack_src/src/$t/ and drivers/driver-$t.sh, not both"
+		die "$m/wiring.conf declares mmtests=$t: mmtests/ has one of shellpack_src/src/$t/ and drivers/driver-$t.sh, not both"
 	elif [ -f "$HERE/configs/config-ipistorm-$t" ]; then
-		die "$m/bench.conf declares mmtests=$t, whose generic config would be mmtests/configs/config-ipistorm-$t, a hand-written one"
+		die "$m/wiring.conf declares mmtests=$t, whose generic config would be mmtests/configs/config-ipistorm-$t, a hand-written one"
 	else
 		GEN="$GEN${GEN:+ }$m:$t"
 	fi
@@ -57,7 +58,7 @@ for f in "$HERE"/shellpack_src/src/* "$HERE"/drivers/driver-*.sh; do
 	t=${t%.sh}
 	case " $TESTS " in
 	*" $t "*) ;;
-	*) die "mmtests/${f#"$HERE"/} is no declared benchmark's (no <module>/bench.conf with mmtests=$t)" ;;
+	*) die "mmtests/${f#"$HERE"/} is no declared benchmark's (no <module>/wiring.conf with mmtests=$t)" ;;
 	esac
 done
 { [ -f "$dest/run-mmtests.sh" ] && [ -d "$dest/shellpack_src/src" ] && [ -d "$dest/drivers" ]; } ||
@@ -126,8 +127,8 @@ generate() {
 	_g=$stage/shellpack_src/src/$2
 	mkdir -p "$_g" "$stage/drivers" "$stage/configs"
 	_gs="s|@NAME@|$2|g; s|@MODULE@|$1|g; s|@VAR@|$(echo "$2" | tr 'a-z-' 'A-Z_')|g"
-	_gs="$_gs; s|@PARAMS@|$(sed_value "$(bench_get "$HERE/.." "$1" bisect_params)")|g"
-	_gs="$_gs; s|@STORM@|$(sed_value "$(bench_get "$HERE/.." "$1" bisect_storm)")|g"
+	_gs="$_gs; s|@PARAMS@|$(sed_value "$(wiring_get "$HERE/.." "$1" bisect_params)")|g"
+	_gs="$_gs; s|@STORM@|$(sed_value "$(wiring_get "$HERE/.." "$1" bisect_storm)")|g"
 	sed "$_gs" "$HERE/generic/bench" >"$_g/$2-bench"
 	sed "$_gs" "$HERE/generic/driver" >"$stage/drivers/driver-$2.sh"
 	sed "$_gs" "$HERE/generic/config" >"$stage/configs/config-ipistorm-$2"

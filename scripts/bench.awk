@@ -1,7 +1,11 @@
 # bench.awk: check a benchmark's declaration, <folder>/bench.conf (format
-# ipistorm-bench/6, docs/bench.md; an older one is refused, naming what
-# it lacks), read on stdin; POSIX awk (busybox).
+# ipistorm-bench/7, docs/bench.md; an older one is refused, naming what
+# to change), or with part=wiring its wiring, <folder>/wiring.conf
+# (format ipistorm-wiring/1), read on stdin; POSIX awk (busybox).
 #   awk -v prog=PROG -v file=PATH -v name=FOLDER -v mods="MODULE..." -f bench.awk <PATH
+#   awk -v part=wiring -v prog=PROG -v file=PATH -v name=FOLDER \
+#       -v kind=KIND -v storm=STORM -f bench.awk <PATH
+#       (KIND and STORM: kind= and storm= of the folder's bench.conf)
 # Prints one "PROG: PATH: line N: what is wrong" per defect on stderr, exits 1 on
 # any; silent, exit 0, when the declaration is good.
 
@@ -94,22 +98,40 @@ function program(    n, w, i, f, p, src, line) {
 }
 
 BEGIN {
-	# every key and whether its value may be empty
-	split("format name kind metrics directions primary primary_label title summary hist hist_label cpus duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp instrument tail tail_label testbed package programs data params command server server_port choices timeout", ks, " ")
+	# every key, those whose value may be empty, those of a module's only
+	# and of a program's only
+	if (part == "wiring") {
+		want = "ipistorm-wiring/1"
+		keys = "format testbed bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp"
+		empty = "testbed bisect_storm dkms mmtests lkp"
+		mkeys = "bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp"
+		pkeys = ""
+	} else {
+		want = "ipistorm-bench/7"
+		keys = "format name kind metrics directions primary primary_label title summary hist hist_label cpus duration storm instrument tail tail_label package programs data params command server server_port choices timeout"
+		empty = "directions cpus storm instrument tail tail_label package data server server_port choices"
+		mkeys = "hist hist_label duration storm"
+		pkeys = "package programs data params command server server_port choices timeout"
+	}
+	split(keys, ks, " ")
 	for (i in ks) known[ks[i]] = 1
-	split("directions cpus storm bisect_storm dkms mmtests lkp instrument tail tail_label testbed package data server server_port choices", es, " ")
-	# the keys of one kind only: a module's, a program's
-	split("hist hist_label duration storm bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp", ms, " ")
+	split(empty, es, " ")
+	for (i in es) mayempty[es[i]] = 1
+	split(mkeys, ms, " ")
 	for (i in ms) only[ms[i]] = "module"
-	split("package programs data params command server server_port choices timeout", ps, " ")
+	split(pkeys, ps, " ")
 	for (i in ps) only[ps[i]] = "program"
-	# what a declaration of an older format lacks
+	# the keys /7 moved to wiring.conf, and what a declaration of an older
+	# format lacks besides
+	moved = "testbed bisect_params bisect_storm bisect_boot bisect_metric dkms mmtests lkp"
+	split(moved, mv, " ")
+	for (i in mv) wired[mv[i]] = 1
+	lacks["ipistorm-bench/6"] = ""
 	lacks["ipistorm-bench/5"] = ""
 	lacks["ipistorm-bench/4"] = "choices= and timeout= (a program's)"
 	lacks["ipistorm-bench/3"] = "kind=module"
-	lacks["ipistorm-bench/2"] = "kind=module, tail=, tail_label= and testbed="
-	lacks["ipistorm-bench/1"] = "kind=module, instrument=, tail=, tail_label= and testbed="
-	for (i in es) mayempty[es[i]] = 1
+	lacks["ipistorm-bench/2"] = "kind=module, tail= and tail_label="
+	lacks["ipistorm-bench/1"] = "kind=module, instrument=, tail= and tail_label="
 	nm = split(mods, ml, " ")
 	for (i = 1; i <= nm; i++) ismod[ml[i]] = 1
 }
@@ -120,7 +142,13 @@ BEGIN {
 	eq = index($0, "=")
 	k = eq ? substr($0, 1, eq - 1) : ""
 	if (k !~ /^[a-z_][a-z0-9_]*$/) { err(NR, "not KEY=value: '" $0 "'"); next }
-	if (!(k in known)) { err(NR, "unknown key '" k "'"); next }
+	if (!(k in known)) {
+		if (part != "wiring" && (k in wired))
+			err(NR, k "= is wiring, no longer a key of bench.conf: it goes in wiring.conf beside it (docs/bench.md)")
+		else
+			err(NR, "unknown key '" k "'")
+		next
+	}
 	if (k in v) { err(NR, "'" k "' declared twice"); next }
 	val = substr($0, eq + 1)
 	if (val ~ /["'`$\\]/) { err(NR, k ": quotes, $, ` and \\ are not allowed (the value is read as it stands)"); next }
@@ -129,25 +157,43 @@ BEGIN {
 }
 
 END {
-	# one format: an older one says what to add
+	if (part == "wiring") wiring()
+	else declaration()
+	exit bad
+}
+
+# format: the one read; an older declaration says what to change
+function format(    fmt) {
+	if (!("format" in v)) return
 	fmt = v["format"]
-	if (fmt in lacks)
-		err(at["format"], "format is " fmt ", no longer read: make it format=ipistorm-bench/6" \
-		    (lacks[fmt] == "" ? " (nothing to add: since /6 a program's package= may be empty)" : " and add " lacks[fmt]) " (docs/bench.md)")
-	else if (("format" in v) && fmt != "ipistorm-bench/6")
-		err(at["format"], "format is '" fmt "', want ipistorm-bench/6")
+	if (part != "wiring" && (fmt in lacks))
+		err(at["format"], "format is " fmt ", no longer read: make it format=" want \
+		    (lacks[fmt] == "" ? "" : ", add " lacks[fmt] ",") \
+		    " and move its wiring (testbed=, bisect_*=, dkms=, mmtests=, lkp=) to wiring.conf beside it (docs/bench.md)")
+	else if (fmt != want)
+		err(at["format"], "format is '" fmt "', want " want)
+}
+
+# present: every key of the kind present, a key of the other kind absent,
+# an empty value only where one may be
+function present(    i, k) {
+	for (i = 1; i in ks; i++) {
+		k = ks[i]
+		if ((k in only) && only[k] != kind) {
+			if ((k in v) && kind != "") err(at[k], k "= is a key of a " only[k] "'s " (part == "wiring" ? "wiring" : "declaration") ", not of a " kind "'s")
+		} else if (!(k in v)) err(0, "no " k "= line")
+		else if (v[k] == "" && !(k in mayempty)) err(at[k], k ": empty")
+	}
+}
+
+function declaration(    i, n, m, f, c, j, ok, t) {
+	format()
 	kind = ("kind" in v) ? v["kind"] : ""
 	if (("kind" in v) && kind !~ /^(module|program)$/) {
 		err(at["kind"], "kind is '" kind "', want module or program")
 		kind = ""
 	}
-	for (i = 1; i in ks; i++) {
-		k = ks[i]
-		if ((k in only) && only[k] != kind) {
-			if ((k in v) && kind != "") err(at[k], k "= is a key of a " only[k] "'s declaration, not of a " kind "'s")
-		} else if (!(k in v)) err(0, "no " k "= line")
-		else if (v[k] == "" && !(k in mayempty)) err(at[k], k ": empty")
-	}
+	present()
 	if (kind == "program") program()
 	if (("name" in v) && v["name"] != name)
 		err(at["name"], "name is '" v["name"] "', not its folder's '" name "'")
@@ -185,13 +231,6 @@ END {
 		err(at["duration"], "duration is '" v["duration"] "', want yes or no")
 	if (v["storm"] != "" && !(v["storm"] in ismod))
 		err(at["storm"], "storm " v["storm"] " is not a module folder of the suite (one with a bench.conf)")
-	if (v["bisect_storm"] != "" && v["storm"] == "")
-		err(at["bisect_storm"], "bisect_storm without a storm= module")
-	has_bm = "bisect_metric" in v
-	b = v["bisect_metric"]; sub(/:(lower|higher)$/, "", b)
-	n = split(b, m, "/")
-	if (has_bm && (n < 1 || n > 2 || !keyname(m[1]) || (n == 2 && !keyname(m[2]))))
-		err(at["bisect_metric"], "bisect_metric '" v["bisect_metric"] "' is not KEY[:lower|:higher] or A/B")
 	n = split(v["instrument"], m, " ")
 	for (i = 1; i <= n; i++)
 		if (!keyname(m[i])) err(at["instrument"], "instrument key '" m[i] "' is not a result key")
@@ -206,6 +245,17 @@ END {
 	}
 	if ((n > 0) != (v["tail_label"] != ""))
 		err(at[n > 0 ? "tail" : "tail_label"], "tail= and tail_label= go together: both empty or neither")
+}
+
+# wiring: where the suite wires the benchmark in (wiring.conf): the test
+# bed's boots, bisect.sh's defaults, DKMS, MMTests and lkp-tests
+function wiring(    i, n, m, f, b, h) {
+	if (kind !~ /^(module|program)$/) {
+		err(0, "the kind of its bench.conf is '" kind "', want module or program")
+		kind = ""
+	}
+	format()
+	present()
 	# testbed: BOOT:GLOB, GLOB a pattern on this module's own test names
 	n = split(v["testbed"], m, " ")
 	for (i = 1; i <= n; i++) {
@@ -218,8 +268,16 @@ END {
 		else if (m[i] in tb) err(at["testbed"], "testbed word " m[i] " listed twice")
 		tb[m[i]] = 1
 	}
+	if (v["bisect_storm"] != "" && storm == "")
+		err(at["bisect_storm"], "bisect_storm without a storm= module in bench.conf")
+	if ("bisect_metric" in v) {
+		b = v["bisect_metric"]
+		sub(/:(lower|higher)$/, "", b)
+		n = split(b, m, "/")
+		if (n < 1 || n > 2 || !keyname(m[1]) || (n == 2 && !keyname(m[2])))
+			err(at["bisect_metric"], "bisect_metric '" v["bisect_metric"] "' is not KEY[:lower|:higher] or A/B")
+	}
 	split("dkms mmtests lkp", h, " ")
 	for (i = 1; i <= 3; i++)
 		if (v[h[i]] !~ /^[a-z0-9_-]*$/) err(at[h[i]], h[i] " name '" v[h[i]] "' is not a name")
-	exit bad
 }

@@ -52,7 +52,7 @@
 #   -h         this help
 #
 # Defaults per bench (params | storm | boot options | metric), from its
-# declaration BENCH/bench.conf (bisect_params, bisect_storm, bisect_boot,
+# wiring BENCH/wiring.conf (bisect_params, bisect_storm, bisect_boot,
 # bisect_metric; docs/bench.md); today:
 #   ipistorm      numipi=20000 single=1 offset=1 cpulist=0 wait=1 | - |
 #                 -c 2 -s 2 -p -i | runtime_ns (lower)
@@ -378,10 +378,11 @@ parse_args() {
 	*) usage_error "-b: unknown benchmark '$bench' (one of: $(suite_kmods "$TOP" | tr '\n' ' ' | sed 's/ $//'))" ;;
 	esac
 	bench_check "$TOP" "$bench" || die "cannot bisect $bench: its declaration $bench/bench.conf is broken"
-	[ "$params" != - ] || params=$(bench_get "$TOP" "$bench" bisect_params)
-	[ "$storm" != - ] || storm=$(bench_get "$TOP" "$bench" bisect_storm)
-	[ "$bootopts" != - ] || bootopts=$(bench_get "$TOP" "$bench" bisect_boot)
-	[ -n "$metric" ] || metric=$(bench_get "$TOP" "$bench" bisect_metric)
+	wiring_check "$TOP" "$bench" || die "cannot bisect $bench: its wiring $bench/wiring.conf is broken"
+	[ "$params" != - ] || params=$(wiring_get "$TOP" "$bench" bisect_params)
+	[ "$storm" != - ] || storm=$(wiring_get "$TOP" "$bench" bisect_storm)
+	[ "$bootopts" != - ] || bootopts=$(wiring_get "$TOP" "$bench" bisect_boot)
+	[ -n "$metric" ] || metric=$(wiring_get "$TOP" "$bench" bisect_metric)
 	metric_key=${metric%:lower}
 	metric_key=${metric_key%:higher}
 	case $metric_key in

@@ -1,7 +1,7 @@
 #!/bin/bash
 # check.sh: the suite's static checks, all of which must be clean:
-#   - every benchmark's declaration, <module>/bench.conf (docs/bench.md),
-#     and dkms.conf against them: dkms.conf read as dkms reads it (bash's
+#   - every benchmark's declaration, <bench>/bench.conf, and wiring,
+#     <bench>/wiring.conf (docs/bench.md), and dkms.conf against them: dkms.conf read as dkms reads it (bash's
 #     "." from another directory, its output discarded) must make, for each
 #     declared dkms=NAME in suite_kmods' order, BUILT_MODULE_NAME[i]=
 #     "NAME", BUILT_MODULE_LOCATION[i]="<module>/", DEST_MODULE_LOCATION[i]=
@@ -43,7 +43,7 @@ failed=0
 dkms_want() {
 	local m d i=0
 	for m in $(suite_kmods .); do
-		d=$(bench_get . "$m" dkms)
+		d=$(wiring_get . "$m" dkms)
 		[ -n "$d" ] || continue
 		printf '%s\n' "BUILT_MODULE_NAME[$i]=\"$d\"" "BUILT_MODULE_LOCATION[$i]=\"$m/\"" \
 			"DEST_MODULE_LOCATION[$i]=\"/updates/dkms\""
@@ -68,15 +68,16 @@ dkms_read() {
 	)
 }
 
-echo "== declarations (<module>/bench.conf) and dkms.conf"
+echo "== declarations (<bench>/bench.conf), wirings (<bench>/wiring.conf) and dkms.conf"
 decl_ok=1
 for m in $(suite_benches .); do
 	bench_check . "$m" || decl_ok=0
+	wiring_check . "$m" || decl_ok=0
 done
 if [ "$decl_ok" = 1 ]; then
-	if ! diff -u --label 'the declarations (dkms=)' --label 'dkms.conf, as dkms reads it' <(dkms_want) \
+	if ! diff -u --label 'the wirings (dkms=)' --label 'dkms.conf, as dkms reads it' <(dkms_want) \
 		<(dkms_read "$TOP/dkms.conf"); then
-		log "dkms.conf differs from the declarations (above: - declared, + dkms.conf): it must compute its modules from <module>/bench.conf's dkms=, naming none"
+		log "dkms.conf differs from the wirings (above: - wired, + dkms.conf): it must compute its modules from <module>/wiring.conf's dkms=, naming none"
 		decl_ok=0
 	fi
 fi

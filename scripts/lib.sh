@@ -51,13 +51,18 @@
 #                         top Kbuild builds), in byte order
 #   bench_kind TOP BENCH  module or program (its kind=; a module without
 #                         one, which bench_check refuses)
-#   bench_testbed TOP BOOT  the test globs the declarations give the test
+#   bench_testbed TOP BOOT  the test globs the wirings give the test
 #                         bed's boot BOOT (their testbed= words BOOT:GLOB),
 #                         one a line, in suite_benches' order
 #   bench_check TOP BENCH check TOP/BENCH/bench.conf, the benchmark's
 #                         declaration (docs/bench.md): its defects on
 #                         stderr and status 1, or silent and 0
 #   bench_get TOP BENCH KEY  KEY's value in that declaration
+#   wiring_check TOP BENCH  check TOP/BENCH/wiring.conf, where the suite
+#                         wires the benchmark in (docs/bench.md#wiring),
+#                         as bench_check does; a module's is required, a
+#                         program's may be absent (no key of its is set)
+#   wiring_get TOP BENCH KEY  KEY's value in that wiring (empty: none)
 #   bench_metrics TOP BENCH  its metrics as KEY:DIRECTION words
 #   bench_direction TOP BENCH METRIC  lower, higher or none: a :lower or
 #                         :higher suffix, else the declared direction (of
@@ -414,7 +419,7 @@ bench_kind() {
 
 bench_testbed() {
 	for _bt in $(suite_benches "$1"); do
-		bench_get "$1" "$_bt" testbed
+		wiring_get "$1" "$_bt" testbed
 	done | tr ' ' '\n' | awk -v b="$2:" 'index($0, b) == 1 { print substr($0, length(b) + 1) }'
 }
 
@@ -435,6 +440,24 @@ bench_check() {
 }
 
 bench_get() { key "$3" "$1/$2/bench.conf"; }
+
+# The wiring is the host's: the test bed, bisect.sh, DKMS and the
+# integrations read it, the measured machine never does.
+wiring_check() {
+	_wc=$1/$2/wiring.conf
+	_wk=$(bench_kind "$1" "$2")
+	if [ ! -f "$_wc" ]; then
+		[ "$_wk" = program ] && return 0
+		log "$_wc: no such file: every module folder wires itself in there (docs/bench.md#wiring)"
+		return 1
+	fi
+	awk -v part=wiring -v prog="$PROG" -v file="$_wc" -v name="$2" -v kind="$_wk" \
+		-v storm="$(bench_get "$1" "$2" storm)" -f "$1/scripts/bench.awk" <"$_wc"
+}
+
+wiring_get() {
+	[ ! -f "$1/$2/wiring.conf" ] || key "$3" "$1/$2/wiring.conf"
+}
 
 # bench_program TOP BENCH PROGRAM: the path of a program BENCH runs, or
 # status 1 when there is none: a declaration without package= runs the

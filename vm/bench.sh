@@ -2,8 +2,8 @@
 # bench.sh [KERNEL...]: the benchmarks (the runner's -b) on the test bed,
 # under instruction counting with idle=poll on 2 vCPUs, for each kernel
 # (default: all). Prints the "bench ..." key=value lines of every kernel.
-# Which benchmarks: each module's declaration's testbed= words bench:GLOB
-# (<module>/bench.conf, docs/bench.md); none declared, nothing to run.
+# Which benchmarks: each module's wiring's testbed= words bench:GLOB
+# (<module>/wiring.conf, docs/bench.md); none wired, nothing to run.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -12,7 +12,7 @@ only_help "$@"
 
 rc=0
 globs=$(bench_testbed "$TOP" bench | tr '\n' ' ')
-[ -n "$globs" ] || die "no declaration names a benchmark to run (testbed= bench:GLOB in <module>/bench.conf)"
+[ -n "$globs" ] || die "no wiring names a benchmark to run (testbed= bench:GLOB in <module>/wiring.conf)"
 # shellcheck disable=SC2086 # a list of names
 [ $# -gt 0 ] || set -- $KERNELS_DEFAULT
 for k in "$@"; do

@@ -1,8 +1,8 @@
 #!/bin/bash
 # dkms-check.sh NAME: add the suite to DKMS from a copy of this tree, as
 # version VERSION.check (VERSION from dkms.conf), build it against matrix
-# kernel NAME's downloaded headers, check every module the declarations
-# give DKMS (dkms= of <module>/bench.conf, which dkms.conf reads) came out,
+# kernel NAME's downloaded headers, check every module the wirings give
+# DKMS (dkms= of <module>/wiring.conf, which dkms.conf reads) came out,
 # and remove it again. Root; needs dkms.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -31,7 +31,7 @@ sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$src/dkms.conf"
 dkms add "$pkg/$ver" >&2
 dkms build "$pkg/$ver" -k "$abi" --kernelsourcedir "$kdir" >&2
 for m in $(suite_kmods "$TOP"); do
-	m=$(bench_get "$TOP" "$m" dkms)
+	m=$(wiring_get "$TOP" "$m" dkms)
 	[ -n "$m" ] || continue
 	ko=$(find "/var/lib/dkms/$pkg/$ver/$abi" -name "$m.ko*" | head -n 1)
 	[ -n "$ko" ] || die "DKMS built no $m.ko for $abi"

@@ -10,7 +10,7 @@
 #               *_alloc_failures, every allocation of each module's load in
 #               each shape failed once (fail-nth), which run only here;
 #               then kmemleak over the whole run, the runner's last result
-#   poll        2 vCPUs, idle=poll: the tests the declarations give
+#   poll        2 vCPUs, idle=poll: the tests the wirings give
 #               test.sh's poll boot (testbed=poll), and trace_*
 # Any KASAN, lockdep, DEBUG_OBJECTS or atomic-sleep report is a splat and
 # fails its boot (vm/boot.sh). Outside CI (a kernel build does not fit in

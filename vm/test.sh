@@ -32,7 +32,7 @@
 # Boot configurations: name | boot.sh options | runner arguments | the
 # kernels it boots (empty: every kernel tested). The runner arguments
 # below are the tests of no module; each module's tests a boot runs are
-# its declaration's (testbed= of <module>/bench.conf, docs/bench.md),
+# its wiring's (testbed= of <bench>/wiring.conf, docs/bench.md),
 # put before them. functional runs every test; another boot left with
 # no test is not booted.
 #   functional  4 vCPUs, idle CPUs halt: every test (like big, 30 minutes
@@ -119,21 +119,23 @@ gets() {
 # tested KERNEL: whether KERNEL is tested.
 tested() { [[ " $kernels " == *" $1 "* ]]; }
 
-# The declarations, checked before anything runs: each good, and each
-# boot of their testbed= one of BOOTS' (or vm/bench.sh's bench).
+# The declarations and wirings, checked before anything runs: each good,
+# and each boot of the wirings' testbed= one of BOOTS' (or vm/bench.sh's
+# bench).
 for m in $(suite_benches "$TOP"); do
 	bench_check "$TOP" "$m" || die "$m/bench.conf, $m's declaration, is broken"
-	for w in $(bench_get "$TOP" "$m" testbed); do
+	wiring_check "$TOP" "$m" || die "$m/wiring.conf, $m's wiring, is broken"
+	for w in $(wiring_get "$TOP" "$m" testbed); do
 		b=${w%%:*}
 		# a match, not grep -q in a pipe: under pipefail, grep's early
 		# exit can fail the printf with SIGPIPE and so the test
 		[ "$b" = bench ] || [[ $BOOTS == *$'\n'"$b|"* ]] ||
-			die "$m/bench.conf: testbed= names boot '$b', which the test bed has not (its boots: $(printf '%s\n' "$BOOTS" | cut -d'|' -s -f1 | grep -vx functional | tr '\n' ' ')bench)"
+			die "$m/wiring.conf: testbed= names boot '$b', which the test bed has not (its boots: $(printf '%s\n' "$BOOTS" | cut -d'|' -s -f1 | grep -vx functional | tr '\n' ' ')bench)"
 	done
 done
 
 # boot_args BOOT: the runner's arguments of BOOT: the tests the
-# declarations give it, then BOOTS' own; none for functional (every test).
+# wirings give it, then BOOTS' own; none for functional (every test).
 boot_args() {
 	local own decl
 	IFS='|' read -r _ _ own _ <<<"$(printf '%s\n' "$BOOTS" | grep "^$1|")"

@@ -376,6 +376,7 @@ copy() {
 		d=${c%/bench.conf} d=${d##*/}
 		mkdir -p "$1/$d"
 		cp "$c" "$1/$d/"
+		[ ! -f "$REPO/$d/wiring.conf" ] || cp "$REPO/$d/wiring.conf" "$1/$d/"
 	done
 }
 
@@ -385,15 +386,15 @@ copy() {
 	sed -i 's/^ipistorm\\\.runtime_ns: -1$/ipistorm\\.runtime_ns: 1/' "$T/s/lkp/etc/index-perf-all.yaml"
 	run "$T/s/lkp/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
-	[[ $output == *'ipistorm\.runtime_ns: 1: against the declaration with lkp=ipistorm, whose metrics= has runtime_ns:lower'* ]]
+	[[ $output == *'ipistorm\.runtime_ns: 1: against the declaration wired lkp=ipistorm, whose metrics= has runtime_ns:lower'* ]]
 	[[ $output == *"the lkp directions differ from the declarations"* ]]
 	cp "$L/etc/index-perf-all.yaml" "$T/s/lkp/etc/"
 	sed -i '/^nohz_csd$/d' "$T/s/lkp/etc/linux-perf-test-cases"
 	run "$T/s/lkp/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
-	[[ $output == *"nohz_csd/bench.conf declares lkp=nohz_csd, but lkp/etc/linux-perf-test-cases does not list it"* ]]
+	[[ $output == *"nohz_csd/wiring.conf declares lkp=nohz_csd, but lkp/etc/linux-perf-test-cases does not list it"* ]]
 	cp "$L/etc/linux-perf-test-cases" "$T/s/lkp/etc/"
-	sed -i 's/^lkp=.*/lkp=/' "$T/s/idle_reentry/bench.conf"
+	sed -i 's/^lkp=.*/lkp=/' "$T/s/idle_reentry/wiring.conf"
 	run "$T/s/lkp/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
 	[[ $output == *"lkp/programs/idle_reentry is no declared benchmark's"* ]]
@@ -408,8 +409,8 @@ fake_bench() {
 	copy "$1"
 	mkdir -p "$1/fake_bench"
 	cat >"$1/fake_bench/bench.conf" <<-'CONF'
-		# A made-up benchmark: its declaration only.
-		format=ipistorm-bench/6
+		# A made-up benchmark: its declaration and wiring only.
+		format=ipistorm-bench/7
 		name=fake_bench
 		kind=module
 		metrics=total.wake_mean_ns:lower:ns total.wakeups_per_sec:higher:per_sec runtime_ns:lower:ns total.misses:none:count total.hit_pct:higher:pct
@@ -423,6 +424,12 @@ fake_bench() {
 		cpus=list:cpulist
 		duration=yes
 		storm=ipistorm
+		instrument=
+		tail=
+		tail_label=
+	CONF
+	cat >"$1/fake_bench/wiring.conf" <<-'CONF'
+		format=ipistorm-wiring/1
 		bisect_params=cpulist=1 duration=2
 		bisect_storm=pairs=0:1 numipi=20000
 		bisect_boot=-c 2 -s 2 -p
@@ -430,9 +437,6 @@ fake_bench() {
 		dkms=
 		mmtests=fake-bench
 		lkp=fake_bench
-		instrument=
-		tail=
-		tail_label=
 		testbed=
 	CONF
 }

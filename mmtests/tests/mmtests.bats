@@ -201,6 +201,7 @@ copy() {
 		d=${c%/bench.conf} d=${d##*/}
 		mkdir -p "$1/$d"
 		cp "$c" "$1/$d/"
+		[ ! -f "$REPO/$d/wiring.conf" ] || cp "$REPO/$d/wiring.conf" "$1/$d/"
 	done
 }
 
@@ -209,16 +210,16 @@ copy() {
 	mkdir "$T/dest"
 	# A name without a shellpack is generated now: nohz_csd's own is left
 	# no declared benchmark's.
-	sed -i 's/^mmtests=.*/mmtests=nohz/' "$T/s/nohz_csd/bench.conf"
+	sed -i 's/^mmtests=.*/mmtests=nohz/' "$T/s/nohz_csd/wiring.conf"
 	run "$T/s/mmtests/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
-	[[ $output == *"mmtests/shellpack_src/src/nohz_csd is no declared benchmark's (no <module>/bench.conf with mmtests=nohz_csd)"* ]]
-	sed -i 's/^mmtests=.*/mmtests=/' "$T/s/nohz_csd/bench.conf"
+	[[ $output == *"mmtests/shellpack_src/src/nohz_csd is no declared benchmark's (no <module>/wiring.conf with mmtests=nohz_csd)"* ]]
+	sed -i 's/^mmtests=.*/mmtests=/' "$T/s/nohz_csd/wiring.conf"
 	run "$T/s/mmtests/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
 	[[ $output == *"mmtests/shellpack_src/src/nohz_csd is no declared benchmark's"* ]]
 	# Half a hand-written integration is no generic one.
-	sed -i 's/^mmtests=.*/mmtests=nohz_csd/' "$T/s/nohz_csd/bench.conf"
+	sed -i 's/^mmtests=.*/mmtests=nohz_csd/' "$T/s/nohz_csd/wiring.conf"
 	rm "$T/s/mmtests/drivers/driver-nohz_csd.sh"
 	run "$T/s/mmtests/install.sh" "$T/dest"
 	[ "$status" -eq 1 ]
@@ -234,8 +235,8 @@ fake_bench() {
 	copy "$1"
 	mkdir -p "$1/fake_bench"
 	cat >"$1/fake_bench/bench.conf" <<-'EOF'
-		# A made-up benchmark: its declaration only.
-		format=ipistorm-bench/6
+		# A made-up benchmark: its declaration and wiring only.
+		format=ipistorm-bench/7
 		name=fake_bench
 		kind=module
 		metrics=total.wake_mean_ns:lower:ns total.wakeups_per_sec:higher:per_sec runtime_ns:lower:ns total.misses:none:count total.hit_pct:higher:pct
@@ -249,6 +250,16 @@ fake_bench() {
 		cpus=list:cpulist
 		duration=yes
 		storm=ipistorm
+		instrument=
+		tail=
+		tail_label=
+	EOF
+	cat >"$1/fake_bench/wiring.conf" <<-'EOF'
+		format=ipistorm-wiring/1
+
+	EOF
+	cat >"$1/fake_bench/wiring.conf" <<-'EOF'
+		format=ipistorm-wiring/1
 		bisect_params=cpulist=1 duration=2
 		bisect_storm=pairs=0:1 numipi=20000
 		bisect_boot=-c 2 -s 2 -p
@@ -256,9 +267,6 @@ fake_bench() {
 		dkms=
 		mmtests=fake-bench
 		lkp=fake_bench
-		instrument=
-		tail=
-		tail_label=
 		testbed=
 	EOF
 }

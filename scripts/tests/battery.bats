@@ -409,17 +409,17 @@ exit=0" ]
 	sed 's/^name=.*/name=prog/' "$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
 	: >"$d/prog/parse.awk"
 	bench_check "$d" prog
-	printf '%s\n' dkms=prog storm=ipistorm >>"$d/prog/bench.conf"
+	printf '%s\n' hist=lat storm=ipistorm >>"$d/prog/bench.conf"
 	sed -i 's/^command=netperf /command=ls {nothing} /; s/^server_port=.*/server_port=/' "$d/prog/bench.conf"
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]
-	[[ $output == *"dkms= is a key of a module's declaration, not of a program's"* ]]
+	[[ $output == *"hist= is a key of a module's declaration, not of a program's"* ]]
 	[[ $output == *"storm= is a key of a module's declaration, not of a program's"* ]]
 	[[ $output == *"command: runs 'ls', which is not one of programs="* ]]
 	[[ $output == *"command: {nothing} is no parameter of params="* ]]
 	[[ $output == *"server= and server_port= go together"* ]]
 	# a module's declaration takes no program's key, and says its kind
-	sed 's/^name=.*/name=prog/; s/^testbed=.*/testbed=/; /^kind=/d' "$TOP/ipistorm/bench.conf" >"$d/prog/bench.conf"
+	sed 's/^name=.*/name=prog/; /^kind=/d' "$TOP/ipistorm/bench.conf" >"$d/prog/bench.conf"
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]
 	[[ $output == *"no kind= line"* ]]
@@ -442,7 +442,7 @@ exit=0" ]
 	sed 's/^name=.*/name=prog/; s/^format=.*/format=ipistorm-bench\/4/' "$TOP/netperf/bench.conf" >"$d/prog/bench.conf"
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is ipistorm-bench/4, no longer read: make it format=ipistorm-bench/6 and add choices= and timeout= (a program's) (docs/bench.md)"* ]]
+	[[ $output == *"format is ipistorm-bench/4, no longer read: make it format=ipistorm-bench/7, add choices= and timeout= (a program's), and move its wiring (testbed=, bisect_*=, dkms=, mmtests=, lkp=) to wiring.conf beside it (docs/bench.md)"* ]]
 	sed -i '/^choices=/d; /^timeout=/d; s/^format=.*/format=ipistorm-bench\/5/' "$d/prog/bench.conf"
 	run bench_check "$d" prog
 	[ "$status" -eq 1 ]

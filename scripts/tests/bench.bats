@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
-# "Adding a benchmark is one folder and one declaration" (docs/bench.md),
-# tested: a copy of the tree gains a made-up benchmark, fakebench/ (its
-# Kbuild, its declaration with made-up metrics, tail and testbed values,
-# a test file), and nothing else changes; every tool then knows it from
-# the declaration alone. Its results are made up as run.sh writes them.
+# "Adding a benchmark is one folder" (docs/bench.md), tested: a copy of
+# the tree gains a made-up benchmark, fakebench/ (its Kbuild, its
+# declaration with made-up metrics and tail, its wiring with made-up
+# testbed values, a test file), and nothing else changes; every tool then
+# knows it from the two files alone. Its results are made up as run.sh writes them.
 # No kernel, no guest: the Kbuild is evaluated by make, dkms.conf read as
 # dkms reads it, the test bed's boots stubbed.
 
@@ -19,7 +19,7 @@ setup_file() {
 	echo 'obj-m := fakebench.o' >"$R/fakebench/Kbuild"
 	cat >"$R/fakebench/bench.conf" <<-'CONF'
 	# A made-up benchmark: nothing outside this folder names it.
-	format=ipistorm-bench/6
+	format=ipistorm-bench/7
 	name=fakebench
 	kind=module
 	metrics=total.wake_mean_ns:lower:ns total.wakes_per_sec:higher:per_sec total.missed:lower:count total.spin_pct:none:pct
@@ -33,6 +33,13 @@ setup_file() {
 	cpus=list:cpulist
 	duration=yes
 	storm=
+	instrument=total.probe_ns
+	tail=total.wake_p%_ns total.spin_p%_ns
+	tail_label=made-up wakeup time
+	CONF
+	cat >"$R/fakebench/wiring.conf" <<-'CONF'
+	format=ipistorm-wiring/1
+	testbed=poll:fakebench_poll* icount:fakebench_exact big:fakebench_many bench:fakebench_*
 	bisect_params=cpulist=1 duration=3
 	bisect_storm=
 	bisect_boot=-c 3 -p
@@ -40,10 +47,6 @@ setup_file() {
 	dkms=fakebench
 	mmtests=
 	lkp=
-	instrument=total.probe_ns
-	tail=total.wake_p%_ns total.spin_p%_ns
-	tail_label=made-up wakeup time
-	testbed=poll:fakebench_poll* icount:fakebench_exact big:fakebench_many bench:fakebench_*
 	CONF
 	printf '%s\n' 'test_fakebench_poll_one() { :; }' 'test_fakebench_exact() { :; }' \
 		'test_fakebench_many() { :; }' 'bench_fakebench_cost() { :; }' >"$R/fakebench/tests/fakebench.sh"
@@ -163,7 +166,7 @@ setup() {
 	grep -qx '512 6 1' "$T/hist.dat"
 }
 
-@test "bench: bisect.sh -b takes its defaults from the declaration" {
+@test "bench: bisect.sh -b takes its defaults from the wiring" {
 	git init -q "$T/src"
 	echo 1 >"$T/src/value"
 	git -C "$T/src" add -A
@@ -218,7 +221,7 @@ fakebench_exact" ]
 	[[ $(cat "$T/boots") == *" 6.1 -- -b fakebench_* ipistorm_* nohz_csd_*"* ]] || { cat "$T/boots"; false; }
 }
 
-# MMTests and lkp-tests: fakebench declares mmtests= and lkp= empty here;
+# MMTests and lkp-tests: fakebench wires mmtests= and lkp= empty here;
 # a benchmark with only its declaration is taken through both installers,
 # compare-kernels.sh and lkp's stats by mmtests/tests/mmtests.bats and
 # lkp/tests/lkp.bats ("a benchmark with only its declaration gets ...").

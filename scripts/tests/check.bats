@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
-# check.sh -d: the benchmarks' declarations and dkms.conf against them, on
-# a copy of the tree.
+# check.sh -d: the benchmarks' declarations and wirings, and dkms.conf
+# against them, on a copy of the tree.
 
 setup() {
 	S=$BATS_TEST_DIRNAME/..
@@ -15,8 +15,16 @@ setup() {
 	# tree gains
 	for m in idle_reentry ipistorm nohz_csd; do
 		mkdir -p "$T/t/$m"
-		cp "$S/../$m/bench.conf" "$T/t/$m/"
+		cp "$S/../$m/bench.conf" "$S/../$m/wiring.conf" "$T/t/$m/"
 	done
+}
+
+# newmod NAME DKMS: a module folder NAME copied from ipistorm's, its
+# wiring's dkms= DKMS, its testbed= empty.
+newmod() {
+	mkdir "$T/t/$1"
+	sed "s/^name=.*/name=$1/" "$S/../ipistorm/bench.conf" >"$T/t/$1/bench.conf"
+	sed "s/^dkms=.*/dkms=$2/; s/^testbed=.*/testbed=/" "$S/../ipistorm/wiring.conf" >"$T/t/$1/wiring.conf"
 }
 
 @test "check: the tree's declarations and dkms.conf agree" {
@@ -27,25 +35,24 @@ setup() {
 	[ "$status" -eq 0 ]
 }
 
-# dkms.conf names no module: it computes its arrays from the declarations'
+# dkms.conf names no module: it computes its arrays from the wirings'
 # dkms= when dkms sources it (bash's ".", from any directory), so a new
 # folder is installed without an edit, and a module line written into it
 # (the old way) is a drift check.sh -d shows.
-@test "check: dkms.conf computes its modules from the declarations, from any directory" {
+@test "check: dkms.conf computes its modules from the wirings, from any directory" {
 	run ! grep -E '^(BUILT_MODULE_NAME|BUILT_MODULE_LOCATION|DEST_MODULE_LOCATION)\[[0-9]' "$S/../dkms.conf"
 	run bash -c 'cd / && . "$1" >/dev/null && echo "${BUILT_MODULE_NAME[*]}|${BUILT_MODULE_LOCATION[*]}|${DEST_MODULE_LOCATION[*]}"' _ "$T/t/dkms.conf"
 	[ "$output" = "idle_reentry ipistorm nohz_csd|idle_reentry/ ipistorm/ nohz_csd/|/updates/dkms /updates/dkms /updates/dkms" ]
 	# a new folder with dkms=, another without: the first is installed
-	mkdir "$T/t/newbench" "$T/t/aid"
-	sed 's/^name=.*/name=newbench/; s/^dkms=.*/dkms=newbench/; s/^testbed=.*/testbed=/' "$S/../ipistorm/bench.conf" >"$T/t/newbench/bench.conf"
-	sed 's/^name=.*/name=aid/; s/^dkms=.*/dkms=/; s/^testbed=.*/testbed=/' "$S/../ipistorm/bench.conf" >"$T/t/aid/bench.conf"
+	newmod newbench newbench
+	newmod aid ""
 	run bash -c 'cd / && . "$1" >/dev/null && echo "${BUILT_MODULE_NAME[*]}|${BUILT_MODULE_LOCATION[2]}"' _ "$T/t/dkms.conf"
 	[ "$output" = "idle_reentry ipistorm newbench nohz_csd|newbench/" ]
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 }
 
-@test "check: dkms.conf drifting from the declarations fails" {
+@test "check: dkms.conf drifting from the wirings fails" {
 	# a module line of its own, another module's folder wrong
 	printf '%s\n' 'BUILT_MODULE_NAME[3]="extra"' 'BUILT_MODULE_LOCATION[3]="extra/"' \
 		'DEST_MODULE_LOCATION[3]="/updates/dkms"' 'BUILT_MODULE_LOCATION[1]="idle/"' >>"$T/t/dkms.conf"
@@ -54,7 +61,7 @@ setup() {
 	[[ $output == *'-BUILT_MODULE_LOCATION[1]="ipistorm/"'* ]]
 	[[ $output == *'+BUILT_MODULE_LOCATION[1]="idle/"'* ]]
 	[[ $output == *'+BUILT_MODULE_NAME[3]="extra"'* ]]
-	[[ $output == *"dkms.conf differs from the declarations"* ]]
+	[[ $output == *"dkms.conf differs from the wirings"* ]]
 	[[ $output == *"check: FAILED"* ]]
 	# the old, listing dkms.conf misses a new folder's module
 	cat >"$T/t/dkms.conf" <<-'EOF'
@@ -72,8 +79,7 @@ setup() {
 	EOF
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 0 ]
-	mkdir "$T/t/zbench"
-	sed 's/^name=.*/name=zbench/; s/^dkms=.*/dkms=zbench/; s/^testbed=.*/testbed=/' "$S/../ipistorm/bench.conf" >"$T/t/zbench/bench.conf"
+	newmod zbench zbench
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 1 ]
 	[[ $output == *'-BUILT_MODULE_NAME[3]="zbench"'* ]]
@@ -97,25 +103,30 @@ ipistorm" ]
 }
 
 # One format: a declaration of an older one is refused, naming what it
-# lacks; instrument= holds result keys.
-@test "check: an older format is refused, naming what to add; instrument= holds result keys" {
+# lacks and that its wiring moved; instrument= holds result keys.
+@test "check: an older format is refused, naming what to change; instrument= holds result keys" {
 	d=$T/t/idle_reentry/bench.conf
 	grep -qx 'instrument=total.hook_hits_per_reentry total.hook_cost_ns' "$d"
 	[ -z "$(bench_get "$S/.." ipistorm instrument)" ]
 	[ "$(bench_get "$S/.." nohz_csd instrument)" = total.probe_cost_ppm ]
 	cp "$d" "$T/conf"
+	# an older declaration, its wiring keys still in it
+	cat "$T/conf" "$T/t/idle_reentry/wiring.conf" | grep -v '^format=ipistorm-wiring' >"$T/old"
+	local moved=" and move its wiring (testbed=, bisect_*=, dkms=, mmtests=, lkp=) to wiring.conf beside it (docs/bench.md)"
 	while IFS='|' read -r fmt drop want; do
-		sed "s|^format=.*|format=$fmt|; $drop" "$T/conf" >"$d"
+		sed "s|^format=.*|format=$fmt|; $drop" "$T/old" >"$d"
 		run bench_check "$T/t" idle_reentry
 		[ "$status" -eq 1 ]
-		[[ $output == *"idle_reentry/bench.conf: line "*": format is $fmt, no longer read: make it format=ipistorm-bench/6$want (docs/bench.md)"* ]] ||
+		[[ $output == *"idle_reentry/bench.conf: line "*": format is $fmt, no longer read: make it format=ipistorm-bench/7$want$moved"* ]] ||
 			{ echo "$fmt: $output"; false; }
+		[[ $output == *"idle_reentry/bench.conf: line "*": testbed= is wiring, no longer a key of bench.conf: it goes in wiring.conf beside it (docs/bench.md)"* ]]
 	done <<-'EOF'
-	ipistorm-bench/5|/^kind=/s/x/x/| (nothing to add: since /6 a program's package= may be empty)
-	ipistorm-bench/4|/^kind=/s/x/x/| and add choices= and timeout= (a program's)
-	ipistorm-bench/3|/^kind=/d| and add kind=module
-	ipistorm-bench/2|/^kind=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d| and add kind=module, tail=, tail_label= and testbed=
-	ipistorm-bench/1|/^kind=/d; /^instrument=/d; /^tail=/d; /^tail_label=/d; /^testbed=/d| and add kind=module, instrument=, tail=, tail_label= and testbed=
+	ipistorm-bench/6|/^kind=/s/x/x/|
+	ipistorm-bench/5|/^kind=/s/x/x/|
+	ipistorm-bench/4|/^kind=/s/x/x/|, add choices= and timeout= (a program's),
+	ipistorm-bench/3|/^kind=/d|, add kind=module,
+	ipistorm-bench/2|/^kind=/d; /^tail=/d; /^tail_label=/d|, add kind=module, tail= and tail_label=,
+	ipistorm-bench/1|/^kind=/d; /^instrument=/d; /^tail=/d; /^tail_label=/d|, add kind=module, instrument=, tail= and tail_label=,
 	EOF
 	# what they lack is named too
 	sed 's|^format=.*|format=ipistorm-bench/3|; /^kind=/d' "$T/conf" >"$d"
@@ -129,18 +140,61 @@ ipistorm" ]
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
 	[[ $output == *"instrument key '3x' is not a result key" ]]
-	sed 's|^format=.*|format=ipistorm-bench/7|' "$T/conf" >"$d"
+	sed 's|^format=.*|format=ipistorm-bench/8|' "$T/conf" >"$d"
 	run bench_check "$T/t" idle_reentry
 	[ "$status" -eq 1 ]
-	[[ $output == *"format is 'ipistorm-bench/7', want ipistorm-bench/6" ]]
-	# the tree's own are of /6
+	[[ $output == *"format is 'ipistorm-bench/8', want ipistorm-bench/7" ]]
+	# the tree's own are of /7, their wirings of ipistorm-wiring/1
 	cp "$T/conf" "$d"
 	run "$T/t/scripts/check.sh" -d
 	[ "$status" -eq 0 ]
 	local f
 	for f in "$S"/../*/bench.conf; do
-		grep -qx 'format=ipistorm-bench/6' "$f" || { echo "$f: not of ipistorm-bench/6"; false; }
+		grep -qx 'format=ipistorm-bench/7' "$f" || { echo "$f: not of ipistorm-bench/7"; false; }
 	done
+	for f in "$S"/../*/wiring.conf; do
+		grep -qx 'format=ipistorm-wiring/1' "$f" || { echo "$f: not of ipistorm-wiring/1"; false; }
+	done
+}
+
+# The wiring, apart from what the metrics mean: a module's is required, a
+# program's may be absent; each key of its kind present; bisect_storm=
+# needs the declaration's storm=.
+@test "check: the wiring is checked as the declaration is" {
+	w=$T/t/nohz_csd/wiring.conf
+	cp "$w" "$T/wiring"
+	rm "$w"
+	run "$T/t/scripts/check.sh" -d
+	[ "$status" -eq 1 ]
+	[[ $output == *"nohz_csd/wiring.conf: no such file: every module folder wires itself in there (docs/bench.md#wiring)"* ]]
+	sed '/^testbed=/d; /^dkms=/d; s/^format=.*/format=ipistorm-wiring/' "$T/wiring" >"$w"
+	echo 'metrics=x:lower:ns' >>"$w"
+	run wiring_check "$T/t" nohz_csd
+	[ "$status" -eq 1 ]
+	[[ $output == *": $w: no testbed= line"* ]]
+	[[ $output == *": $w: no dkms= line"* ]]
+	[[ $output == *"format is 'ipistorm-wiring', want ipistorm-wiring/1"* ]]
+	[[ $output == *"unknown key 'metrics'"* ]]
+	sed 's/^bisect_storm=.*/bisect_storm=numipi=1/; s/^bisect_metric=.*/bisect_metric=a\/b\/c/' "$T/wiring" >"$w"
+	run wiring_check "$T/t" nohz_csd
+	[ "$status" -eq 1 ]
+	[[ $output == *"bisect_storm without a storm= module in bench.conf"* ]]
+	[[ $output == *"bisect_metric 'a/b/c' is not KEY[:lower|:higher] or A/B"* ]]
+	# a program's: testbed= alone, and none at all is none wired
+	mkdir "$T/t/prog"
+	sed 's/^name=.*/name=prog/' "$S/../hackbench/bench.conf" >"$T/t/prog/bench.conf"
+	cp "$S/../hackbench/parse.awk" "$T/t/prog/"
+	run wiring_check "$T/t" prog
+	[ "$status" -eq 0 ]
+	[ -z "$(wiring_get "$T/t" prog testbed)" ]
+	printf '%s\n' format=ipistorm-wiring/1 testbed=poll:prog_x dkms=prog >"$T/t/prog/wiring.conf"
+	run wiring_check "$T/t" prog
+	[ "$status" -eq 1 ]
+	[[ $output == *"dkms= is a key of a module's wiring, not of a program's"* ]]
+	sed -i '/^dkms=/d' "$T/t/prog/wiring.conf"
+	run wiring_check "$T/t" prog
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(bench_testbed "$T/t" poll | tail -n 1)" = prog_x ]
 }
 
 # tail=, tail_label= and testbed= are required; tail= and tail_label= go
@@ -149,20 +203,26 @@ ipistorm" ]
 	d=$T/t/nohz_csd/bench.conf
 	[ "$(bench_get "$S/.." ipistorm tail)" = "total.lat_p%_ns" ]
 	[ "$(bench_get "$S/.." nohz_csd tail_label)" = "nohz idle balance kick delay" ]
-	sed -i '/^testbed=/d; s/^tail_label=.*/tail_label=/' "$d"
+	sed -i '/^tail=/d; s/^tail_label=.*/tail_label=x/' "$d"
+	sed -i '/^testbed=/d' "$T/t/nohz_csd/wiring.conf"
 	run bench_check "$T/t" nohz_csd
 	[ "$status" -eq 1 ]
-	[[ $output == *": $d: no testbed= line"* ]]
+	[[ $output == *": $d: no tail= line"* ]]
 	[[ $output == *"tail= and tail_label= go together: both empty or neither"* ]]
+	run wiring_check "$T/t" nohz_csd
+	[ "$status" -eq 1 ]
+	[[ $output == *"nohz_csd/wiring.conf: no testbed= line"* ]]
 }
 
 @test "check: tail= and testbed= values of the wrong shape are refused" {
-	d=$T/t/ipistorm/bench.conf
-	local bad want
+	local bad want d f
 	while IFS='|' read -r bad want; do
-		cp "$S/../ipistorm/bench.conf" "$d"
+		f=bench.conf
+		[[ $bad != testbed=* ]] || f=wiring.conf
+		d=$T/t/ipistorm/$f
+		cp "$S/../ipistorm/bench.conf" "$S/../ipistorm/wiring.conf" "$T/t/ipistorm/"
 		sed -i "s|^${bad%%=*}=.*|$bad|" "$d"
-		run bench_check "$T/t" ipistorm
+		run bash -c '. "$1/scripts/lib.sh" && bench_check "$1" ipistorm && wiring_check "$1" ipistorm' _ "$T/t"
 		[ "$status" -eq 1 ] || { echo "accepted: $bad"; false; }
 		[[ $output == *"$want"* ]] || { echo "$bad: $output"; false; }
 	done <<-'EOF'
@@ -180,8 +240,11 @@ ipistorm" ]
 	tail_label=|tail= and tail_label= go together: both empty or neither
 	EOF
 	# empty together is good: no tail to plot, no boot but functional
-	sed -i 's|^tail=.*|tail=|; s|^tail_label=.*|tail_label=|; s|^testbed=.*|testbed=|' "$d"
+	sed -i 's|^tail=.*|tail=|; s|^tail_label=.*|tail_label=|' "$T/t/ipistorm/bench.conf"
+	sed -i 's|^testbed=.*|testbed=|' "$T/t/ipistorm/wiring.conf"
 	run bench_check "$T/t" ipistorm
+	[ "$status" -eq 0 ]
+	run wiring_check "$T/t" ipistorm
 	[ "$status" -eq 0 ]
 }
 

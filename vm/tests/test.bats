@@ -8,8 +8,8 @@
 bats_require_minimum_version 1.5.0
 
 # The copy: vm/ and scripts/lib.sh, which test.sh sources, the
-# declarations (<module>/bench.conf, whose testbed= the boots run) and
-# their check, one bats folder beside vm/tests and a tests/ folder of no
+# declarations and wirings (<module>/bench.conf, <module>/wiring.conf,
+# whose testbed= the boots run) and their check, one bats folder beside vm/tests and a tests/ folder of no
 # bats file.
 setup_file() {
 	R=$BATS_FILE_TMPDIR/repo
@@ -19,7 +19,7 @@ setup_file() {
 	cp "$top/scripts/lib.sh" "$top/scripts/bench.awk" "$R/scripts/"
 	for m in ipistorm idle_reentry nohz_csd; do
 		mkdir -p "$R/$m"
-		cp "$top/$m/bench.conf" "$R/$m/"
+		cp "$top/$m/bench.conf" "$top/$m/wiring.conf" "$R/$m/"
 	done
 	: >"$R/scripts/tests/a.bats"
 	: >"$R/other/tests/a.sh"
@@ -140,9 +140,9 @@ most_at_once() {
 }
 
 # The boots' runner arguments: the tests of no module from BOOTS, each
-# module's from its declaration (testbed=), as they were when BOOTS listed
+# module's from its wiring (testbed=), as they were when BOOTS listed
 # them itself (the same tests in the same boots).
-@test "test.sh: -l, the boots' tests come from the declarations" {
+@test "test.sh: -l, the boots' tests come from the wirings" {
 	run "$R/vm/test.sh" -l
 	[ "$status" -eq 0 ]
 	[ "$output" = "functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000||
@@ -158,10 +158,10 @@ metal|-c 2 -x -hypervisor|nohz_csd_polling_aid_bare_metal preflight_loading pref
 	[ "$status" -eq 1 ] || { echo "$output"; false; }
 }
 
-@test "test.sh: a boot no declaration gives a test is not booted; an unknown boot is refused" {
+@test "test.sh: a boot no wiring gives a test is not booted; an unknown boot is refused" {
 	local t=$BATS_TEST_TMPDIR/repo
 	cp -r "$R" "$t"
-	sed -i 's/^testbed=.*/testbed=/' "$t/ipistorm/bench.conf"
+	sed -i 's/^testbed=.*/testbed=/' "$t/ipistorm/wiring.conf"
 	run "$t/vm/test.sh" -l
 	[[ $output == *"published|-c 18 -s 2||"* ]]
 	echo format=ipistorm-steps/1 >"$T/steps"
@@ -170,21 +170,21 @@ metal|-c 2 -x -hypervisor|nohz_csd_polling_aid_bare_metal preflight_loading pref
 	[[ $output == *"# === 6.1/icount"* ]]
 	[[ $output != *"# === 6.1/published"* ]]
 	grep -q '^start boot .* 6.1 -- idle_reentry_perturbation$' "$LOG"
-	sed -i 's/^testbed=.*/testbed=polll:ipistorm_x/' "$t/ipistorm/bench.conf"
+	sed -i 's/^testbed=.*/testbed=polll:ipistorm_x/' "$t/ipistorm/wiring.conf"
 	: >"$LOG"
 	run "$t/vm/test.sh" -l
 	[ "$status" -eq 1 ]
-	[[ $output == *"ipistorm/bench.conf: testbed= names boot 'polll', which the test bed has not (its boots: poll icount published big sigenforce lockdown metal bench)"* ]]
+	[[ $output == *"ipistorm/wiring.conf: testbed= names boot 'polll', which the test bed has not (its boots: poll icount published big sigenforce lockdown metal bench)"* ]]
 	run "$t/vm/test.sh" -S "$T/steps" 6.1
 	[ "$status" -eq 1 ]
 	[ ! -s "$LOG" ]
-	sed -i 's/^testbed=.*/testbed=poll:trace_*/' "$t/ipistorm/bench.conf"
+	sed -i 's/^testbed=.*/testbed=poll:trace_*/' "$t/ipistorm/wiring.conf"
 	run "$t/vm/test.sh" -l
 	[ "$status" -eq 1 ]
 	[[ $output == *"the glob must start with ipistorm_"* ]]
 }
 
-@test "bench.sh: the benchmarks the declarations name (testbed= bench:GLOB)" {
+@test "bench.sh: the benchmarks the wirings name (testbed= bench:GLOB)" {
 	mkdir -p "$T/build/6.1"
 	run "$R/vm/bench.sh" 6.1
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -192,11 +192,11 @@ metal|-c 2 -x -hypervisor|nohz_csd_polling_aid_bare_metal preflight_loading pref
 		{ cat "$LOG"; false; }
 	local t=$BATS_TEST_TMPDIR/repo
 	cp -r "$R" "$t"
-	sed -i 's/^testbed=.*/testbed=/' "$t"/*/bench.conf
+	sed -i 's/^testbed=.*/testbed=/' "$t"/*/wiring.conf
 	: >"$LOG"
 	run "$t/vm/bench.sh" 6.1
 	[ "$status" -eq 1 ]
-	[[ $output == *"no declaration names a benchmark to run"* ]]
+	[[ $output == *"no wiring names a benchmark to run"* ]]
 	[ ! -s "$LOG" ]
 }
 
