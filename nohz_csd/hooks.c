@@ -201,6 +201,8 @@ static int nc_hook(void)
 	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
 		struct nc_tp *t = &nc_tps[i];
 
+		if (t->only && !*t->only)
+			continue;
 		t->tp = ips_tp_find(t->name);
 		ret = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
 			      -ENOENT;

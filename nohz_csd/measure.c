@@ -55,6 +55,8 @@ static __always_inline void nc_delay_add(struct nc_cpu *c,
 	c->delay_hits += to->hits - from->hits;
 	c->delay_acc += acc;
 	ips_hist_add_net(&c->delay, raw, cost);
+	if (c->delay_idle)
+		ips_hist_add_net(&c->delay_idle[from->slot], raw, cost);
 }
 
 static inline bool sched_softirq_pending(void)
@@ -99,6 +101,17 @@ static __always_inline int nc_csd_entry_body(struct nc_cpu *c,
 	c->n[NC_KICK_POLL + d->dlv]++;
 	d->was_pending = sched_softirq_pending();
 	nc_stamp(c, &d->t);
+	/*
+	 * The state this CPU entered last in this idle round, none when it
+	 * entered none (awake, or on its way to a state).
+	 */
+	d->t.slot = 0;
+	if (nc_idle_states) {
+		d->t.slot = ips_idle_slot(&nc_idle,
+					  d->idle ? c->idle_in - c->idle_seen : 0,
+					  c->idle_state);
+		c->kick_idle[d->dlv][d->t.slot]++;
+	}
 	c->csd_raised = false;
 	c->in_csd = true;
 	return 0;
@@ -300,16 +313,36 @@ static void nc_tp_switch(void *data, bool preempt, struct task_struct *prev,
 	}
 }
 
+/*
+ * idle_states=1: an idle entry here and its state (an exit only counts as
+ * a hit). Interrupts are off; a kick (an interrupt's, or the idle task's
+ * after its state) reads what the last entry wrote.
+ */
+static void nc_tp_idle(void *data, unsigned int state, unsigned int cpu)
+{
+	struct nc_cpu *c = nc_this();
+
+	if (!c)
+		return;
+	nc_count(c, K_TRACEPOINT);
+	if (state == IPS_IDLE_EXIT)
+		return;
+	c->idle_state = state;
+	c->idle_in++;
+}
+
 static struct nc_tp {
 	const char *name;
 	void *probe;
 	struct tracepoint *tp;
 	bool registered;
+	bool *only;	/* put in only when this is set */
 } nc_tps[] = {
 	{ .name = "softirq_raise", .probe = nc_tp_raise },
 	{ .name = "softirq_entry", .probe = nc_tp_entry },
 	{ .name = "softirq_exit", .probe = nc_tp_exit },
 	{ .name = "sched_switch", .probe = nc_tp_switch },
+	{ .name = "cpu_idle", .probe = nc_tp_idle, .only = &nc_idle_states },
 };
 
 /*
@@ -376,6 +409,8 @@ static __always_inline void nc_do_idle_body(struct nc_cpu *c)
 	unsigned long flags;
 
 	WRITE_ONCE(c->fired[HK_DO_IDLE], 1);
+	/* A new idle round: its kicks find the states entered from here. */
+	c->idle_seen = c->idle_in;
 	if (READ_ONCE(c->drops_open)) {
 		/* Interrupts are on here; a kick's return handler adds drops. */
 		local_irq_save(flags);

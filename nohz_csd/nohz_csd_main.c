@@ -57,6 +57,7 @@
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/idle.h"
 #include "../common/irqs.h"
 #include "../common/param.h"
 #include "../common/result.h"
@@ -115,6 +116,11 @@ static unsigned int nc_duration;
 module_param_named(duration, nc_duration, uint, 0444);
 MODULE_PARM_DESC(duration, "Watch for this long inside insmod, then report (seconds, default 0: watch until stopped through the 'stop' parameter, debugfs control or rmmod; max 3600)");
 
+/* Where the kicks found their CPUs: in which idle state, if any. */
+static bool nc_idle_states;
+module_param_cb(idle_states, &ips_bool_strict_ops, &nc_idle_states, 0444);
+MODULE_PARM_DESC(idle_states, "1: also count the idle state each kick found its CPU in, and split the delays by it (a probe at every idle entry and exit of the watched CPUs); 0: do not (default 0)");
+
 /* A hook on a wrong function must read unproven: show that it does. */
 static char *nc_test_misname;
 module_param_named(test_misname, nc_test_misname, charp, 0444);
@@ -133,14 +139,14 @@ MODULE_PARM_DESC(stop, "Write 1 to end a run without duration= and publish its r
 
 /* The start line's order (ips_result_log_params()): as declared above. */
 const char * const ips_params_order[] = {
-	"cpulist", "load_cpus", "load_threads", "duration", "test_misname",
-	"test_skip", "stop", NULL,
+	"cpulist", "load_cpus", "load_threads", "duration", "idle_states",
+	"test_misname", "test_skip", "stop", NULL,
 };
 
 /* ---- state ------------------------------------------------------------- */
 
 /* How a kick reached the CPU: polling idle task, hard IRQ, other. */
-enum { DLV_POLL, DLV_IRQ, DLV_OTHER };
+enum { DLV_POLL, DLV_IRQ, DLV_OTHER, NR_DLV };
 
 /* What a watched CPU counts; the totals are their sums over the CPUs. */
 enum {
@@ -253,6 +259,7 @@ struct nc_stamp {
 	u64 t;		/* clock units (common/clock.h) */
 	u64 acc;	/* ps */
 	u64 hits;
+	unsigned int slot;	/* a kick's: its idle slot (idle_states=1), else 0 */
 };
 
 /*
@@ -340,6 +347,17 @@ struct nc_cpu {
 	u64 delay_raw_ns;
 	u64 delay_hits;		/* probe hits inside the delays */
 	u64 delay_acc;		/* their calibrated cost, ps */
+	/*
+	 * idle_states=1, at the cold end: the idle entries here (cpu_idle's
+	 * probe, interrupts off), their count when this do_idle() round
+	 * began (its hook) and the last one's state; the kicks by path and
+	 * idle slot; the delays by the idle slot of their kick.
+	 */
+	u64 idle_in;
+	u64 idle_seen;
+	unsigned int idle_state;
+	u64 kick_idle[NR_DLV][IPS_IDLE_MAX_SLOTS];
+	struct ips_hist *delay_idle;
 } ____cacheline_aligned_in_smp;
 
 static struct nc_cpu **nc_state;	/* [nr_cpu_ids], NULL when unwatched */
@@ -349,6 +367,10 @@ static struct nc_cpu **nc_state;	/* [nr_cpu_ids], NULL when unwatched */
  */
 static DEFINE_PER_CPU(struct nc_cpu *, nc_this_cpu);
 static cpumask_var_t nc_mask, nc_load_mask;
+
+/* idle_states=1: the state names, read at load, and how many slots. */
+static struct ips_idle_names nc_idle;
+static unsigned int nc_idle_slots;
 
 static bool nc_kprobes;
 static unsigned long nc_missed_base, nc_missed;
@@ -378,6 +400,11 @@ static void nc_free_state(void)
 		return;
 	for_each_possible_cpu(cpu)
 		per_cpu(nc_this_cpu, cpu) = NULL;
+	if (nc_state) {
+		for_each_cpu(cpu, nc_mask)
+			if (nc_state[cpu])
+				kvfree(nc_state[cpu]->delay_idle);
+	}
 	ips_session_cpus_free((void **)nc_state, nc_mask);
 	nc_state = NULL;
 	free_cpumask_var(nc_mask);
@@ -406,6 +433,7 @@ static int nc_check_skip(void)
 
 static int nc_parse(void)
 {
+	unsigned int i;
 	int cpu, ret;
 
 	if (nc_duration > MAX_DURATION_S) {
@@ -459,9 +487,24 @@ static int nc_parse(void)
 							sizeof(struct nc_cpu));
 	if (!nc_state)
 		goto err;
+	if (nc_idle_states) {
+		ips_idle_names_init(&nc_idle);
+		nc_idle_slots = ips_idle_slots(&nc_idle);
+	}
 	for_each_cpu(cpu, nc_mask) {
-		ips_hist_init(&nc_state[cpu]->delay);
-		per_cpu(nc_this_cpu, cpu) = nc_state[cpu];
+		struct nc_cpu *c = nc_state[cpu];
+
+		ips_hist_init(&c->delay);
+		if (nc_idle_states) {
+			c->delay_idle = kvmalloc_node(array_size(nc_idle_slots,
+								 sizeof(*c->delay_idle)),
+						      GFP_KERNEL, cpu_to_node(cpu));
+			if (!c->delay_idle)
+				goto err;
+			for (i = 0; i < nc_idle_slots; i++)
+				ips_hist_init(&c->delay_idle[i]);
+		}
+		per_cpu(nc_this_cpu, cpu) = c;
 	}
 	ips_clock_init();
 	return 0;

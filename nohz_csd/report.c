@@ -53,6 +53,45 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%sdelay_probe_hits=%llu\n", pfx, c->delay_hits);
 }
 
+/*
+ * idle_states=1: the kicks by the idle state they found their CPU in (the
+ * states that hold any), by path, their share of all, and the delays of
+ * the balanced ones, summed over the CPUs. @h is scratch.
+ */
+static void nc_emit_idle(struct seq_buf *sb, u64 kicks, struct ips_hist *h)
+{
+	static const char * const dlv[NR_DLV] = { "poll", "irq", "other" };
+	u64 n[NR_DLV], all;
+	unsigned int slot, i;
+	char pfx[48];
+	int cpu;
+
+	seq_buf_printf(sb, "idle_driver=%s\n", nc_idle.driver);
+	seq_buf_printf(sb, "idle_driver_changed=%d\n",
+		       ips_idle_driver_changed(&nc_idle));
+	for (slot = 0; slot < nc_idle_slots; slot++) {
+		memset(n, 0, sizeof(n));
+		ips_hist_init(h);
+		for_each_cpu(cpu, nc_mask) {
+			const struct nc_cpu *c = nc_state[cpu];
+
+			for (i = 0; i < NR_DLV; i++)
+				n[i] += c->kick_idle[i][slot];
+			ips_hist_merge(h, &c->delay_idle[slot]);
+		}
+		all = n[DLV_POLL] + n[DLV_IRQ] + n[DLV_OTHER];
+		if (!all)
+			continue;
+		snprintf(pfx, sizeof(pfx), "total.idle_%s.",
+			 ips_idle_label(&nc_idle, slot));
+		seq_buf_printf(sb, "%skicks=%llu\n", pfx, all);
+		for (i = 0; i < NR_DLV; i++)
+			seq_buf_printf(sb, "%skick_%s=%llu\n", pfx, dlv[i], n[i]);
+		ips_result_ratio(sb, pfx, "share_pct", all * 100, kicks);
+		ips_hist_emit(sb, pfx, "delay", h, false);
+	}
+}
+
 /* A CPU's calibration, ns, as "<pfx><what>_...": "calib" or "calib_end". */
 static void nc_emit_calib(struct seq_buf *sb, const char *pfx, const char *what,
 			  const struct nc_calib *cal, u32 calls)
@@ -167,6 +206,10 @@ static unsigned int nc_unproven(const enum ips_hook_proof *p)
 	return n;
 }
 
+/* The probes not of the hook set, for hooked=. */
+#define NC_PROBES \
+	"nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch"
+
 static void nc_emit(struct seq_buf *sb, bool interrupted)
 {
 	u64 measured = nc_session.stop_ns - nc_session.start_ns;
@@ -188,14 +231,15 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "load_threads=%u\n",
 		       cpumask_empty(nc_load_mask) ? 0 : nc_load_threads);
 	seq_buf_printf(sb, "load_offline=%d\n", atomic_read(&nc_load_offline));
+	seq_buf_printf(sb, "idle_states=%d\n", nc_idle_states);
 	nc_proofs(proofs);
 	seq_buf_printf(sb, "status=%s\n", interrupted ? "interrupted" :
 		       nc_unproven(proofs) || nc_drift_over ? "unproven" :
 		       "complete");
 	seq_buf_printf(sb, "measured_ns=%llu\n", measured);
 	seq_buf_printf(sb, "nmissed=%lu\n", nc_missed);
-	ips_hooks_emit(sb, &nc_hook_set,
-		       "nohz_csd_func,wake_up_process,softirq_raise,softirq_entry,softirq_exit,sched_switch");
+	ips_hooks_emit(sb, &nc_hook_set, nc_idle_states ? NC_PROBES ",cpu_idle" :
+		       NC_PROBES);
 	ips_hooks_emit_proofs(sb, &nc_hook_set, proofs);
 	nc_emit_passes(sb);
 	nc_emit_spreads(sb);
@@ -223,6 +267,9 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 		cond_resched();
 	}
 	nc_emit_cpu(sb, "total.", all, false, measured * ncpus);
+	/* all's delay is printed: its histogram is scratch now. */
+	if (nc_idle_states)
+		nc_emit_idle(sb, all->n[NC_KICKS], &all->delay);
 	why = nc_reason(all, !!nc_hooks[HK_TICK_STOP].hooked);
 	if (why)
 		seq_buf_printf(sb, "reason=%s\n", why);
@@ -230,7 +277,7 @@ static void nc_emit(struct seq_buf *sb, bool interrupted)
 
 static size_t nc_result_size(void)
 {
-	size_t size = 4096;
+	size_t size = 4096 + (nc_idle_states ? nc_idle_slots * 1024 : 0);
 	int cpu;
 
 	for_each_cpu(cpu, nc_mask)

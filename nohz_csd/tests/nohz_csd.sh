@@ -247,7 +247,7 @@ test_nohz_csd_passive() {
 
 test_nohz_csd_hostile_params() {
 	need_cpus 2
-	hostile nohz_csd 17 nohz_csd_load <<-EOF
+	hostile nohz_csd 18 nohz_csd_load <<-EOF
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
 	cpulist|cpulist=99999 duration=1
@@ -263,6 +263,7 @@ test_nohz_csd_hostile_params() {
 	test_skip|test_skip=nc_decoy duration=1
 	test_skip|test_skip=_nohz_idle_balance test_misname=_nohz_idle_balance duration=1
 	stop|stop=0 duration=1
+	idle_states|idle_states=2 duration=1
 	load_cpus|load_cpus=$(cat /sys/devices/system/cpu/online) duration=1
 	cpulist|cpulist=$(awk 'BEGIN { for (i = 0; i < 33000; i++) printf "0," }') duration=1
 	EOF
@@ -511,6 +512,77 @@ test_nohz_csd_polling_aid_bare_metal() {
 	check "int($(cat /proc/sys/kernel/tainted) / 64) % 2 == 1" "forced, the kernel is not tainted (TAINT_USER)"
 	note "forced: $(echo "$pi_log" | head -n 1)"
 	rmmod polling_idle || fail "rmmod polling_idle failed"
+}
+
+# nc_val0 KEY: KEY of the last result, 0 when it has none (a state that
+# held no kick is left out).
+nc_val0() {
+	_v=$(key "$1" "$TMP/nohz_csd")
+	echo "${_v:-0}"
+}
+
+# nc_idle_run CPU LABEL: a run with idle_states=1 watching CPU (the first
+# idle one, which the kicks go to), checked: the states' kicks add up to
+# the paths', their delays to the delays, their shares to 100 %, and
+# cpuidle's own count of its entries into each state (a driver's) bounds
+# the kicks found there.
+# shellcheck disable=SC2154 # vals sets the variables
+nc_idle_run() {
+	drv=$(cpuidle_driver)
+	u0=$(cpuidle_usage "$1")
+	nc_run load_cpus="$(cpu 0)" load_threads=3 cpulist="$1" duration=4 idle_states=1
+	u1=$(cpuidle_usage "$1")
+	check_nc
+	[ "$(val nohz_csd idle_states)" = 1 ] || fail "$2: idle_states=$(val nohz_csd idle_states)"
+	[ "$(val nohz_csd idle_driver)" = "$drv" ] || fail "$2: idle_driver=$(val nohz_csd idle_driver), the CPU's is $drv"
+	[ "$(val nohz_csd idle_driver_changed)" = 0 ] || fail "$2: idle_driver_changed=$(val nohz_csd idle_driver_changed)"
+	case ,$(val nohz_csd hooked), in *,cpu_idle,*) ;; *) fail "$2: cpu_idle not among hooked=" ;; esac
+	sk=0 sp=0 si=0 so=0 sd=0 sh=0 st=""
+	ks=$(sed -n 's/^total\.idle_\([A-Za-z0-9_]*\)\.kicks=.*/\1/p' "$TMP/nohz_csd")
+	for k in $ks; do
+		vals nohz_csd "total.idle_$k." n=kicks p=kick_poll i=kick_irq o=kick_other d=delay_n h=share_pct
+		[ "$d" = 0 ] || check_quantiles nohz_csd "total.idle_$k.delay"
+		sk=$((sk + n)) sp=$((sp + p)) si=$((si + i)) so=$((so + o)) sd=$((sd + d))
+		sh=$(awk -v a="$sh" -v b="$h" 'BEGIN { print a + b }')
+		st="$st $k=$p/$i/$o/$(nc_val0 "total.idle_$k.delay_p50_ns")ns"
+	done
+	vals nohz_csd total. k=kicks kp=kick_poll ki=kick_irq ko=kick_other dn=delay_n
+	note "$2, $drv, CPU $1: $k kicks by idle state (polled/IPI/other/delay p50):$st"
+	check "$k > 0" "$2: no kick reached CPU $1"
+	check "$sk == $k && $sp == $kp && $si == $ki && $so == $ko" \
+		"$2: the states hold $sk kicks, $sp/$si/$so polled/IPI/other; CPU $1 got $k, $kp/$ki/$ko"
+	check "$sd == $dn" "$2: the states' delays hold $sd of $dn"
+	check "$sh >= 99.5 && $sh <= 100.5" "$2: the states' shares add up to $sh %"
+	[ "$drv" = none ] || check_idle_witness nohz_csd total.idle_STATE.kicks "$1" "$u0" "$u1"
+}
+
+# idle_states=1: each kick counted in the idle state its CPU entered last
+# in that idle round (none: awake, or on its way to a state), by path, and
+# the delays by it. Halting (no cpuidle driver), the IPIs' kicks find
+# halt; with the polling aid, MWAIT-like (its POLL and POLLTIF states,
+# the tick stopped in the second), the polled kicks find its states,
+# which cpuidle's own counts bound. The aid stays loaded, as
+# test_nohz_csd_polled would load it.
+test_nohz_csd_idle_states() {
+	need_cpus 3
+	cmdline_has idle=poll && skip "booted with idle=poll: the tick never stops, no CPU is kicked"
+	t=$(cpu 1)
+	case $(cpuidle_driver) in
+	none)
+		nc_idle_run "$t" halting
+		check "$(nc_val0 total.idle_halt.kick_irq) * 10 >= $(val nohz_csd total.kick_irq) * 9" \
+			"halting: $(nc_val0 total.idle_halt.kick_irq) of $(val nohz_csd total.kick_irq) IPIs' kicks found the CPU in halt, the only idle here"
+		insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+		;;
+	polling_idle) ;;
+	*) skip "cpuidle driver $(cpuidle_driver) owns the CPUs" ;;
+	esac
+	[ "$(cpuidle_driver)" = polling_idle ] || fail "the polling aid is not the cpuidle driver"
+	nc_idle_run "$t" "polling aid"
+	kp=$(val nohz_csd total.kick_poll)
+	check "$kp >= $(val nohz_csd total.kicks) * 0.9" "polling aid: kicks did not take the polling path"
+	check "$(nc_val0 total.idle_POLLTIF.kick_poll) + $(nc_val0 total.idle_POLL.kick_poll) >= $kp * 0.9" \
+		"polling aid: of $kp polled kicks $(nc_val0 total.idle_POLLTIF.kick_poll) found the CPU in POLLTIF, $(nc_val0 total.idle_POLL.kick_poll) in POLL"
 }
 
 # With the polling aid, idle CPUs poll with TIF_POLLING_NRFLAG set and the
