@@ -11,6 +11,7 @@
 #include "../common/clock.c"
 #include "../common/hist.c"
 #include "../common/hook.c"
+#include "../common/idle.c"
 #include "../common/irqs.c"
 #include "../common/param.c"
 #include "../common/result.c"

@@ -260,21 +260,52 @@ static int ir_hooks_choose(void)
 }
 
 /*
+ * Whether every probe is gone. Where ftrace or a tracepoint refused to
+ * remove one, it may still run and write the per-CPU state: the state is
+ * then never freed, and the module stays loaded (pinned).
+ */
+static bool ir_unhooked = true;
+
+/* Remove a tracepoint's probe; an error where it stays in. */
+static int ir_tp_unprobe(struct tracepoint *tp, void *probe)
+{
+	int err = tracepoint_probe_unregister(tp, probe, NULL);
+
+	if (err)
+		pr_err("cannot remove the probe of tracepoint %s (%d): the state is kept and the module stays loaded\n",
+		       tp->name, err);
+	return err;
+}
+
+/*
  * Remove every probe, their grace periods at once; 0 once no CPU is
- * inside any (else the hooks stay and so must the state they write).
+ * inside any (else the hooks stay and so must the state they write:
+ * ir_unhooked false).
  */
 static int ir_unhook(void)
 {
-	int ret;
+	int ret, err = 0, e;
 
 	ips_hooks_unregister_start(&ir_hook_set);
-	if (ir_tp_switch) {
-		tracepoint_probe_unregister(ir_tp_switch, (void *)ir_switch_probe,
-					    NULL);
-		tracepoint_synchronize_unregister();
-		ir_tp_switch = NULL;
+	if (ir_idle_tp.registered) {
+		err = ir_tp_unprobe(ir_idle_tp.tp, ir_idle_tp.probe);
+		ir_idle_tp.registered = !!err;
 	}
+	if (ir_tp_switch) {
+		e = ir_tp_unprobe(ir_tp_switch, (void *)ir_switch_probe);
+		if (!e)
+			ir_tp_switch = NULL;
+		err = err ?: e;
+	}
+	tracepoint_synchronize_unregister();
 	ret = ips_hooks_unregister_wait(&ir_hook_set);
+	if (ret || err) {
+		/* ips_hooks_unregister_wait() pins the module on its own error. */
+		if (!ret && ir_unhooked)
+			__module_get(THIS_MODULE);
+		ir_unhooked = false;
+		ret = ret ?: err;
+	}
 	/* No hook queues test_interrupt's work now: none may run after us. */
 	if (!ret && static_branch_unlikely(&ir_test_irq))
 		ips_test_irq_sync(&ir_test_work);
@@ -300,6 +331,13 @@ static int ir_hook(void)
 		pr_err("cannot attach to sched_switch: %d\n", ret);
 		ir_tp_switch = NULL;
 		return ret;
+	}
+	if (ir_idle_states) {
+		ret = ips_tp_probe_all(&ir_idle_tp, 1, "idle_states=1");
+		if (ret) {
+			ir_unhook();
+			return ret;
+		}
 	}
 	ir_hook_set.misname = ir_test_misname;
 	ir_hook_set.skipname = ir_test_skip;

@@ -57,6 +57,7 @@
 #include "../common/clock.h"
 #include "../common/hist.h"
 #include "../common/hook.h"
+#include "../common/idle.h"
 #include "../common/irqs.h"
 #include "../common/param.h"
 #include "../common/result.h"
@@ -101,6 +102,11 @@ static bool ir_pick_hook = true;
 module_param_cb(pick_hook, &ips_bool_strict_ops, &ir_pick_hook, 0444);
 MODULE_PARM_DESC(pick_hook, "0: leave the picks unhooked, to check that a result without them is reported unproven (default 1)");
 
+/* Where each re-entry started: the idle state its round entered last. */
+static bool ir_idle_states;
+module_param_cb(idle_states, &ips_bool_strict_ops, &ir_idle_states, 0444);
+MODULE_PARM_DESC(idle_states, "1: also count the idle state each re-entry left (the last its round entered) and split the re-entries' totals by it, with a probe at every idle entry and exit (phases=1 only); 0: do not (default 0)");
+
 /* A hook on a wrong function must read unproven: show that it does. */
 static char *ir_test_misname;
 module_param_named(test_misname, ir_test_misname, charp, 0444);
@@ -129,8 +135,8 @@ MODULE_PARM_DESC(stop, "Write 1 to end a measurement that runs until stopped, as
 
 /* The start line's order (ips_result_log_params()): as declared above. */
 const char * const ips_params_order[] = {
-	"cpulist", "duration", "phases", "pick_hook", "test_misname",
-	"test_skip", "test_interrupt", "stop", NULL,
+	"cpulist", "duration", "phases", "pick_hook", "idle_states",
+	"test_misname", "test_skip", "test_interrupt", "stop", NULL,
 };
 
 /* ---- state ------------------------------------------------------------- */
@@ -231,6 +237,19 @@ struct ir_cpu {
 	unsigned int fired;	/* BIT(hook index) of every hook hit here */
 	bool idle_ran;		/* the idle task ran here while measuring */
 	bool calibrating;	/* a calibration's scratch state: counts */
+	/*
+	 * idle_states=1: the idle entries here (cpu_idle's probe, in the
+	 * idle loop, outside every span), their count when the round began,
+	 * the last one's state; the re-entry's slot, what pulled each into
+	 * each slot, and the probe's hits, entries and exits.
+	 */
+	u64 idle_in;
+	u64 idle_seen;
+	unsigned int idle_state;
+	unsigned int idle_slot;
+	u64 idle_hits;
+	u64 reentry_idle[NR_WAKE][IPS_IDLE_MAX_SLOTS];
+	struct ips_hist *hist_idle;	/* [slots]: the totals by slot */
 
 	struct ir_calib cal;		/* before the run: the costs removed */
 	struct ir_calib cal_end;	/* after it: how far they drifted */
@@ -280,6 +299,9 @@ enum {
 
 static struct ir_cpu **ir_state __read_mostly;	/* [nr_cpu_ids], NULL when unmeasured */
 static cpumask_var_t ir_mask;
+/* idle_states=1: the state names, read at load, and how many slots. */
+static struct ips_idle_names ir_idle;
+static unsigned int ir_idle_slots;
 /* This CPU's entry of ir_state, one load for the hooks. */
 static DEFINE_PER_CPU(struct ir_cpu *, ir_this_cpu);
 /* Off with phases=1: the direct calls' light hooks. */
@@ -315,6 +337,11 @@ static void ir_free_state(void)
 		return;
 	for_each_possible_cpu(cpu)
 		per_cpu(ir_this_cpu, cpu) = NULL;
+	if (ir_state) {
+		for_each_cpu(cpu, ir_mask)
+			if (ir_state[cpu])
+				kvfree(ir_state[cpu]->hist_idle);
+	}
 	ips_session_cpus_free((void **)ir_state, ir_mask);
 	ir_state = NULL;
 	kvfree(ir_scratch);
@@ -382,6 +409,10 @@ static int ir_parse(void)
 	ret = ir_check_test_params();
 	if (ret)
 		return ret;
+	if (ir_idle_states && !ir_phases) {
+		pr_err("idle_states=1: no effect without phases=1 (the light instrument times no re-entry on its own)\n");
+		return -EINVAL;
+	}
 	if (ir_test_interrupt)
 		ir_test_irq_init();
 	ips_clock_init();
@@ -396,12 +427,26 @@ static int ir_parse(void)
 	ir_scratch = kvzalloc(2 * sizeof(*ir_scratch), GFP_KERNEL);
 	if (!ir_state || !ir_scratch)
 		goto err;
+	if (ir_idle_states) {
+		ips_idle_names_init(&ir_idle);
+		ir_idle_slots = ips_idle_slots(&ir_idle);
+	}
 	for_each_cpu(cpu, ir_mask) {
+		struct ir_cpu *c = ir_state[cpu];
 		unsigned int s;
 
 		for (s = 0; s < IR_NR_HIST; s++)
-			ips_hist_init(&ir_state[cpu]->hist[s]);
-		per_cpu(ir_this_cpu, cpu) = ir_state[cpu];
+			ips_hist_init(&c->hist[s]);
+		if (ir_idle_states) {
+			c->hist_idle = kvmalloc_node(array_size(ir_idle_slots,
+								sizeof(*c->hist_idle)),
+						     GFP_KERNEL, cpu_to_node(cpu));
+			if (!c->hist_idle)
+				goto err;
+			for (s = 0; s < ir_idle_slots; s++)
+				ips_hist_init(&c->hist_idle[s]);
+		}
+		per_cpu(ir_this_cpu, cpu) = c;
 	}
 	return 0;
 err:

@@ -27,6 +27,8 @@ static __always_inline void ir_add(struct ir_cpu *c, unsigned int s, u64 units,
 	c->raw[s] += ns;
 	c->n.v[IR_HITS + s] += hits;
 	ips_hist_add_net(&c->hist[s], ns, cost);
+	if (s == H_TOTAL && c->hist_idle)
+		ips_hist_add_net(&c->hist_idle[c->idle_slot], ns, cost);
 }
 
 /*
@@ -94,6 +96,7 @@ static __always_inline void ir_round_reset(struct ir_cpu *c, bool measuring)
 	c->wake = 0;
 	c->interrupted = false;
 	c->h_round = c->hits;
+	c->idle_seen = c->idle_in;
 }
 
 /*
@@ -252,6 +255,13 @@ static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 	if (measuring && c->armed && ir_round_is_reentry(c, PHASE_SCHED)) {
 		n[IR_INTERRUPTED] += c->interrupted ||
 				     ir_unhooked_irqs() != c->unhooked;
+		/* The state the round entered last: the one it left. */
+		if (c->hist_idle) {
+			c->idle_slot = ips_idle_slot(&ir_idle,
+						     c->idle_in - c->idle_seen,
+						     c->idle_state);
+			c->reentry_idle[ir_wake_of(c->wake)][c->idle_slot]++;
+		}
 		ir_add(c, H_TICK, c->t[H_FLUSH] - c->t[H_TICK],
 		       c->h[H_FLUSH] - c->h[H_TICK]);
 		ir_add(c, H_FLUSH, c->t[H_SCHED] - c->t[H_FLUSH],
@@ -485,3 +495,23 @@ static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
 }
 
 static struct tracepoint *ir_tp_switch;
+
+/*
+ * idle_states=1: an idle entry here and its state; an exit counts only as
+ * a hit. It fires in the idle loop, before the tick's restart starts a
+ * re-entry's spans and after do_idle() ended the last: inside no span.
+ */
+static void ir_idle_probe(void *data, unsigned int state, unsigned int cpu)
+{
+	struct ir_cpu *c = ir_this();
+
+	if (!c)
+		return;
+	c->idle_hits++;
+	if (state == IPS_IDLE_EXIT)
+		return;
+	c->idle_state = state;
+	c->idle_in++;
+}
+
+static struct ips_tp_probe ir_idle_tp = { "cpu_idle", ir_idle_probe };

@@ -326,6 +326,49 @@ static void ir_emit_calib(struct seq_buf *sb, const char *pfx, const char *what,
 	}
 }
 
+/*
+ * idle_states=1: the re-entries by the idle state they left (the states
+ * that hold any), by what pulled the CPU out, their share of all, and
+ * their totals, summed over the CPUs; the probe's hits. @h is scratch.
+ */
+static void ir_emit_idle(struct seq_buf *sb, u64 reentries, struct ips_hist *h)
+{
+	u64 n[NR_WAKE], all, hits = 0;
+	unsigned int slot, w;
+	char pfx[48];
+	int cpu;
+
+	seq_buf_printf(sb, "idle_driver=%s\n", ir_idle.driver);
+	seq_buf_printf(sb, "idle_driver_changed=%d\n",
+		       ips_idle_driver_changed(&ir_idle));
+	for_each_cpu(cpu, ir_mask)
+		hits += ir_state[cpu]->idle_hits;
+	seq_buf_printf(sb, "total.idle_probe_hits=%llu\n", hits);
+	for (slot = 0; slot < ir_idle_slots; slot++) {
+		memset(n, 0, sizeof(n));
+		ips_hist_init(h);
+		for_each_cpu(cpu, ir_mask) {
+			const struct ir_cpu *c = ir_state[cpu];
+
+			for (w = 0; w < NR_WAKE; w++)
+				n[w] += c->reentry_idle[w][slot];
+			ips_hist_merge(h, &c->hist_idle[slot]);
+		}
+		all = 0;
+		for (w = 0; w < NR_WAKE; w++)
+			all += n[w];
+		if (!all)
+			continue;
+		snprintf(pfx, sizeof(pfx), "total.idle_%s.",
+			 ips_idle_label(&ir_idle, slot));
+		seq_buf_printf(sb, "%sreentries=%llu\n", pfx, all);
+		for (w = 0; w < NR_WAKE; w++)
+			seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[w], n[w]);
+		ips_result_ratio(sb, pfx, "share_pct", all * 100, reentries);
+		ips_hist_emit(sb, pfx, hist_name[H_TOTAL], h, false);
+	}
+}
+
 /* The two passes of the calibration, and the drift (common/calib.c). */
 static void ir_emit_passes(struct seq_buf *sb)
 {
@@ -351,10 +394,12 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_name());
 	seq_buf_printf(sb, "hooks_via=%s\n", ips_hooks_how(&ir_hook_set));
 	seq_buf_printf(sb, "cpulist=%*pbl\n", cpumask_pr_args(ir_mask));
+	seq_buf_printf(sb, "idle_states=%d\n", ir_idle_states);
 	seq_buf_printf(sb, "status=%s\n", ir_status(&tot, interrupted));
 	seq_buf_printf(sb, "measured_ns=%llu\n",
 		       ir_session.stop_ns - ir_session.start_ns);
-	ips_hooks_emit(sb, &ir_hook_set, "sched_switch");
+	ips_hooks_emit(sb, &ir_hook_set,
+		       ir_idle_states ? "sched_switch,cpu_idle" : "sched_switch");
 	seq_buf_printf(sb, "pick_hook=%s\n", ir_pick_proof(&tot));
 	ir_proofs(&tot, proofs);
 	ips_hooks_emit_proofs(sb, &ir_hook_set, proofs);
@@ -386,11 +431,14 @@ static void ir_emit(struct seq_buf *sb, bool interrupted)
 	}
 	ir_emit_count(sb, "total.", &tot, cost_ps);
 	ir_emit_spans(sb, "total.", &tot, raw_ns, all, kernel_ns, false);
+	/* all[]'s figures are printed: its tick histogram is scratch now. */
+	if (ir_idle_states)
+		ir_emit_idle(sb, tot.v[IR_REENTRIES], &all[H_TICK]);
 }
 
 static size_t ir_result_size(void)
 {
-	size_t size = 8192;
+	size_t size = 8192 + (ir_idle_states ? ir_idle_slots * 1024 : 0);
 	unsigned int s;
 	int cpu;
 
@@ -407,11 +455,9 @@ static size_t ir_result_size(void)
 /*
  * The measurement has ended: unhook (once that returns, every hook that
  * counted has returned), then print and publish the result. Where ftrace
- * refused to remove the hooks, the state stays (ir_unhooked is false) for
- * the hooks that may still write it.
+ * or a tracepoint refused to remove a probe, the state stays (ir_unhooked
+ * is false) for the probes that may still write it.
  */
-static bool ir_unhooked = true;
-
 static void ir_finish(bool interrupted)
 {
 	struct ir_count tot;
@@ -420,8 +466,7 @@ static void ir_finish(bool interrupted)
 	if (!interrupted)
 		ir_calibrate(true);
 	ir_drift_over = ips_calib_drift_over(ir_mask, ir_drift_of, &ir_drift_max);
-	if (ir_unhook())
-		ir_unhooked = false;
+	ir_unhook();
 	ir_total(&tot);
 	if (!interrupted && !strcmp(ir_pick_proof(&tot), "unproven"))
 		pr_warn("the pick hook never fired in %llu rounds that switched to a task: fast_pct is unproven\n",

@@ -156,6 +156,82 @@ test_idle_reentry_fast_path() {
 	done
 }
 
+# ir_val0 KEY: KEY of the last result, 0 when it has none (a state that
+# held no re-entry is left out).
+ir_val0() {
+	_v=$(key "$1" "$TMP/idle_reentry")
+	echo "${_v:-0}"
+}
+
+# ir_idle_run LABEL: the fast-path test's storm measured with phases=1
+# idle_states=1, checked: the states' re-entries add up to the re-entries
+# and each wake reason, their totals to total_n, their shares to 100 %,
+# and cpuidle's own count of its entries into each state (a driver's)
+# bounds the re-entries that left it.
+# shellcheck disable=SC2154 # vals sets the variables
+ir_idle_run() {
+	t=$(cpu 1)
+	drv=$(cpuidle_driver)
+	u0=$(cpuidle_usage "$t")
+	ir_storm_measured phases=1 idle_states=1
+	u1=$(cpuidle_usage "$t")
+	[ "$(val idle_reentry idle_states)" = 1 ] || fail "$1: idle_states=$(val idle_reentry idle_states)"
+	[ "$(val idle_reentry idle_driver)" = "$drv" ] || fail "$1: idle_driver=$(val idle_reentry idle_driver), the CPU's is $drv"
+	[ "$(val idle_reentry idle_driver_changed)" = 0 ] || fail "$1: idle_driver_changed=$(val idle_reentry idle_driver_changed)"
+	case ,$(val idle_reentry hooked), in *,cpu_idle,*) ;; *) fail "$1: cpu_idle not among hooked=" ;; esac
+	sr=0 sp=0 si=0 sm=0 so=0 sn=0 sh=0 st=""
+	ks=$(sed -n 's/^total\.idle_\([A-Za-z0-9_]*\)\.reentries=.*/\1/p' "$TMP/idle_reentry")
+	for k in $ks; do
+		vals idle_reentry "total.idle_$k." r=reentries p=wake_poll i=wake_ipi m=wake_timer o=wake_other n=total_n h=share_pct
+		[ "$n" = 0 ] || check_quantiles idle_reentry "total.idle_$k.total"
+		sr=$((sr + r)) sp=$((sp + p)) si=$((si + i)) sm=$((sm + m)) so=$((so + o)) sn=$((sn + n))
+		sh=$(awk -v a="$sh" -v b="$h" 'BEGIN { print a + b }')
+		st="$st $k=$r/$(val idle_reentry "total.idle_$k.total_p50_ns")ns"
+	done
+	vals idle_reentry total. r=reentries p=wake_poll i=wake_ipi m=wake_timer o=wake_other
+	note "$1, $drv: $r re-entries by the idle state left (re-entries/total p50):$st;" \
+		"$(val idle_reentry total.idle_probe_hits) idle probe hits"
+	check "$sr == $r && $sp == $p && $si == $i && $sm == $m && $so == $o" \
+		"$1: the states hold $sr re-entries, $sp/$si/$sm/$so by wake-up; CPU $t had $r, $p/$i/$m/$o"
+	check "$sn == $(val idle_reentry total.total_n)" "$1: the states' totals hold $sn of $(val idle_reentry total.total_n)"
+	[ "$r" = 0 ] || check "$sh >= 99.5 && $sh <= 100.5" "$1: the states' shares add up to $sh %"
+	check "$(val idle_reentry total.idle_probe_hits) > 0" "$1: the idle probe never fired"
+	[ "$drv" = none ] || check_idle_witness idle_reentry total.idle_STATE.reentries "$t" "$u0" "$u1"
+}
+
+# idle_states=1 (phases=1): each re-entry counted in the idle state its
+# round entered last, the one it left (none: it entered none), by what
+# pulled the CPU out, and its total split by it. With idle=poll the polled
+# re-entries left poll, the only idle there. Halting, a storm's IPIs are
+# taken in hard IRQ and the CPU halts again: few re-entries, noted. Then,
+# without a driver, with the polling aid (MWAIT-like: POLL, and POLLTIF
+# with the tick stopped), loaded here and removed after, as
+# test_idle_reentry_tick_restart does: the polled re-entries left its
+# states, and cpuidle's own counts bound each.
+test_idle_reentry_idle_states() {
+	need_cpus 2
+	if cmdline_has idle=poll; then
+		ir_idle_run idle=poll
+		check "$(ir_val0 total.idle_poll.wake_poll) * 10 >= $(val idle_reentry total.wake_poll) * 9" \
+			"of $(val idle_reentry total.wake_poll) polled re-entries $(ir_val0 total.idle_poll.wake_poll) left poll, the only idle here"
+		return 0
+	fi
+	case $(cpuidle_driver) in
+	none)
+		ir_idle_run halting
+		insmod "$MODDIR/nohz_csd/polling_idle.ko" || fail "cannot load the polling aid"
+		ir_idle_run "polling aid"
+		rmmod polling_idle || fail "rmmod polling_idle failed"
+		;;
+	polling_idle) ir_idle_run "polling aid" ;;
+	*) skip "cpuidle driver $(cpuidle_driver) owns the CPUs" ;;
+	esac
+	wp=$(val idle_reentry total.wake_poll)
+	check "$wp >= 50" "polling aid: calls to a polling CPU did not take the polling path"
+	check "$(ir_val0 total.idle_POLL.wake_poll) + $(ir_val0 total.idle_POLLTIF.wake_poll) >= $wp * 0.9" \
+		"polling aid: of $wp polled re-entries $(ir_val0 total.idle_POLL.wake_poll) left POLL, $(ir_val0 total.idle_POLLTIF.wake_poll) POLLTIF"
+}
+
 # An interrupt that comes into a re-entry is counted: test_interrupt=
 # raises one of the module's own inside every re-entry, at
 # schedule_idle(), and every re-entry reads interrupted: an irq_work's
@@ -342,7 +418,7 @@ test_idle_reentry_passive() {
 test_idle_reentry_hostile_params() {
 	need_cpus 2
 	c=$(cpu 1)
-	hostile idle_reentry 17 <<-EOF
+	hostile idle_reentry 19 <<-EOF
 	cpulist|duration=1
 	cpulist|cpulist= duration=1
 	cpulist|cpulist=abc duration=1
@@ -354,6 +430,8 @@ test_idle_reentry_hostile_params() {
 	stop|cpulist=$c duration=1 stop=1
 	pick_hook|cpulist=$c pick_hook=2
 	phases|cpulist=$c phases=2
+	idle_states|cpulist=$c idle_states=1
+	idle_states|cpulist=$c phases=1 idle_states=2
 	test_skip|cpulist=$c test_skip=do_idle
 	test_skip|cpulist=$c test_skip=no_such_function
 	test_skip|cpulist=$c test_skip=hrtimer_interrupt
