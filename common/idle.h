@@ -16,7 +16,10 @@
 #define IPISTORM_IDLE_H
 
 #include <linux/cpuidle.h>
+#include <linux/seq_buf.h>
 #include <linux/types.h>
+
+#include "hist.h"
 
 /* The tracepoint's state at an idle exit (PWR_EVENT_EXIT). */
 #define IPS_IDLE_EXIT		((unsigned int)-1)
@@ -32,6 +35,21 @@ struct ips_idle_names {
 };
 
 void ips_idle_names_init(struct ips_idle_names *n);
+struct ips_hist *ips_idle_hists(const struct ips_idle_names *n, int node);
+void ips_idle_emit_driver(struct seq_buf *sb, const struct ips_idle_names *n);
+
+/* One slot's counts by kind and histogram, summed over the CPUs. */
+#define IPS_IDLE_MAX_KINDS	4
+struct ips_idle_sum {
+	u64 n[IPS_IDLE_MAX_KINDS];
+	struct ips_hist *h;
+};
+
+void ips_idle_emit_slots(struct seq_buf *sb, const struct ips_idle_names *names,
+			 const char *what, const char * const *kinds,
+			 unsigned int nkinds, u64 all, const char *hist,
+			 struct ips_hist *h,
+			 void (*sum)(unsigned int slot, struct ips_idle_sum *s));
 bool ips_idle_driver_changed(const struct ips_idle_names *n);
 const char *ips_idle_label(const struct ips_idle_names *n, unsigned int slot);
 

@@ -438,13 +438,9 @@ static int ir_parse(void)
 		for (s = 0; s < IR_NR_HIST; s++)
 			ips_hist_init(&c->hist[s]);
 		if (ir_idle_states) {
-			c->hist_idle = kvmalloc_node(array_size(ir_idle_slots,
-								sizeof(*c->hist_idle)),
-						     GFP_KERNEL, cpu_to_node(cpu));
+			c->hist_idle = ips_idle_hists(&ir_idle, cpu_to_node(cpu));
 			if (!c->hist_idle)
 				goto err;
-			for (s = 0; s < ir_idle_slots; s++)
-				ips_hist_init(&c->hist_idle[s]);
 		}
 		per_cpu(ir_this_cpu, cpu) = c;
 	}

@@ -326,47 +326,38 @@ static void ir_emit_calib(struct seq_buf *sb, const char *pfx, const char *what,
 	}
 }
 
+/* idle_states=1: slot @slot's re-entries by wake-up, and totals. */
+static void ir_idle_sum(unsigned int slot, struct ips_idle_sum *s)
+{
+	unsigned int w;
+	int cpu;
+
+	BUILD_BUG_ON(NR_WAKE > IPS_IDLE_MAX_KINDS);
+	for_each_cpu(cpu, ir_mask) {
+		const struct ir_cpu *c = ir_state[cpu];
+
+		for (w = 0; w < NR_WAKE; w++)
+			s->n[w] += c->reentry_idle[w][slot];
+		ips_hist_merge(s->h, &c->hist_idle[slot]);
+	}
+}
+
 /*
- * idle_states=1: the re-entries by the idle state they left (the states
- * that hold any), by what pulled the CPU out, their share of all, and
- * their totals, summed over the CPUs; the probe's hits. @h is scratch.
+ * idle_states=1: the probe's hits, and the re-entries by the idle state
+ * they left (the states that hold any), by what pulled the CPU out, their
+ * share of all, and their totals, summed over the CPUs. @h is scratch.
  */
 static void ir_emit_idle(struct seq_buf *sb, u64 reentries, struct ips_hist *h)
 {
-	u64 n[NR_WAKE], all, hits = 0;
-	unsigned int slot, w;
-	char pfx[48];
+	u64 hits = 0;
 	int cpu;
 
-	seq_buf_printf(sb, "idle_driver=%s\n", ir_idle.driver);
-	seq_buf_printf(sb, "idle_driver_changed=%d\n",
-		       ips_idle_driver_changed(&ir_idle));
+	ips_idle_emit_driver(sb, &ir_idle);
 	for_each_cpu(cpu, ir_mask)
 		hits += ir_state[cpu]->idle_hits;
 	seq_buf_printf(sb, "total.idle_probe_hits=%llu\n", hits);
-	for (slot = 0; slot < ir_idle_slots; slot++) {
-		memset(n, 0, sizeof(n));
-		ips_hist_init(h);
-		for_each_cpu(cpu, ir_mask) {
-			const struct ir_cpu *c = ir_state[cpu];
-
-			for (w = 0; w < NR_WAKE; w++)
-				n[w] += c->reentry_idle[w][slot];
-			ips_hist_merge(h, &c->hist_idle[slot]);
-		}
-		all = 0;
-		for (w = 0; w < NR_WAKE; w++)
-			all += n[w];
-		if (!all)
-			continue;
-		snprintf(pfx, sizeof(pfx), "total.idle_%s.",
-			 ips_idle_label(&ir_idle, slot));
-		seq_buf_printf(sb, "%sreentries=%llu\n", pfx, all);
-		for (w = 0; w < NR_WAKE; w++)
-			seq_buf_printf(sb, "%s%s=%llu\n", pfx, wake_name[w], n[w]);
-		ips_result_ratio(sb, pfx, "share_pct", all * 100, reentries);
-		ips_hist_emit(sb, pfx, hist_name[H_TOTAL], h, false);
-	}
+	ips_idle_emit_slots(sb, &ir_idle, "reentries", wake_name, NR_WAKE,
+			    reentries, hist_name[H_TOTAL], h, ir_idle_sum);
 }
 
 /* The two passes of the calibration, and the drift (common/calib.c). */

@@ -301,18 +301,13 @@ static int __init ipistorm_add_sender(int cpu, int target)
 	/* A call's idle state reaches its sender with wait=1, one target. */
 	if (ipistorm_idle_states && ipistorm_timing && ipistorm_wait &&
 	    target != TARGET_ALL) {
-		unsigned int i;
-
-		s->idle_lat = kvmalloc_array(idle_slots, sizeof(*s->idle_lat),
-					     GFP_KERNEL);
+		s->idle_lat = ips_idle_hists(&idle_names, NUMA_NO_NODE);
 		if (!s->idle_lat) {
 			kvfree(s->path_lat);
 			free_percpu(s->dlv);
 			kfree(s);
 			return -ENOMEM;
 		}
-		for (i = 0; i < idle_slots; i++)
-			ips_hist_init(&s->idle_lat[i]);
 	}
 	senders[nr_senders++] = s;
 	return 0;

@@ -221,11 +221,8 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "clock=%s\n", ips_clock_ordered_name());
 	seq_buf_printf(sb, "witness=%d\n", ipistorm_witness);
 	seq_buf_printf(sb, "idle_states=%d\n", ipistorm_idle_states);
-	if (ipistorm_idle_states) {
-		seq_buf_printf(sb, "idle_driver=%s\n", idle_names.driver);
-		seq_buf_printf(sb, "idle_driver_changed=%d\n",
-			       ips_idle_driver_changed(&idle_names));
-	}
+	if (ipistorm_idle_states)
+		ips_idle_emit_driver(sb, &idle_names);
 	if (!ipistorm_single)
 		seq_buf_printf(sb, "%s%s%s\n",
 			       "note=single=0: smp_call_function_many() notifies two or more targets by real IPIs; ",

@@ -433,7 +433,6 @@ static int nc_check_skip(void)
 
 static int nc_parse(void)
 {
-	unsigned int i;
 	int cpu, ret;
 
 	if (nc_duration > MAX_DURATION_S) {
@@ -496,13 +495,9 @@ static int nc_parse(void)
 
 		ips_hist_init(&c->delay);
 		if (nc_idle_states) {
-			c->delay_idle = kvmalloc_node(array_size(nc_idle_slots,
-								 sizeof(*c->delay_idle)),
-						      GFP_KERNEL, cpu_to_node(cpu));
+			c->delay_idle = ips_idle_hists(&nc_idle, cpu_to_node(cpu));
 			if (!c->delay_idle)
 				goto err;
-			for (i = 0; i < nc_idle_slots; i++)
-				ips_hist_init(&c->delay_idle[i]);
 		}
 		per_cpu(nc_this_cpu, cpu) = c;
 	}

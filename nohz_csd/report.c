@@ -53,6 +53,22 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
 	seq_buf_printf(sb, "%sdelay_probe_hits=%llu\n", pfx, c->delay_hits);
 }
 
+/* idle_states=1: slot @slot's kicks by path, and delays. */
+static void nc_idle_sum(unsigned int slot, struct ips_idle_sum *s)
+{
+	unsigned int i;
+	int cpu;
+
+	BUILD_BUG_ON(NR_DLV > IPS_IDLE_MAX_KINDS);
+	for_each_cpu(cpu, nc_mask) {
+		const struct nc_cpu *c = nc_state[cpu];
+
+		for (i = 0; i < NR_DLV; i++)
+			s->n[i] += c->kick_idle[i][slot];
+		ips_hist_merge(s->h, &c->delay_idle[slot]);
+	}
+}
+
 /*
  * idle_states=1: the kicks by the idle state they found their CPU in (the
  * states that hold any), by path, their share of all, and the delays of
@@ -60,36 +76,14 @@ static void nc_emit_cpu(struct seq_buf *sb, const char *pfx,
  */
 static void nc_emit_idle(struct seq_buf *sb, u64 kicks, struct ips_hist *h)
 {
-	static const char * const dlv[NR_DLV] = { "poll", "irq", "other" };
-	u64 n[NR_DLV], all;
-	unsigned int slot, i;
-	char pfx[48];
-	int cpu;
+	static const char * const dlv[NR_DLV] = {
+		[DLV_POLL] = "kick_poll", [DLV_IRQ] = "kick_irq",
+		[DLV_OTHER] = "kick_other",
+	};
 
-	seq_buf_printf(sb, "idle_driver=%s\n", nc_idle.driver);
-	seq_buf_printf(sb, "idle_driver_changed=%d\n",
-		       ips_idle_driver_changed(&nc_idle));
-	for (slot = 0; slot < nc_idle_slots; slot++) {
-		memset(n, 0, sizeof(n));
-		ips_hist_init(h);
-		for_each_cpu(cpu, nc_mask) {
-			const struct nc_cpu *c = nc_state[cpu];
-
-			for (i = 0; i < NR_DLV; i++)
-				n[i] += c->kick_idle[i][slot];
-			ips_hist_merge(h, &c->delay_idle[slot]);
-		}
-		all = n[DLV_POLL] + n[DLV_IRQ] + n[DLV_OTHER];
-		if (!all)
-			continue;
-		snprintf(pfx, sizeof(pfx), "total.idle_%s.",
-			 ips_idle_label(&nc_idle, slot));
-		seq_buf_printf(sb, "%skicks=%llu\n", pfx, all);
-		for (i = 0; i < NR_DLV; i++)
-			seq_buf_printf(sb, "%skick_%s=%llu\n", pfx, dlv[i], n[i]);
-		ips_result_ratio(sb, pfx, "share_pct", all * 100, kicks);
-		ips_hist_emit(sb, pfx, "delay", h, false);
-	}
+	ips_idle_emit_driver(sb, &nc_idle);
+	ips_idle_emit_slots(sb, &nc_idle, "kicks", dlv, NR_DLV, kicks, "delay",
+			    h, nc_idle_sum);
 }
 
 /* A CPU's calibration, ns, as "<pfx><what>_...": "calib" or "calib_end". */

@@ -278,11 +278,8 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	}
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
-	if (wk_timing) {
-		seq_buf_printf(sb, "idle_driver=%s\n", wk_idle.driver);
-		seq_buf_printf(sb, "idle_driver_changed=%d\n",
-			       ips_idle_driver_changed(&wk_idle));
-	}
+	if (wk_timing)
+		ips_idle_emit_driver(sb, &wk_idle);
 	if (wk_timing) {
 		wk_irq_counts(&call, &res);
 		call -= run.irq_call[0];
