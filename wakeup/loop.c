@@ -99,7 +99,8 @@ static __always_inline void wk_add(struct wk_sender *s, enum wk_scope p,
 	s->count[p]++;
 	s->intr[p] += intr;
 	ips_hist_add(&s->hist[p], dt);
-	ips_hist_add(wk_hist(s, p, slot), dt);
+	if (wk_slots)
+		ips_hist_add(wk_hist(s, p, slot), dt);
 }
 
 /* The idle slot of the CPU whose counts' delta is @d. */

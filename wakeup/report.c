@@ -279,12 +279,14 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
 	if (wk_timing)
+		seq_buf_printf(sb, "idle_states=%d\n", wk_idle_states);
+	if (wk_timing && wk_idle_states)
 		ips_idle_emit_driver(sb, &wk_idle);
 	if (wk_timing) {
 		wk_irq_counts(&call, &res);
 		call -= run.irq_call[0];
 		res -= run.irq_res[0];
-		for (i = 0; i < NR_WK_TPS; i++) {
+		for (i = 0; i < wk_nr_tps(); i++) {
 			const char *pr = wk_proof(i, &t);
 
 			unproven |= !strcmp(pr, "unproven");

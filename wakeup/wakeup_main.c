@@ -112,6 +112,27 @@ static bool wk_timing = true;
 module_param_cb(timing, &ips_bool_strict_ops, &wk_timing, 0444);
 MODULE_PARM_DESC(timing, "1: time and attribute every wake-up (tracepoint probes); 0: count only, no probe, no clock read (default 1)");
 
+/* Without the idle probe, what its hits cost the timed wake-ups is gone. */
+static bool wk_idle_states = true;
+static bool wk_idle_states_given;
+
+static int wk_set_idle_states(const char *val, const struct kernel_param *kp)
+{
+	int ret = ips_bool_strict_set(val, kp);
+
+	if (!ret)
+		wk_idle_states_given = true;
+	return ret;
+}
+
+static const struct kernel_param_ops wk_idle_states_ops = {
+	.set	= wk_set_idle_states,
+	.get	= param_get_bool,
+};
+
+module_param_cb(idle_states, &wk_idle_states_ops, &wk_idle_states, 0444);
+MODULE_PARM_DESC(idle_states, "1: also split the timed wake-ups by the idle state the wakee's CPU was in (a probe at every idle entry and exit); 0: leave that probe out (timing=1 only; default 1)");
+
 static unsigned int wk_delay;
 module_param_named(delay, wk_delay, uint, 0444);
 MODULE_PARM_DESC(delay, "Sleep between wake-ups (microseconds, default 0; max 1000000)");
@@ -128,7 +149,7 @@ MODULE_PARM_DESC(stop, "Write 1 to end a run early, as \"stop\" to the debugfs c
 /* The start line's order: the declarations' (common/result.c). */
 const char * const ips_params_order[] = {
 	"numwake", "duration", "cpulist", "offset", "pairs", "rpc", "timing",
-	"delay", "test_interrupt", "stop", NULL,
+	"idle_states", "delay", "test_interrupt", "stop", NULL,
 };
 
 /* ---- paths --------------------------------------------------------------- */
@@ -339,6 +360,11 @@ static int __init wk_check_params(void)
 		pr_err("offset=%d: has no effect with pairs=\n", wk_offset.val);
 		return -EINVAL;
 	}
+	if (wk_idle_states_given && !wk_timing) {
+		pr_err("idle_states=%d: has no effect with timing=0, which probes nothing\n",
+		       wk_idle_states);
+		return -EINVAL;
+	}
 	return ips_test_irq_check(wk_test_interrupt, wk_timing, "timing=1");
 }
 
@@ -388,7 +414,7 @@ static int __init wakeup_init(void)
 		wk_test_irq_init();
 	if (wk_timing) {
 		ips_idle_names_init(&wk_idle);
-		wk_slots = ips_idle_slots(&wk_idle);
+		wk_slots = wk_idle_states ? ips_idle_slots(&wk_idle) : 0;
 		wk_calibrate();
 		/* Before the hotplug lock: registering patches the kernel. */
 		ret = wk_probes_on();

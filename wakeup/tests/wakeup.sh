@@ -261,6 +261,26 @@ test_wakeup_idle_states() {
 	check "$tif_2000 > $tif_0" "lasting idle did not reach POLLTIF more often ($tif_2000 against $tif_0 wake-ups)"
 }
 
+# idle_states=0 leaves the idle probe out: no state split, no cpu_idle
+# probe or proof, and fewer probe hits in each wake-up than the same run
+# with it (the probe's own, at the target's idle entries and exits).
+test_wakeup_idle_states_off() {
+	need_cpus 2
+	p="$(cpu 0):$(cpu 1)"
+	wake numwake=2000 delay=2000 pairs="$p"
+	check_wake
+	on=$(val wakeup total.probe_hits_per_wakeup)
+	wake numwake=2000 delay=2000 pairs="$p" idle_states=0
+	check_wake
+	[ "$(val wakeup idle_states)" = 0 ] || fail "idle_states=$(val wakeup idle_states)"
+	! grep -q '^[a-z_.]*idle_\(driver\|[A-Za-z0-9_]*\.wakeups\)' "$TMP/wakeup" ||
+		fail "idle_states=0, yet a state split: $(grep -m 1 '\.idle_' "$TMP/wakeup")"
+	! has wakeup proof.cpu_idle || fail "idle_states=0, yet proof.cpu_idle=$(val wakeup proof.cpu_idle)"
+	off=$(val wakeup total.probe_hits_per_wakeup)
+	note "probe hits a wake-up: $on with the idle probe, $off without"
+	check "$off < $on" "the idle probe left out, $off probe hits a wake-up against $on with it"
+}
+
 # wk_intr: interrupted spans of the last run, as a note.
 wk_intr() {
 	echo "$(val wakeup total.spans_interrupted) of $(val wakeup total.wakeups) spans interrupted"
@@ -408,7 +428,7 @@ test_wakeup_timed() {
 test_wakeup_hostile_params() {
 	need_cpus 3
 	c0=$(cpu 0) c1=$(cpu 1) c2=$(cpu 2)
-	hostile wakeup 26 wakeup <<-EOF
+	hostile wakeup 28 wakeup <<-EOF
 	numwake|numwake=10 duration=1 cpulist=$c0
 	numwake|numwake=200000000 cpulist=$c0
 	numwake|numwake=-1 cpulist=$c0
@@ -435,6 +455,8 @@ test_wakeup_hostile_params() {
 	rpc|numwake=10 cpulist=$c0 rpc=yes
 	timing|numwake=10 cpulist=$c0 timing=7
 	timing|numwake=10 cpulist=$c0 timing=
+	idle_states|numwake=10 cpulist=$c0 idle_states=2
+	idle_states|numwake=10 cpulist=$c0 timing=0 idle_states=0
 	stop|numwake=10 cpulist=$c0 stop=1
 	test_interrupt|numwake=10 cpulist=$c0 test_interrupt=3
 	test_interrupt|numwake=10 cpulist=$c0 timing=0 test_interrupt=1
