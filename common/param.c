@@ -121,6 +121,28 @@ const struct kernel_param_ops ips_int_given_ops = {
 	.get	= ips_int_given_get,
 };
 
+static int ips_bool_given_set(const char *val, const struct kernel_param *kp)
+{
+	struct ips_bool_given *p = kp->arg;
+	int ret = ips_bool_strict_parse(val, &p->val);
+
+	p->given |= !ret;
+	return ret;
+}
+
+/* As param_get_bool(): Y or N. */
+static int ips_bool_given_get(char *buf, const struct kernel_param *kp)
+{
+	const struct ips_bool_given *p = kp->arg;
+
+	return sysfs_emit(buf, "%c\n", p->val ? 'Y' : 'N');
+}
+
+const struct kernel_param_ops ips_bool_given_ops = {
+	.set	= ips_bool_given_set,
+	.get	= ips_bool_given_get,
+};
+
 static bool ips_cpu_usable(long cpu)
 {
 	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);

@@ -60,6 +60,14 @@ struct ips_int_given {
 
 extern const struct kernel_param_ops ips_int_given_ops;
 
+/* The same for a strict bool (idle_states=, nothing to do with timing=0). */
+struct ips_bool_given {
+	bool val;
+	bool given;
+};
+
+extern const struct kernel_param_ops ips_bool_given_ops;
+
 /*
  * The sender:target pairs of a module whose senders each notify one
  * target, handed to @add(@data, sender, target) in order: from cpulist=

@@ -95,7 +95,7 @@ static void wk_probes_off(void)
 static unsigned int wk_nr_tps(void)
 {
 	BUILD_BUG_ON(NR_WK_TPS - 1 != WK_TP_IDLE);
-	return wk_idle_states ? NR_WK_TPS : NR_WK_TPS - 1;
+	return wk_idle_states.val ? NR_WK_TPS : NR_WK_TPS - 1;
 }
 
 static int __init wk_probes_on(void)
@@ -132,7 +132,7 @@ static void __init wk_calibrate(void)
 		for (i = 0; i < CALIB_HITS; i++) {
 			wk_probe_wakeup(NULL, current);
 			wk_probe_cfs_ipi(NULL, 0);
-			if (wk_idle_states)
+			if (wk_idle_states.val)
 				wk_probe_idle(NULL, 0, 0);
 		}
 		dt = min(dt, ips_clock_read_ordered() - t0);
@@ -143,7 +143,7 @@ static void __init wk_calibrate(void)
 	}
 	run.hit_ps = (u32)min_t(u64, U32_MAX,
 				div64_u64(mul_u64_u32_div(dt, mul, div) * 1000,
-					  (wk_idle_states ? 3 : 2) * CALIB_HITS));
+					  (wk_idle_states.val ? 3 : 2) * CALIB_HITS));
 }
 
 /* The notifications a span of @path measures: one IPI, or none. */

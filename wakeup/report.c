@@ -279,8 +279,8 @@ static void wakeup_emit(struct seq_buf *sb, bool interrupted)
 	seq_buf_printf(sb, "online_cpus=%u\n", num_online_cpus());
 	seq_buf_printf(sb, "senders=%u\n", nr_senders);
 	if (wk_timing)
-		seq_buf_printf(sb, "idle_states=%d\n", wk_idle_states);
-	if (wk_timing && wk_idle_states)
+		seq_buf_printf(sb, "idle_states=%d\n", wk_idle_states.val);
+	if (wk_timing && wk_idle_states.val)
 		ips_idle_emit_driver(sb, &wk_idle);
 	if (wk_timing) {
 		wk_irq_counts(&call, &res);

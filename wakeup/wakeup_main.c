@@ -113,24 +113,8 @@ module_param_cb(timing, &ips_bool_strict_ops, &wk_timing, 0444);
 MODULE_PARM_DESC(timing, "1: time and attribute every wake-up (tracepoint probes); 0: count only, no probe, no clock read (default 1)");
 
 /* Without the idle probe, what its hits cost the timed wake-ups is gone. */
-static bool wk_idle_states = true;
-static bool wk_idle_states_given;
-
-static int wk_set_idle_states(const char *val, const struct kernel_param *kp)
-{
-	int ret = ips_bool_strict_set(val, kp);
-
-	if (!ret)
-		wk_idle_states_given = true;
-	return ret;
-}
-
-static const struct kernel_param_ops wk_idle_states_ops = {
-	.set	= wk_set_idle_states,
-	.get	= param_get_bool,
-};
-
-module_param_cb(idle_states, &wk_idle_states_ops, &wk_idle_states, 0444);
+static struct ips_bool_given wk_idle_states = { .val = true };
+module_param_cb(idle_states, &ips_bool_given_ops, &wk_idle_states, 0444);
 MODULE_PARM_DESC(idle_states, "1: also split the timed wake-ups by the idle state the wakee's CPU was in (a probe at every idle entry and exit); 0: leave that probe out (timing=1 only; default 1)");
 
 static unsigned int wk_delay;
@@ -360,9 +344,9 @@ static int __init wk_check_params(void)
 		pr_err("offset=%d: has no effect with pairs=\n", wk_offset.val);
 		return -EINVAL;
 	}
-	if (wk_idle_states_given && !wk_timing) {
+	if (wk_idle_states.given && !wk_timing) {
 		pr_err("idle_states=%d: has no effect with timing=0, which probes nothing\n",
-		       wk_idle_states);
+		       wk_idle_states.val);
 		return -EINVAL;
 	}
 	return ips_test_irq_check(wk_test_interrupt, wk_timing, "timing=1");
@@ -414,7 +398,7 @@ static int __init wakeup_init(void)
 		wk_test_irq_init();
 	if (wk_timing) {
 		ips_idle_names_init(&wk_idle);
-		wk_slots = wk_idle_states ? ips_idle_slots(&wk_idle) : 0;
+		wk_slots = wk_idle_states.val ? ips_idle_slots(&wk_idle) : 0;
 		wk_calibrate();
 		/* Before the hotplug lock: registering patches the kernel. */
 		ret = wk_probes_on();
