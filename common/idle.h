@@ -67,4 +67,36 @@ static inline unsigned int ips_idle_slot(const struct ips_idle_names *n,
 	return state < n->states ? state + 1 : n->states + 1;
 }
 
+/*
+ * A CPU's idle entries as its cpu_idle probe sees them, and where the
+ * window of its next sample began (written on that CPU only).
+ */
+struct ips_idle_seen {
+	u64 entries;
+	u64 seen;		/* @entries at the window's start */
+	unsigned int state;	/* the last entry's */
+};
+
+/* The probe's part: @state entered; an exit changes nothing. */
+static inline void ips_idle_enter(struct ips_idle_seen *s, unsigned int state)
+{
+	if (state == IPS_IDLE_EXIT)
+		return;
+	s->state = state;
+	s->entries++;
+}
+
+/* A sample's slot: the state its CPU entered last in its window, or none. */
+static inline unsigned int ips_idle_seen_slot(const struct ips_idle_names *n,
+					      const struct ips_idle_seen *s)
+{
+	return ips_idle_slot(n, s->entries - s->seen, s->state);
+}
+
+/* The next sample's window starts here. */
+static inline void ips_idle_window(struct ips_idle_seen *s)
+{
+	s->seen = s->entries;
+}
+
 #endif /* IPISTORM_IDLE_H */

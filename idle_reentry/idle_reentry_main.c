@@ -239,13 +239,11 @@ struct ir_cpu {
 	bool calibrating;	/* a calibration's scratch state: counts */
 	/*
 	 * idle_states=1: the idle entries here (cpu_idle's probe, in the
-	 * idle loop, outside every span), their count when the round began,
-	 * the last one's state; the re-entry's slot, what pulled each into
-	 * each slot, and the probe's hits, entries and exits.
+	 * idle loop, outside every span), a window from the round's start;
+	 * the re-entry's slot, what pulled each into each slot, and the
+	 * probe's hits, entries and exits.
 	 */
-	u64 idle_in;
-	u64 idle_seen;
-	unsigned int idle_state;
+	struct ips_idle_seen idle;
 	unsigned int idle_slot;
 	u64 idle_hits;
 	u64 reentry_idle[NR_WAKE][IPS_IDLE_MAX_SLOTS];

@@ -96,7 +96,7 @@ static __always_inline void ir_round_reset(struct ir_cpu *c, bool measuring)
 	c->wake = 0;
 	c->interrupted = false;
 	c->h_round = c->hits;
-	c->idle_seen = c->idle_in;
+	ips_idle_window(&c->idle);
 }
 
 /*
@@ -257,9 +257,7 @@ static __always_inline void ir_do_idle_body(struct ir_cpu *c, bool measuring)
 				     ir_unhooked_irqs() != c->unhooked;
 		/* The state the round entered last: the one it left. */
 		if (c->hist_idle) {
-			c->idle_slot = ips_idle_slot(&ir_idle,
-						     c->idle_in - c->idle_seen,
-						     c->idle_state);
+			c->idle_slot = ips_idle_seen_slot(&ir_idle, &c->idle);
 			c->reentry_idle[ir_wake_of(c->wake)][c->idle_slot]++;
 		}
 		ir_add(c, H_TICK, c->t[H_FLUSH] - c->t[H_TICK],
@@ -508,10 +506,7 @@ static void ir_idle_probe(void *data, unsigned int state, unsigned int cpu)
 	if (!c)
 		return;
 	c->idle_hits++;
-	if (state == IPS_IDLE_EXIT)
-		return;
-	c->idle_state = state;
-	c->idle_in++;
+	ips_idle_enter(&c->idle, state);
 }
 
 static struct ips_tp_probe ir_idle_tp = { "cpu_idle", ir_idle_probe };

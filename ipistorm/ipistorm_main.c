@@ -225,9 +225,7 @@ static DEFINE_PER_CPU(struct sender *, witness_sender);
 enum { CB_POLL, CB_IRQ, CB_OTHER, NR_CB };	/* ipistorm_deliver()'s */
 
 struct idle_cpu {
-	u64 entries;
-	u64 seen;		/* entries at this CPU's last callback */
-	unsigned int state;	/* the last entry's */
+	struct ips_idle_seen idle;	/* a window: since the last callback */
 	u64 cb[NR_CB][IPS_IDLE_MAX_SLOTS];
 };
 

@@ -40,10 +40,9 @@ static void ipistorm_cb_idle(void *info)
 	struct sender *s = info;
 	struct idle_cpu *c = this_cpu_ptr(idle_cpus);
 	unsigned int kind = ipistorm_deliver(s);
-	unsigned int slot = ips_idle_slot(&idle_names, c->entries - c->seen,
-					  c->state);
+	unsigned int slot = ips_idle_seen_slot(&idle_names, &c->idle);
 
-	c->seen = c->entries;
+	ips_idle_window(&c->idle);
 	c->cb[kind][slot]++;
 	/* Its sender's line: only where the sender reads it (one target). */
 	if (s->idle_lat)
@@ -58,13 +57,7 @@ static void ipistorm_nop(void *info)
 static void ipistorm_idle_probe(void *data, unsigned int state,
 				unsigned int cpu)
 {
-	struct idle_cpu *c;
-
-	if (state == IPS_IDLE_EXIT)
-		return;
-	c = this_cpu_ptr(idle_cpus);
-	c->state = state;
-	c->entries++;
+	ips_idle_enter(&this_cpu_ptr(idle_cpus)->idle, state);
 }
 
 static struct ips_tp_probe idle_tp = { "cpu_idle", ipistorm_idle_probe };

@@ -107,9 +107,7 @@ static __always_inline int nc_csd_entry_body(struct nc_cpu *c,
 	 */
 	d->t.slot = 0;
 	if (nc_idle_states) {
-		d->t.slot = ips_idle_slot(&nc_idle,
-					  d->idle ? c->idle_in - c->idle_seen : 0,
-					  c->idle_state);
+		d->t.slot = d->idle ? ips_idle_seen_slot(&nc_idle, &c->idle) : 0;
 		c->kick_idle[d->dlv][d->t.slot]++;
 	}
 	c->csd_raised = false;
@@ -325,10 +323,7 @@ static void nc_tp_idle(void *data, unsigned int state, unsigned int cpu)
 	if (!c)
 		return;
 	nc_count(c, K_TRACEPOINT);
-	if (state == IPS_IDLE_EXIT)
-		return;
-	c->idle_state = state;
-	c->idle_in++;
+	ips_idle_enter(&c->idle, state);
 }
 
 static struct nc_tp {
@@ -410,7 +405,7 @@ static __always_inline void nc_do_idle_body(struct nc_cpu *c)
 
 	WRITE_ONCE(c->fired[HK_DO_IDLE], 1);
 	/* A new idle round: its kicks find the states entered from here. */
-	c->idle_seen = c->idle_in;
+	ips_idle_window(&c->idle);
 	if (READ_ONCE(c->drops_open)) {
 		/* Interrupts are on here; a kick's return handler adds drops. */
 		local_irq_save(flags);

@@ -349,13 +349,11 @@ struct nc_cpu {
 	u64 delay_acc;		/* their calibrated cost, ps */
 	/*
 	 * idle_states=1, at the cold end: the idle entries here (cpu_idle's
-	 * probe, interrupts off), their count when this do_idle() round
-	 * began (its hook) and the last one's state; the kicks by path and
-	 * idle slot; the delays by the idle slot of their kick.
+	 * probe, interrupts off), a window from the start of this do_idle()
+	 * round (its hook); the kicks by path and idle slot; the delays by
+	 * the idle slot of their kick.
 	 */
-	u64 idle_in;
-	u64 idle_seen;
-	unsigned int idle_state;
+	struct ips_idle_seen idle;
 	u64 kick_idle[NR_DLV][IPS_IDLE_MAX_SLOTS];
 	struct ips_hist *delay_idle;
 } ____cacheline_aligned_in_smp;
