@@ -306,11 +306,13 @@ kernel_config() {
 
 # The hooks are named where they are declared, in the module's C or its
 # hook list (hooks.h; a list may span lines); a name with _cal_fn_ is one
-# of the module's own functions, hooked to calibrate.
+# of the module's own functions, hooked to calibrate. Read a line at a
+# time, keeping only the text of a list not closed yet: the whole C as one
+# string took busybox awk seconds on a slow machine.
 module_hooks() {
 	cat "$1/$2"/*.[ch] 2>/dev/null | awk '
-		{ s = s " " $0 }
-		END {
+		{
+			s = s " " $0
 			gsub(/symbol_name[ \t]*=[ \t]*"[^"]*"/, "IPS_HOOK_NAMES(&)", s)
 			while (match(s, /IPS_HOOK_NAMES\([^)]*\)/)) {
 				l = substr(s, RSTART + 15, RLENGTH - 16)
@@ -321,6 +323,12 @@ module_hooks() {
 				for (i = 2; i <= n; i += 2)
 					if (w[i] !~ /_cal_fn_/ && !(w[i] in seen)) { seen[w[i]] = 1; print w[i] }
 			}
+			if ((i = index(s, "IPS_HOOK_NAMES(")) > 0)
+				s = substr(s, i)
+			else if (match(s, /symbol_name[ \t]*(=[ \t]*)?$/))
+				s = substr(s, RSTART)
+			else
+				s = ""
 		}'
 }
 

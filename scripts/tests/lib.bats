@@ -313,3 +313,30 @@ usage: t" || { echo "'$v', want: t: -g: $msg"; false; }
 		[ "$output" = "$(printf '[0-3,8]\n[5,7-9,12]\n[]\n[3,100-102]\n[4-5]')" ] || { echo "$a: $output"; false; }
 	done
 }
+
+@test "lib: module_hooks names each hooked function once, lists over lines, calibration hooks aside, in linear time" {
+	mkdir -p "$T/tree/m"
+	cat >"$T/tree/m/hooks.h" <<'C'
+/* IPS_HOOK_NAMES(): the function's names */
+M_HOOK(A, IPS_HOOK_NAMES("first", "first.cold"))
+M_HOOK(B, IPS_HOOK_NAMES("second",
+			 "second.isra.*"))
+M_HOOK(C, IPS_HOOK_NAMES(__stringify(m_cal_fn_a), "m_cal_fn_b"))
+M_HOOK(D, IPS_HOOK_NAMES("first"))
+C
+	printf '%s\n' 'static struct kprobe kp = { .symbol_name = "third" };' \
+		'static struct kretprobe rp = { .kp.symbol_name =' '	"fourth", };' \
+		'static struct kprobe kq = { .symbol_name' '	= "fifth" };' >"$T/tree/m/m.c"
+	for a in "busybox sh" bash; do
+		run $a -c ". '$L'; module_hooks '$T/tree' m"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$(printf 'first\nfirst.cold\nsecond\nsecond.isra.*\nthird\nfourth\nfifth')" ] || { echo "$a: $output"; false; }
+	done
+	# A megabyte of C (the whole text as one awk string took a minute).
+	for _ in $(seq 15); do cat "$BATS_TEST_DIRNAME"/../../idle_reentry/*.c; done >"$T/tree/m/big.c"
+	s=$(date +%s)
+	run lib "module_hooks '$T/tree' m"
+	[ "$status" -eq 0 ]
+	[ "$(date +%s)" -le $((s + 10)) ]
+	[ "$(echo "$output" | wc -l)" -eq 7 ]
+}
