@@ -456,9 +456,9 @@ test_idle_reentry_long_cpulist() {
 	note "a cpulist of ${#l} characters is parsed"
 }
 
-# ir_mid_storm HOW: measure CPU 1 while a 4 s storm from CPU 0 hits it and
+# ir_mid_storm HOW: measure CPU 1 while a 3 s storm from CPU 0 hits it and
 # stop through HOW (param: the stop parameter; debugfs: the control file)
-# after 1 s, with the storm still running. Every re-entry counted was seen
+# after 1 s, with the storm still running (its insmod still Loading). Every re-entry counted was seen
 # whole: without SM_IDLE each one called pick_next_task_fair().
 ir_mid_storm() {
 	a=$(cpu 0) t=$(cpu 1)
@@ -466,11 +466,13 @@ ir_mid_storm() {
 	unload ipistorm
 	insmod "$(ko idle_reentry)" cpulist="$t" || fail "insmod idle_reentry failed"
 	[ "$(cat "$IR_STOP")" = 0 ] || fail "$IR_STOP reads $(cat "$IR_STOP") while measuring"
-	insmod "$(ko ipistorm)" timeout=4 pairs="$a:$t" &
+	insmod "$(ko ipistorm)" timeout=3 pairs="$a:$t" &
 	pid=$!
 	sleep 1
 	loaded ipistorm || fail "the storm is not running"
 	ir_stop "$1"
+	grep -q '^ipistorm .* Loading ' /proc/modules ||
+		fail "the storm had ended when the stop returned"
 	wait "$pid" || fail "the storm failed"
 	unload ipistorm
 	check_ir
