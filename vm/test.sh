@@ -74,7 +74,7 @@ USAGE="$PROG [-a] [-j N] [-S STEPS] [-l] [KERNEL...]"
 
 BOOTS="
 functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000|
-poll|-c 2 -p|trace_* preflight_* run_*
+poll|-c 2 -p|trace_* preflight_loading preflight_polling_claim
 icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|
 published|-c 18 -s 2|
 big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20||6.12

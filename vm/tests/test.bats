@@ -146,7 +146,7 @@ most_at_once() {
 	run "$R/vm/test.sh" -l
 	[ "$status" -eq 0 ]
 	[ "$output" = "functional|-c 4 -T 1800 -a IPISTORM_LONG_NUMIPI=3000000||
-poll|-c 2 -p|idle_reentry_* ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay nohz_csd_idle_poll_explains trace_* preflight_* run_*|
+poll|-c 2 -p|idle_reentry_* ipistorm_delivery_poll ipistorm_single_wait1 ipistorm_witness_agrees ipistorm_witness_delay nohz_csd_idle_poll_explains trace_* preflight_loading preflight_polling_claim|
 icount|-c 2 -p -i -x vendor=GenuineIntel,family=6,model=58 -a IPISTORM_MIN_POLL_PCT=99 -a IPISTORM_EXACT_DELIVERY=1|idle_reentry_perturbation ipistorm_delivery_poll ipistorm_single_wait* ipistorm_witness_agrees|
 published|-c 18 -s 2|ipistorm_published_exact|
 big|-c 64 -s 2 -m 2048 -T 1800 -a watchdog_thresh=10 -a rcupdate.rcu_cpu_stall_timeout=20|idle_reentry_all_cpus ipistorm_all_cpus ipistorm_cross_node_pairs ipistorm_pairs_256 nohz_csd_all_cpus|6.12
