@@ -90,23 +90,8 @@ module_param_cb(pairs, &ips_long_string_ops, &ipistorm_pairs, 0444);
 MODULE_PARM_DESC(pairs, "Explicit sender:target list such as 8:16,9:17, instead of cpulist/offset (default unset; up to 16384 characters)");
 
 /* The polling path is single-target only: the choice must be explicit. */
-static bool ipistorm_single;
-static bool single_given;
-
-static int ipistorm_set_single(const char *val, const struct kernel_param *kp)
-{
-	int ret = ips_bool_strict_set(val, kp);
-
-	single_given |= !ret;
-	return ret;
-}
-
-static const struct kernel_param_ops ipistorm_single_ops = {
-	.set	= ipistorm_set_single,
-	.get	= param_get_bool,
-};
-
-module_param_cb(single, &ipistorm_single_ops, &ipistorm_single, 0444);
+static struct ips_bool_given ipistorm_single;
+module_param_cb(single, &ips_bool_given_ops, &ipistorm_single, 0444);
 MODULE_PARM_DESC(single, "1: smp_call_function_single to one target per sender; 0: smp_call_function_many to all other online CPUs (required with cpulist; pairs imply 1)");
 
 /* Waiting makes each call a round trip; 0 lets calls queue up behind it. */
@@ -326,16 +311,16 @@ static int __init ipistorm_check_effect(void)
 		       ipistorm_time_cap);
 		return -EINVAL;
 	}
-	if (ipistorm_cpulist.val && !single_given) {
+	if (ipistorm_cpulist.val && !ipistorm_single.given) {
 		pr_err("single: not given; with cpulist= say single=1 (one target each, sender + offset) or single=0 (every other online CPU)\n");
 		return -EINVAL;
 	}
-	if (ipistorm_offset.given && (ipistorm_pairs.val || !ipistorm_single)) {
+	if (ipistorm_offset.given && (ipistorm_pairs.val || !ipistorm_single.val)) {
 		pr_err("offset=%d: has no effect with %s\n", ipistorm_offset.val,
 		       ipistorm_pairs.val ? "pairs=" : "single=0");
 		return -EINVAL;
 	}
-	if (ipistorm_witness && single_given && !ipistorm_single) {
+	if (ipistorm_witness && ipistorm_single.given && !ipistorm_single.val) {
 		pr_err("witness=1: single=0 notifies its targets through smp_call_function_many(), which the witness does not follow\n");
 		return -EINVAL;
 	}
@@ -374,7 +359,7 @@ static int __init ipistorm_check_params(void)
 		       ipistorm_pairs.val ? "..." : "(unset)");
 		return -EINVAL;
 	}
-	if (ipistorm_pairs.val && single_given && !ipistorm_single) {
+	if (ipistorm_pairs.val && ipistorm_single.given && !ipistorm_single.val) {
 		pr_err("single=0: pairs= names one target per sender, use single=1\n");
 		return -EINVAL;
 	}
@@ -382,7 +367,7 @@ static int __init ipistorm_check_params(void)
 	if (ret)
 		return ret;
 	if (ipistorm_pairs.val)
-		ipistorm_single = true;
+		ipistorm_single.val = true;
 	return 0;
 }
 
@@ -391,7 +376,7 @@ static int __init ipistorm_parse_cpus(void)
 {
 	int ret;
 
-	if (!ipistorm_single && num_online_cpus() < 2) {
+	if (!ipistorm_single.val && num_online_cpus() < 2) {
 		pr_err("single=0: needs at least two online CPUs\n");
 		return -EINVAL;
 	}
@@ -403,7 +388,7 @@ static int __init ipistorm_parse_cpus(void)
 					  NULL);
 	else
 		ret = ips_pairs_from_cpulist(ipistorm_cpulist.val,
-					     ipistorm_single ? &ipistorm_offset.val :
+					     ipistorm_single.val ? &ipistorm_offset.val :
 					     NULL, ipistorm_add_pair, NULL);
 	if (ret)
 		ipistorm_free_senders();

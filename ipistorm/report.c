@@ -214,7 +214,7 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "timeout_s=%u\n", ipistorm_timeout);
 	seq_buf_printf(sb, "time_cap_s=%u\n",
 		       ipistorm_numipi ? ipistorm_time_cap ?: DEFAULT_TIME_CAP_S : 0);
-	seq_buf_printf(sb, "single=%d\n", ipistorm_single);
+	seq_buf_printf(sb, "single=%d\n", ipistorm_single.val);
 	seq_buf_printf(sb, "wait=%d\n", ipistorm_wait);
 	seq_buf_printf(sb, "delay_us=%u\n", ipistorm_delay);
 	seq_buf_printf(sb, "timing=%d\n", ipistorm_timing);
@@ -223,7 +223,7 @@ static void ipistorm_emit_run(struct seq_buf *sb)
 	seq_buf_printf(sb, "idle_states=%d\n", ipistorm_idle_states);
 	if (ipistorm_idle_states)
 		ips_idle_emit_driver(sb, &idle_names);
-	if (!ipistorm_single)
+	if (!ipistorm_single.val)
 		seq_buf_printf(sb, "%s%s%s\n",
 			       "note=single=0: smp_call_function_many() notifies two or more targets by real IPIs; ",
 			       "one alone (one other online CPU, or the one empty queue of the call) as smp_call_function_single() does, ",
@@ -299,7 +299,7 @@ static void ipistorm_emit_irqs(struct seq_buf *sb)
 	 * A call, wait=0 too, lasts until the target took the sender's
 	 * previous one (its CPU's csd): both CPUs' interrupts may be in it.
 	 */
-	if (ipistorm_timing && ipistorm_single && !ipistorm_targets_shared())
+	if (ipistorm_timing && ipistorm_single.val && !ipistorm_targets_shared())
 		seq_buf_printf(sb, "total.spans_interrupted_max=%llu\n", other);
 }
 
@@ -373,7 +373,7 @@ static void __init ipistorm_warn(void)
 	struct totals t;
 
 	ipistorm_totals(&t);
-	if (ipistorm_single && t.dlv.poll * 2 < ipistorm_delivered(&t.dlv))
+	if (ipistorm_single.val && t.dlv.poll * 2 < ipistorm_delivered(&t.dlv))
 		pr_info("only %llu of %llu callbacks ran from a polling idle task: the TIF_POLLING/SM_IDLE path was hardly exercised (idle=poll, or an idle state that polls, makes it)\n",
 			t.dlv.poll, ipistorm_delivered(&t.dlv));
 }
