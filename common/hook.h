@@ -253,9 +253,9 @@ int ips_hooks_unregister(struct ips_hook_set *set);
  * still calls: the init succeeds instead, and the module stays loaded,
  * pinned, keeping the state the hook writes. The modules with ftrace hooks
  * (idle_reentry, nohz_csd, ipistorm's witness) follow this rule, written
- * here only. A tracepoint probe's removal is not checked everywhere:
- * wakeup's and placement's (ips_tp_unprobe_all()) and idle_reentry's
- * sched_switch probe take it as done.
+ * here only, and for their tracepoint probes, whose removal
+ * ips_tp_unprobe_all() reports. wakeup, placement and ipistorm's idle
+ * probe still take a tracepoint probe's removal as done.
  */
 static inline int ips_init_ret(int ret, bool pinned)
 {

@@ -25,18 +25,32 @@ struct tracepoint *ips_tp_find(const char *name)
 
 /*
  * Remove the probes of @t[0..@n) that are in, then wait until no CPU is
- * inside one (a probe's work is then done, its data free to read).
+ * inside one (a probe's work is then done, its data free to read). A
+ * probe the kernel refuses to remove (tracepoint_probe_unregister()'s
+ * allocation failed) stays in, and stays marked in, after one error
+ * naming it: the first such error is returned. The caller may try again;
+ * else it must keep what the probe writes and stay loaded
+ * (ips_init_ret()), and say so.
  */
-void ips_tp_unprobe_all(struct ips_tp_probe *t, unsigned int n)
+int ips_tp_unprobe_all(struct ips_tp_probe *t, unsigned int n)
 {
 	unsigned int i;
+	int ret = 0, err;
 
 	for (i = 0; i < n; i++) {
-		if (t[i].registered)
-			tracepoint_probe_unregister(t[i].tp, t[i].probe, NULL);
+		if (!t[i].registered)
+			continue;
+		err = tracepoint_probe_unregister(t[i].tp, t[i].probe, NULL);
+		if (err) {
+			pr_err("cannot remove the probe of tracepoint %s (%d)\n",
+			       t[i].name, err);
+			ret = ret ?: err;
+			continue;
+		}
 		t[i].registered = false;
 	}
 	tracepoint_synchronize_unregister();
+	return ret;
 }
 
 /*

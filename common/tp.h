@@ -25,6 +25,6 @@ struct ips_tp_probe {
 };
 
 int ips_tp_probe_all(struct ips_tp_probe *t, unsigned int n, const char *need);
-void ips_tp_unprobe_all(struct ips_tp_probe *t, unsigned int n);
+int ips_tp_unprobe_all(struct ips_tp_probe *t, unsigned int n);
 
 #endif /* IPISTORM_TP_H */

@@ -266,17 +266,6 @@ static int ir_hooks_choose(void)
  */
 static bool ir_unhooked = true;
 
-/* Remove a tracepoint's probe; an error where it stays in. */
-static int ir_tp_unprobe(struct tracepoint *tp, void *probe)
-{
-	int err = tracepoint_probe_unregister(tp, probe, NULL);
-
-	if (err)
-		pr_err("cannot remove the probe of tracepoint %s (%d): the state is kept and the module stays loaded\n",
-		       tp->name, err);
-	return err;
-}
-
 /*
  * Remove every probe, their grace periods at once; 0 once no CPU is
  * inside any (else the hooks stay and so must the state they write:
@@ -284,25 +273,17 @@ static int ir_tp_unprobe(struct tracepoint *tp, void *probe)
  */
 static int ir_unhook(void)
 {
-	int ret, err = 0, e;
+	int ret, err;
 
 	ips_hooks_unregister_start(&ir_hook_set);
-	if (ir_idle_tp.registered) {
-		err = ir_tp_unprobe(ir_idle_tp.tp, ir_idle_tp.probe);
-		ir_idle_tp.registered = !!err;
-	}
-	if (ir_tp_switch) {
-		e = ir_tp_unprobe(ir_tp_switch, (void *)ir_switch_probe);
-		if (!e)
-			ir_tp_switch = NULL;
-		err = err ?: e;
-	}
-	tracepoint_synchronize_unregister();
+	err = ips_tp_unprobe_all(ir_tps, ARRAY_SIZE(ir_tps));
 	ret = ips_hooks_unregister_wait(&ir_hook_set);
 	if (ret || err) {
 		/* ips_hooks_unregister_wait() pins the module on its own error. */
-		if (!ret && ir_unhooked)
+		if (!ret && ir_unhooked) {
+			pr_err("a tracepoint probe stays in: the state is kept and the module stays loaded\n");
 			__module_get(THIS_MODULE);
+		}
 		ir_unhooked = false;
 		ret = ret ?: err;
 	}
@@ -320,20 +301,11 @@ static int ir_hook(void)
 {
 	int ret;
 
-	ir_tp_switch = ips_tp_find("sched_switch");
-	if (!ir_tp_switch) {
-		pr_err("no sched_switch tracepoint on this kernel\n");
-		return -ENOENT;
-	}
-	ret = tracepoint_probe_register(ir_tp_switch, (void *)ir_switch_probe,
-					NULL);
-	if (ret) {
-		pr_err("cannot attach to sched_switch: %d\n", ret);
-		ir_tp_switch = NULL;
+	ret = ips_tp_probe_all(&ir_tps[IR_TP_SWITCH], 1, NULL);
+	if (ret)
 		return ret;
-	}
 	if (ir_idle_states) {
-		ret = ips_tp_probe_all(&ir_idle_tp, 1, "idle_states=1");
+		ret = ips_tp_probe_all(&ir_tps[IR_TP_IDLE], 1, "idle_states=1");
 		if (ret) {
 			ir_unhook();
 			return ret;

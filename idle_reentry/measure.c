@@ -492,8 +492,6 @@ static void ir_switch_probe(void *data, bool preempt, struct task_struct *prev,
 	}
 }
 
-static struct tracepoint *ir_tp_switch;
-
 /*
  * idle_states=1: an idle entry here and its state; an exit counts only as
  * a hit. It fires in the idle loop, before the tick's restart starts a
@@ -509,4 +507,10 @@ static void ir_idle_probe(void *data, unsigned int state, unsigned int cpu)
 	ips_idle_enter(&c->idle, state);
 }
 
-static struct ips_tp_probe ir_idle_tp = { "cpu_idle", ir_idle_probe };
+/* The tracepoints probed: sched_switch always, cpu_idle with idle_states=1. */
+enum { IR_TP_SWITCH, IR_TP_IDLE, NR_IR_TPS };
+
+static struct ips_tp_probe ir_tps[NR_IR_TPS] = {
+	[IR_TP_SWITCH] = { "sched_switch", ir_switch_probe },
+	[IR_TP_IDLE] = { "cpu_idle", ir_idle_probe },
+};

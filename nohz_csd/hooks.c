@@ -126,26 +126,12 @@ static bool nc_unhooked = true;
  */
 static int nc_unhook(void)
 {
-	unsigned int i;
-	int ret = 0, err;
+	int ret, err;
 
 	if (nc_kprobes)
 		schedule_work(&nc_kprobes_work);
 	ips_hooks_unregister_start(&nc_hook_set);
-	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
-		if (!nc_tps[i].registered)
-			continue;
-		err = tracepoint_probe_unregister(nc_tps[i].tp, nc_tps[i].probe,
-						  NULL);
-		if (err) {
-			pr_err("cannot remove the probe of tracepoint %s (%d): the state is kept and the module stays loaded\n",
-			       nc_tps[i].name, err);
-			ret = ret ?: err;
-			continue;
-		}
-		nc_tps[i].registered = false;
-	}
-	tracepoint_synchronize_unregister();
+	ret = ips_tp_unprobe_all(nc_tps, ARRAY_SIZE(nc_tps));
 	if (nc_kprobes) {
 		flush_work(&nc_kprobes_work);
 		nc_kprobes = false;
@@ -155,8 +141,10 @@ static int nc_unhook(void)
 	if (ret && nc_unhooked) {
 		nc_unhooked = false;
 		/* ips_hooks_unregister_wait() pins the module on its own error. */
-		if (!err)
+		if (!err) {
+			pr_err("a tracepoint probe stays in: the state is kept and the module stays loaded\n");
 			__module_get(THIS_MODULE);
+		}
 	}
 	return ret;
 }
@@ -164,7 +152,6 @@ static int nc_unhook(void)
 /* Put every probe in place; none counts before the session measures. */
 static int nc_hook(void)
 {
-	unsigned int i;
 	int ret;
 
 	nc_csd_probe.maxactive = 2 * num_possible_cpus();
@@ -198,21 +185,12 @@ static int nc_hook(void)
 	}
 	nc_kprobes = true;
 
-	for (i = 0; i < ARRAY_SIZE(nc_tps); i++) {
-		struct nc_tp *t = &nc_tps[i];
-
-		if (t->only && !*t->only)
-			continue;
-		t->tp = ips_tp_find(t->name);
-		ret = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
-			      -ENOENT;
-		if (ret) {
-			pr_err("cannot attach to tracepoint %s: %d\n",
-			       t->name, ret);
-			nc_unhook();
-			return ret;
-		}
-		t->registered = true;
+	ret = ips_tp_probe_all(nc_tps, NC_TP_IDLE, NULL);
+	if (!ret && nc_idle_states)
+		ret = ips_tp_probe_all(&nc_tps[NC_TP_IDLE], 1, "idle_states=1");
+	if (ret) {
+		nc_unhook();
+		return ret;
 	}
 
 	nc_hook_set.misname = nc_test_misname;

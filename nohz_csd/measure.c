@@ -326,18 +326,15 @@ static void nc_tp_idle(void *data, unsigned int state, unsigned int cpu)
 	ips_idle_enter(&c->idle, state);
 }
 
-static struct nc_tp {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-	bool registered;
-	bool *only;	/* put in only when this is set */
-} nc_tps[] = {
-	{ .name = "softirq_raise", .probe = nc_tp_raise },
-	{ .name = "softirq_entry", .probe = nc_tp_entry },
-	{ .name = "softirq_exit", .probe = nc_tp_exit },
-	{ .name = "sched_switch", .probe = nc_tp_switch },
-	{ .name = "cpu_idle", .probe = nc_tp_idle, .only = &nc_idle_states },
+/* The tracepoints probed; cpu_idle, the last, with idle_states=1 only. */
+enum { NC_TP_RAISE, NC_TP_ENTRY, NC_TP_EXIT, NC_TP_SWITCH, NC_TP_IDLE, NR_NC_TPS };
+
+static struct ips_tp_probe nc_tps[NR_NC_TPS] = {
+	[NC_TP_RAISE] = { "softirq_raise", nc_tp_raise },
+	[NC_TP_ENTRY] = { "softirq_entry", nc_tp_entry },
+	[NC_TP_EXIT] = { "softirq_exit", nc_tp_exit },
+	[NC_TP_SWITCH] = { "sched_switch", nc_tp_switch },
+	[NC_TP_IDLE] = { "cpu_idle", nc_tp_idle },
 };
 
 /*
